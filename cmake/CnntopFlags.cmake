@@ -1,0 +1,46 @@
+# cnntop_flags: an INTERFACE target that carries warnings, sanitizers and
+# optimisation flags to every target that links it.  Flags are probed so that
+# gcc and clang both build warning-free.
+include(CheckCCompilerFlag)
+
+add_library(cnntop_flags INTERFACE)
+
+foreach(flag -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+             -Wpointer-arith -Wformat=2 -Wvla)
+  string(MAKE_C_IDENTIFIER "HAVE${flag}" var)
+  check_c_compiler_flag(${flag} ${var})
+  if(${var})
+    target_compile_options(cnntop_flags INTERFACE ${flag})
+  endif()
+endforeach()
+
+if(CNNTOP_WERROR)
+  target_compile_options(cnntop_flags INTERFACE -Werror)
+endif()
+
+if(CNNTOP_NATIVE)
+  check_c_compiler_flag(-march=native HAVE_MARCH_NATIVE)
+  if(HAVE_MARCH_NATIVE)
+    target_compile_options(cnntop_flags INTERFACE -march=native)
+  endif()
+endif()
+# The kernels are plain loops written for the vectoriser; -O3 lets it unroll
+# and vectorise them.  Float semantics stay strict (no -ffast-math) so results
+# are reproducible and comparable with PyTorch.
+target_compile_options(cnntop_flags INTERFACE $<$<CONFIG:RelWithDebInfo,Release>:-O3>)
+
+set(_san "")
+if(CNNTOP_SANITIZE_ADDRESS)
+  list(APPEND _san address)
+endif()
+if(CNNTOP_SANITIZE_UNDEFINED)
+  list(APPEND _san undefined)
+endif()
+if(CNNTOP_SANITIZE_THREAD)
+  list(APPEND _san thread)
+endif()
+if(_san)
+  list(JOIN _san "," _san_list)
+  target_compile_options(cnntop_flags INTERFACE -fsanitize=${_san_list} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  target_link_options(cnntop_flags INTERFACE -fsanitize=${_san_list})
+endif()

@@ -1,0 +1,197 @@
+/*
+ * engine.h: the public API of the cnntop engine.
+ *
+ * The engine trains the reference CNN (see DESIGN.md) on MNIST-format data.
+ * Front ends (the headless commands, the dashboard, the tests) drive it only
+ * through this header: configure an Engine, train it with a progress
+ * callback, evaluate it, save and load checkpoints, read its figures.
+ *
+ * Conventions: functions return 0 on success or a negative CN_E* code, and
+ * fill a caller-supplied buffer `err` (of `errlen` bytes, may be NULL) with a
+ * one-line message that names the file or setting and the problem.  The
+ * engine never prints and never exits.
+ */
+#ifndef CNNTOP_ENGINE_H
+#define CNNTOP_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Error codes, returned negated. */
+enum {
+    CN_OK = 0,
+    CN_EINVAL = 1,   /* a setting or argument is out of range */
+    CN_EIO = 2,      /* a file could not be opened, read or written */
+    CN_EFORMAT = 3,  /* a file's contents are not what they should be */
+    CN_ENOMEM = 4,   /* memory could not be had */
+    CN_ESTATE = 5,   /* the call does not fit the engine's state */
+    CN_EDIVERGED = 6 /* training produced a non-finite loss */
+};
+
+/* The directory of Debian's dataset-fashion-mnist package. */
+#define CN_DEFAULT_DATA_DIR "/usr/share/datasets/fashion-mnist"
+
+#define CN_MAX_BATCH 65536
+#define CN_MAX_THREADS 256
+
+/* A run's settings.  Fill with engine_config_default(), then change. */
+typedef struct RunConfig {
+    const char *data_dir; /* directory with the four IDX files; NULL: default */
+    int batch;            /* images per step, 1..CN_MAX_BATCH, e.g. 64 */
+    int epochs;           /* epochs to train when steps == 0, e.g. 1 */
+    long steps;           /* optimiser steps to train; 0: use epochs */
+    long limit;           /* train on the first N images; 0: all */
+    long test_limit;      /* evaluate on the first N test images; 0: all */
+    int threads;          /* compute threads; 0: the cores this process may use */
+    double lr;            /* Adam learning rate, e.g. 1e-3 */
+    uint64_t seed;        /* seeds init, shuffling and dropout, e.g. 1 */
+} RunConfig;
+
+/* Progress as the engine reports it to a callback after each step. */
+typedef struct Progress {
+    int epoch;            /* 0-based epoch of this run */
+    int epochs;           /* epochs this run will do (for --steps: how many it touches) */
+    long step;            /* steps done in this run, 1-based after a step */
+    long steps;           /* total steps this run will do */
+    long step_in_epoch;   /* steps done in the current epoch */
+    long steps_per_epoch; /* steps in a full epoch */
+    long images;          /* training images processed in this run */
+    double elapsed;       /* seconds since training started */
+    double images_per_s;  /* over the run so far */
+    float loss;           /* this step's mean training loss */
+    double epoch_loss;    /* mean loss over the current epoch's steps so far */
+} Progress;
+
+/*
+ * Called by engine_train() on the training thread after every step.  Keep it
+ * cheap; return non-zero to stop training after this step.
+ */
+typedef int (*ProgressFn)(const Progress *p, void *userdata);
+
+/* Seconds spent in each part of the step, summed over a run. */
+typedef struct StepSplit {
+    double data;      /* assembling batches (inline loading) */
+    double forward;   /* forward pass and loss */
+    double backward;  /* backward pass */
+    double optimizer; /* Adam update */
+} StepSplit;
+
+/* Figures of the last engine_train() call. */
+typedef struct TrainStats {
+    long steps;           /* steps done */
+    long images;          /* images trained on */
+    int epochs_done;      /* complete epochs done */
+    double wall;          /* seconds of training, wall clock */
+    double images_per_s;  /* images / wall */
+    double cpu_user;      /* seconds of user CPU of the process during training */
+    double cpu_sys;       /* seconds of system CPU during training */
+    long minor_faults;    /* minor page faults during training */
+    float last_loss;      /* loss of the last step */
+    double final_loss;    /* mean loss over the last (possibly partial) epoch */
+    int stopped;          /* 1 if stopped early by engine_stop() or the callback */
+    StepSplit split;      /* where the time went */
+} TrainStats;
+
+/* What engine_evaluate() measured. */
+typedef struct EvalResult {
+    long images;      /* test images evaluated */
+    long correct;     /* of which classified correctly */
+    double accuracy;  /* correct / images, 0..1 */
+    double loss;      /* mean cross-entropy */
+    double wall;      /* seconds */
+} EvalResult;
+
+/* Facts about the machine and the libraries the engine runs on. */
+typedef struct MachineInfo {
+    char cpu_model[128];    /* e.g. "AMD EPYC 9B45" */
+    int cores;              /* cores this process may use */
+    char blas_core[64];     /* OpenBLAS kernel in use, e.g. "Haswell" */
+    char blas_config[128];  /* OpenBLAS build string */
+    char blas_warning[256]; /* non-empty when OPENBLAS_CORETYPE forces slower kernels */
+} MachineInfo;
+
+typedef struct Engine Engine;
+
+/* Fills `cfg` with the defaults: default data, batch 64, 1 epoch, lr 1e-3, seed 1. */
+void engine_config_default(RunConfig *cfg);
+
+/*
+ * Checks `cfg`, reads the data set, builds the model (initialised from the
+ * seed) and the activation arena for the batch size, and starts the compute
+ * threads.  On success *out owns all of it; free with engine_free().  The
+ * config's strings are copied.  Errors: -CN_EINVAL (bad setting), -CN_EIO and
+ * -CN_EFORMAT (data), -CN_ENOMEM (the message says how much was needed).
+ */
+int engine_new(Engine **out, const RunConfig *cfg, char *err, size_t errlen);
+
+/* Frees everything engine_new() made.  NULL is fine. */
+void engine_free(Engine *e);
+
+/*
+ * Trains as the config says, calling `fn` (may be NULL) after each step.
+ * Returns 0 when done or stopped, -CN_EDIVERGED when the loss stops being
+ * finite (the stats hold what happened up to then).
+ */
+int engine_train(Engine *e, ProgressFn fn, void *userdata, char *err, size_t errlen);
+
+/* Asks a running engine_train() to stop after the current step.
+ * Safe to call from any thread and from a signal handler. */
+void engine_stop(Engine *e);
+
+/* Evaluates the model in inference mode on the test set (test_limit images). */
+int engine_evaluate(Engine *e, EvalResult *out, char *err, size_t errlen);
+
+/* Figures of the last engine_train() call (zeros before one). */
+void engine_stats(const Engine *e, TrainStats *out);
+
+/*
+ * Writes a checkpoint (weights, BatchNorm running statistics, Adam state and
+ * the epoch/step counters) atomically: to a temporary file in the same
+ * directory, fsync, rename.  An existing file is replaced.
+ */
+int engine_save(Engine *e, const char *path, char *err, size_t errlen);
+
+/*
+ * Loads a checkpoint written by engine_save().  A file of another format
+ * version, model, a truncated file or one whose checksum fails is refused
+ * with -CN_EFORMAT and the engine is left as it was.
+ */
+int engine_load(Engine *e, const char *path, char *err, size_t errlen);
+
+/* The epoch numbering continues across a loaded checkpoint: epochs already done. */
+long engine_epochs_done(const Engine *e);
+
+/* Training images in the data set after --limit, and test images after --test-limit. */
+long engine_train_images(const Engine *e);
+long engine_test_images(const Engine *e);
+
+/* The data directory actually used (after torchvision layouts were searched). */
+const char *engine_data_dir(const Engine *e);
+
+/* Compute threads in use. */
+int engine_threads(const Engine *e);
+
+/* Floating-point operations of one training image: forward + backward. */
+double engine_flops_per_image(void);
+
+/* Describes the machine; never fails (unknown fields say "unknown"). */
+void engine_machine_info(MachineInfo *out);
+
+/* Bytes the engine would allocate for a batch size (arena + scratch), for
+ * messages and the memory check. */
+size_t engine_memory_estimate(int batch, int threads);
+
+/* Peak resident memory of this process so far, KiB. */
+long engine_peak_rss_kib(void);
+
+/* "0.1.0" */
+const char *engine_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

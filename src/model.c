@@ -1,0 +1,564 @@
+/*
+ * model.c: the training step of the reference CNN over the compute pool.
+ *
+ * DESIGN
+ * The trainer thread calls model_*; each phase is one pool_run() over
+ * items, and a phase writes only memory its item owns (its chunk's images,
+ * its column block, its chunk's partial sums, its thread's scratch).  The
+ * serial glue between phases (finishing BN statistics, the loss) runs on
+ * the trainer thread while the pool is idle.  No locks are needed beyond
+ * the pool's own fork/join.
+ *
+ * Shape letters: N images in this step (<= B), C/OC channels, H x W.
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layer_bn.h"
+#include "layer_conv.h"
+#include "layer_dropout.h"
+#include "layer_fc.h"
+#include "layer_pool.h"
+#include "loss_xent.h"
+#include "model.h"
+#include "optim_adam.h"
+#include "rng.h"
+
+#define FC_OUT_BLOCK 32   /* output columns per fc item */
+#define FC_IN_BLOCK 64    /* input columns per fc input-gradient item */
+#define REDUCE_BLOCK 4096 /* floats per gradient-reduction item */
+#define ADAM_BLOCK 16384  /* parameters per Adam item */
+#define TILE_BYTES (512 * 1024) /* target size of one im2col tile */
+
+typedef struct ConvSpec {
+    int C, OC, H, W;         /* in-channels, out-channels, conv size */
+    int tw, tb, tg, tbeta;   /* tensor indices */
+    int rmean, rvar;         /* running statistics */
+    ProfOp fconv, fbn, bbn, bconv;
+} ConvSpec;
+
+static const ConvSpec conv_specs[MODEL_NBLOCKS] = {
+    {1, 32, 28, 28, T_C1W, T_C1B, T_BN1G, T_BN1B, R_BN1_MEAN, R_BN1_VAR,
+     PROF_CONV1_F, PROF_BN1_F, PROF_BN1_B, PROF_CONV1_B},
+    {32, 64, 14, 14, T_C2W, T_C2B, T_BN2G, T_BN2B, R_BN2_MEAN, R_BN2_VAR,
+     PROF_CONV2_F, PROF_BN2_F, PROF_BN2_B, PROF_CONV2_B},
+    {64, 128, 7, 7, T_C3W, T_C3B, T_BN3G, T_BN3B, R_BN3_MEAN, R_BN3_VAR,
+     PROF_CONV3_F, PROF_BN3_F, PROF_BN3_B, PROF_CONV3_B},
+};
+
+typedef struct FcSpec {
+    int IN, OUT, tw, tb;
+} FcSpec;
+
+static const FcSpec fc_specs[3] = {
+    {MODEL_FLAT, 256, T_F1W, T_F1B},
+    {256, 128, T_F2W, T_F2B},
+    {128, MODEL_CLASSES, T_F3W, T_F3B},
+};
+
+/* ---- work partition: depends on N only ---- */
+
+static int nchunks(int N)
+{
+    return N < MODEL_MAX_CHUNKS ? N : MODEL_MAX_CHUNKS;
+}
+
+static void chunk_range(int N, int c, int *n0, int *n1)
+{
+    int k = nchunks(N);
+    *n0 = (int)((long)c * N / k);
+    *n1 = (int)((long)(c + 1) * N / k);
+}
+
+static int ceil_div(int a, int b)
+{
+    return (a + b - 1) / b;
+}
+
+static int spec_ckk(const ConvSpec *cs)
+{
+    return cs->C * MODEL_K * MODEL_K;
+}
+
+static int spec_tile(const ConvSpec *cs)
+{
+    int per_image = spec_ckk(cs) * cs->H * cs->W * (int)sizeof(float);
+    int t = TILE_BYTES / per_image;
+    return t < 1 ? 1 : t;
+}
+
+/* ---- the arena ---- */
+
+static void acts_carve(Acts *a, int B, int T)
+{
+    Arena *ar = &a->arena;
+    size_t f = sizeof(float);
+
+    a->B = B;
+    a->threads = T;
+    a->x = arena_push(ar, (size_t)B * MODEL_H * MODEL_W * f);
+    a->labels = arena_push(ar, (size_t)B);
+    size_t scratch_col = 0, scratch_dy = 0;
+    for (int l = 0; l < MODEL_NBLOCKS; l++) {
+        const ConvSpec *cs = &conv_specs[l];
+        BlockBufs *bb = &a->blk[l];
+        size_t hw = (size_t)cs->H * cs->W, phw = (size_t)(cs->H / 2) * (cs->W / 2);
+        size_t oc = (size_t)cs->OC;
+        bb->tile = spec_tile(cs);
+        bb->y = arena_push(ar, oc * B * hw * f);
+        bb->idx = arena_push(ar, oc * B * phw);
+        bb->out = arena_push(ar, oc * B * phw * f);
+        bb->dout = arena_push(ar, oc * B * phw * f);
+        bb->mean = arena_push(ar, oc * f);
+        bb->invstd = arena_push(ar, oc * f);
+        bb->scale = arena_push(ar, oc * f);
+        bb->shift = arena_push(ar, oc * f);
+        bb->mdz = arena_push(ar, oc * f);
+        bb->mdzx = arena_push(ar, oc * f);
+        bb->part = arena_push(ar, MODEL_MAX_CHUNKS * oc * 2 * sizeof(double));
+        bb->dwpart = arena_push(ar, MODEL_MAX_CHUNKS * (oc * spec_ckk(cs) + oc) * f);
+        size_t t = (size_t)bb->tile;
+        if ((size_t)spec_ckk(cs) * t * hw > scratch_col)
+            scratch_col = (size_t)spec_ckk(cs) * t * hw;
+        if (oc * t * hw > scratch_dy)
+            scratch_dy = oc * t * hw;
+    }
+    a->flat = arena_push(ar, (size_t)B * MODEL_FLAT * f);
+    a->dflat = arena_push(ar, (size_t)B * MODEL_FLAT * f);
+    a->h1 = arena_push(ar, (size_t)B * 256 * f);
+    a->dh1 = arena_push(ar, (size_t)B * 256 * f);
+    a->m1 = arena_push(ar, (size_t)B * 256);
+    a->h2 = arena_push(ar, (size_t)B * 128 * f);
+    a->dh2 = arena_push(ar, (size_t)B * 128 * f);
+    a->m2 = arena_push(ar, (size_t)B * 128);
+    a->logits = arena_push(ar, (size_t)B * MODEL_CLASSES * f);
+    a->probs = arena_push(ar, (size_t)B * MODEL_CLASSES * f);
+    a->dlogits = arena_push(ar, (size_t)B * MODEL_CLASSES * f);
+    for (int t = 0; t < T; t++) {
+        float *col = arena_push(ar, scratch_col * f);
+        float *dcol = arena_push(ar, scratch_col * f);
+        float *dyt = arena_push(ar, scratch_dy * f);
+        if (a->col) {
+            a->col[t] = col;
+            a->dcol[t] = dcol;
+            a->dyt[t] = dyt;
+        }
+    }
+}
+
+size_t acts_bytes(int B, int threads)
+{
+    Acts a;
+
+    memset(&a, 0, sizeof a);
+    arena_plan(&a.arena);
+    acts_carve(&a, B, threads);
+    return a.arena.used + 3 * (size_t)threads * sizeof(float *);
+}
+
+int acts_init(Acts *a, int B, int threads)
+{
+    memset(a, 0, sizeof *a);
+    arena_plan(&a->arena);
+    acts_carve(a, B, threads);
+    size_t need = a->arena.used;
+    a->col = calloc((size_t)threads, sizeof *a->col);
+    a->dcol = calloc((size_t)threads, sizeof *a->dcol);
+    a->dyt = calloc((size_t)threads, sizeof *a->dyt);
+    if (!a->col || !a->dcol || !a->dyt || arena_init(&a->arena, need) != 0) {
+        acts_done(a);
+        return -CN_ENOMEM;
+    }
+    acts_carve(a, B, threads);
+    return 0;
+}
+
+void acts_done(Acts *a)
+{
+    arena_done(&a->arena);
+    free(a->col);
+    free(a->dcol);
+    free(a->dyt);
+    a->col = a->dcol = a->dyt = NULL;
+}
+
+/* ---- phase jobs ---- */
+
+typedef struct Job {
+    StepCtx *s;
+    int N;        /* images in this step */
+    int l;        /* conv block or fc layer index */
+    int train;
+    uint64_t key; /* dropout key of this layer and step */
+    int nw;       /* fc backward: weight items before input items */
+    int back;     /* flatten: 0 forward, 1 the gradient's way back */
+} Job;
+
+static const float *block_input(const Acts *a, int l)
+{
+    return l == 0 ? a->x : a->blk[l - 1].out;
+}
+
+static void job_conv_fwd(void *jp, int c, int tid)
+{
+    Job *j = jp;
+    const ConvSpec *cs = &conv_specs[j->l];
+    Acts *a = j->s->a;
+    BlockBufs *bb = &a->blk[j->l];
+    Params *ps = j->s->ps;
+    double *acc = bb->part + (size_t)c * cs->OC * 2;
+    int n0, n1;
+
+    chunk_range(j->N, c, &n0, &n1);
+    if (j->train)
+        memset(acc, 0, (size_t)cs->OC * 2 * sizeof *acc);
+    for (int t = n0; t < n1; t += bb->tile) {
+        int nt = n1 - t < bb->tile ? n1 - t : bb->tile;
+        conv_forward(bb->y, block_input(a, j->l), ps->p[cs->tw], ps->p[cs->tb],
+                     a->col[tid], cs->C, cs->OC, j->N, cs->H, cs->W, MODEL_K, t, nt);
+        if (j->train)
+            bn_stats_partial(acc, bb->y, cs->OC, j->N, cs->H * cs->W, t, nt);
+    }
+}
+
+static void job_pool_fwd(void *jp, int c, int tid)
+{
+    Job *j = jp;
+    const ConvSpec *cs = &conv_specs[j->l];
+    BlockBufs *bb = &j->s->a->blk[j->l];
+    int n0, n1;
+
+    (void)tid;
+    chunk_range(j->N, c, &n0, &n1);
+    pool_forward(bb->out, j->train ? bb->idx : NULL, bb->y, bb->scale, bb->shift,
+                 cs->OC, j->N, cs->H, cs->W, n0, n1 - n0);
+}
+
+static void block_forward(StepCtx *s, int l, int N, int train, double *t0)
+{
+    const ConvSpec *cs = &conv_specs[l];
+    BlockBufs *bb = &s->a->blk[l];
+    Params *ps = s->ps;
+    Job j = {.s = s, .N = N, .l = l, .train = train};
+
+    pool_run(s->pool, nchunks(N), job_conv_fwd, &j);
+    if (s->prof)
+        profile_lap(s->prof, cs->fconv, t0);
+    if (train)
+        bn_stats_finish(bb->mean, bb->invstd, ps->r[cs->rmean], ps->r[cs->rvar],
+                        bb->part, nchunks(N), cs->OC, (long)N * cs->H * cs->W);
+    else
+        bn_stats_running(bb->mean, bb->invstd, ps->r[cs->rmean], ps->r[cs->rvar], cs->OC);
+    bn_affine(bb->scale, bb->shift, ps->p[cs->tg], ps->p[cs->tbeta], bb->mean,
+              bb->invstd, cs->OC);
+    pool_run(s->pool, nchunks(N), job_pool_fwd, &j);
+    if (s->prof)
+        profile_lap(s->prof, cs->fbn, t0);
+}
+
+/* flat (N, 1152) <- block3 out (128, N, 3*3), and the reverse for gradients. */
+static void job_flatten(void *jp, int c, int tid)
+{
+    Job *j = jp;
+    Acts *a = j->s->a;
+    const int C = conv_specs[2].OC, S = MODEL_FLAT / C;
+    int n0, n1;
+
+    (void)tid;
+    chunk_range(j->N, c, &n0, &n1);
+    for (int n = n0; n < n1; n++)
+        for (int ch = 0; ch < C; ch++)
+            for (int k = 0; k < S; k++) {
+                size_t f = (size_t)n * MODEL_FLAT + (size_t)ch * S + k;
+                size_t b = ((size_t)ch * j->N + n) * S + k;
+                if (!j->back)
+                    a->flat[f] = a->blk[2].out[b];
+                else
+                    a->blk[2].dout[b] = a->dflat[f];
+            }
+}
+
+static float *fc_input(Acts *a, int l)
+{
+    return l == 0 ? a->flat : l == 1 ? a->h1 : a->h2;
+}
+
+static float *fc_output(Acts *a, int l)
+{
+    return l == 0 ? a->h1 : l == 1 ? a->h2 : a->logits;
+}
+
+static void job_fc_fwd(void *jp, int item, int tid)
+{
+    Job *j = jp;
+    const FcSpec *fs = &fc_specs[j->l];
+    Acts *a = j->s->a;
+    int o0 = item * FC_OUT_BLOCK;
+    int o1 = o0 + FC_OUT_BLOCK < fs->OUT ? o0 + FC_OUT_BLOCK : fs->OUT;
+
+    (void)tid;
+    fc_forward(fc_output(a, j->l), fc_input(a, j->l), j->s->ps->p[fs->tw],
+               j->s->ps->p[fs->tb], j->N, fs->IN, fs->OUT, o0, o1);
+}
+
+static void job_relu_drop_fwd(void *jp, int c, int tid)
+{
+    Job *j = jp;
+    Acts *a = j->s->a;
+    float *h = fc_output(a, j->l);
+    int n0, n1;
+
+    (void)tid;
+    chunk_range(j->N, c, &n0, &n1);
+    relu_dropout_forward(h, j->train ? (j->l == 0 ? a->m1 : a->m2) : NULL, h,
+                         fc_specs[j->l].OUT, n0, n1, j->key);
+}
+
+static void fc_layer_forward(StepCtx *s, int l, int N, int train, long step)
+{
+    Job j = {.s = s, .N = N, .l = l, .train = train};
+
+    pool_run(s->pool, ceil_div(fc_specs[l].OUT, FC_OUT_BLOCK), job_fc_fwd, &j);
+    if (l < 2) {
+        j.key = rng_key(s->seed, RNG_DROPOUT, (uint64_t)step * 4 + (uint64_t)l);
+        pool_run(s->pool, nchunks(N), job_relu_drop_fwd, &j);
+    }
+}
+
+void model_forward(StepCtx *s, int N, int train, long step)
+{
+    double t0 = timer_now();
+    Job flat = {.s = s, .N = N, .back = 0};
+
+    assert(N >= 1 && N <= s->a->B);
+    for (int l = 0; l < MODEL_NBLOCKS; l++)
+        block_forward(s, l, N, train, &t0);
+    pool_run(s->pool, nchunks(N), job_flatten, &flat);
+    static const ProfOp fops[3] = {PROF_FC1_F, PROF_FC2_F, PROF_FC3_F};
+    for (int l = 0; l < 3; l++) {
+        fc_layer_forward(s, l, N, train, step);
+        if (s->prof)
+            profile_lap(s->prof, fops[l], &t0);
+    }
+}
+
+double model_loss(StepCtx *s, int N)
+{
+    double t0 = timer_now();
+    Acts *a = s->a;
+    double loss = xent_forward(a->probs, a->logits, a->labels, N, MODEL_CLASSES);
+
+    xent_backward(a->dlogits, a->probs, a->labels, N, MODEL_CLASSES);
+    if (s->prof)
+        profile_lap(s->prof, PROF_LOSS, &t0);
+    return loss;
+}
+
+/* ---- backward ---- */
+
+static float *fc_dinput(Acts *a, int l)
+{
+    return l == 0 ? a->dflat : l == 1 ? a->dh1 : a->dh2;
+}
+
+static float *fc_doutput(Acts *a, int l)
+{
+    return l == 0 ? a->dh1 : l == 1 ? a->dh2 : a->dlogits;
+}
+
+static void job_fc_bwd(void *jp, int item, int tid)
+{
+    Job *j = jp;
+    const FcSpec *fs = &fc_specs[j->l];
+    Acts *a = j->s->a;
+    Params *ps = j->s->ps;
+
+    (void)tid;
+    if (item < j->nw) {
+        int o0 = item * FC_OUT_BLOCK;
+        int o1 = o0 + FC_OUT_BLOCK < fs->OUT ? o0 + FC_OUT_BLOCK : fs->OUT;
+        fc_backward_weights(ps->g[fs->tw], ps->g[fs->tb], fc_doutput(a, j->l),
+                            fc_input(a, j->l), j->N, fs->IN, fs->OUT, o0, o1, 0.0f);
+    } else {
+        int i0 = (item - j->nw) * FC_IN_BLOCK;
+        int i1 = i0 + FC_IN_BLOCK < fs->IN ? i0 + FC_IN_BLOCK : fs->IN;
+        fc_backward_input(fc_dinput(a, j->l), fc_doutput(a, j->l), ps->p[fs->tw],
+                          j->N, fs->IN, fs->OUT, i0, i1);
+    }
+}
+
+static void job_relu_drop_bwd(void *jp, int c, int tid)
+{
+    Job *j = jp;
+    Acts *a = j->s->a;
+    /* The gradient w.r.t. fc layer l's input becomes the gradient w.r.t.
+     * fc layer l-1's output before its ReLU and dropout. */
+    float *d = fc_dinput(a, j->l);
+    int n0, n1;
+
+    (void)tid;
+    chunk_range(j->N, c, &n0, &n1);
+    relu_dropout_backward(d, d, j->l == 1 ? a->m1 : a->m2, fc_specs[j->l].IN, n0, n1);
+}
+
+static void fc_layer_backward(StepCtx *s, int l, int N)
+{
+    const FcSpec *fs = &fc_specs[l];
+    Job j = {.s = s, .N = N, .l = l, .nw = ceil_div(fs->OUT, FC_OUT_BLOCK)};
+
+    pool_run(s->pool, j.nw + ceil_div(fs->IN, FC_IN_BLOCK), job_fc_bwd, &j);
+    if (l > 0)
+        pool_run(s->pool, nchunks(N), job_relu_drop_bwd, &j);
+}
+
+static void job_pool_sums(void *jp, int c, int tid)
+{
+    Job *j = jp;
+    const ConvSpec *cs = &conv_specs[j->l];
+    BlockBufs *bb = &j->s->a->blk[j->l];
+    double *acc = bb->part + (size_t)c * cs->OC * 2;
+    int n0, n1;
+
+    (void)tid;
+    chunk_range(j->N, c, &n0, &n1);
+    memset(acc, 0, (size_t)cs->OC * 2 * sizeof *acc);
+    pool_backward_sums(acc, bb->dout, bb->idx, bb->y, bb->mean, bb->invstd,
+                       cs->OC, j->N, cs->H, cs->W, n0, n1 - n0);
+}
+
+static void job_conv_bwd(void *jp, int c, int tid)
+{
+    Job *j = jp;
+    const ConvSpec *cs = &conv_specs[j->l];
+    Acts *a = j->s->a;
+    BlockBufs *bb = &a->blk[j->l];
+    Params *ps = j->s->ps;
+    const size_t nw = (size_t)cs->OC * spec_ckk(cs);
+    float *dwp = bb->dwpart + (size_t)c * (nw + (size_t)cs->OC);
+    float *dx = j->l > 0 ? a->blk[j->l - 1].dout : NULL;
+    int n0, n1;
+
+    chunk_range(j->N, c, &n0, &n1);
+    for (int t = n0; t < n1; t += bb->tile) {
+        int nt = n1 - t < bb->tile ? n1 - t : bb->tile;
+        pool_backward(a->dyt[tid], bb->dout, bb->idx, bb->y, ps->p[cs->tg], bb->mean,
+                      bb->invstd, bb->mdz, bb->mdzx, cs->OC, j->N, cs->H, cs->W, t, nt);
+        conv_backward(dx, dwp, dwp + nw, a->dyt[tid], block_input(a, j->l),
+                      ps->p[cs->tw], a->col[tid], a->dcol[tid], cs->C, cs->OC, j->N,
+                      cs->H, cs->W, MODEL_K, t, nt, t == n0 ? 0.0f : 1.0f);
+    }
+}
+
+/* grads = sum over chunks, in chunk order, of the partial dW and db. */
+static void job_reduce(void *jp, int item, int tid)
+{
+    Job *j = jp;
+    const ConvSpec *cs = &conv_specs[j->l];
+    BlockBufs *bb = &j->s->a->blk[j->l];
+    Params *ps = j->s->ps;
+    const size_t nw = (size_t)cs->OC * spec_ckk(cs), L = nw + (size_t)cs->OC;
+    size_t i0 = (size_t)item * REDUCE_BLOCK;
+    size_t i1 = i0 + REDUCE_BLOCK < L ? i0 + REDUCE_BLOCK : L;
+    int k = nchunks(j->N);
+
+    (void)tid;
+    for (size_t i = i0; i < i1; i++) {
+        float sum = bb->dwpart[i];
+        for (int c = 1; c < k; c++)
+            sum += bb->dwpart[(size_t)c * L + i];
+        if (i < nw)
+            ps->g[cs->tw][i] = sum;
+        else
+            ps->g[cs->tb][i - nw] = sum;
+    }
+}
+
+static void block_backward(StepCtx *s, int l, int N, double *t0)
+{
+    const ConvSpec *cs = &conv_specs[l];
+    BlockBufs *bb = &s->a->blk[l];
+    Params *ps = s->ps;
+    Job j = {.s = s, .N = N, .l = l};
+    int L = cs->OC * spec_ckk(cs) + cs->OC;
+
+    pool_run(s->pool, nchunks(N), job_pool_sums, &j);
+    bn_backward_finish(ps->g[cs->tg], ps->g[cs->tbeta], bb->mdz, bb->mdzx, bb->part,
+                       nchunks(N), cs->OC, (long)N * cs->H * cs->W);
+    if (s->prof)
+        profile_lap(s->prof, cs->bbn, t0);
+    pool_run(s->pool, nchunks(N), job_conv_bwd, &j);
+    pool_run(s->pool, ceil_div(L, REDUCE_BLOCK), job_reduce, &j);
+    if (s->prof)
+        profile_lap(s->prof, cs->bconv, t0);
+}
+
+void model_backward(StepCtx *s, int N)
+{
+    static const ProfOp bops[3] = {PROF_FC1_B, PROF_FC2_B, PROF_FC3_B};
+    double t0 = timer_now();
+    Job flat = {.s = s, .N = N, .back = 1};
+
+    /* BN's dgamma/dbeta accumulate; everything else overwrites. */
+    memset(s->ps->grads, 0, s->ps->nfloats * sizeof(float));
+    for (int l = 2; l >= 0; l--) {
+        fc_layer_backward(s, l, N);
+        if (s->prof)
+            profile_lap(s->prof, bops[l], &t0);
+    }
+    pool_run(s->pool, nchunks(N), job_flatten, &flat);
+    for (int l = MODEL_NBLOCKS - 1; l >= 0; l--)
+        block_backward(s, l, N, &t0);
+}
+
+/* ---- optimiser ---- */
+
+typedef struct AdamJob {
+    Params *ps;
+    double lr;
+} AdamJob;
+
+static void job_adam(void *jp, int item, int tid)
+{
+    AdamJob *j = jp;
+    Params *ps = j->ps;
+    long i0 = (long)item * ADAM_BLOCK;
+    long i1 = i0 + ADAM_BLOCK < (long)ps->nfloats ? i0 + ADAM_BLOCK : (long)ps->nfloats;
+
+    (void)tid;
+    adam_update(ps->params, ps->adam_m, ps->adam_v, ps->grads, i0, i1, ps->adam_t, j->lr);
+}
+
+void model_update(StepCtx *s, double lr)
+{
+    double t0 = timer_now();
+    AdamJob j = {.ps = s->ps, .lr = lr};
+
+    s->ps->adam_t++;
+    pool_run(s->pool, ceil_div((int)s->ps->nfloats, ADAM_BLOCK), job_adam, &j);
+    if (s->prof)
+        profile_lap(s->prof, PROF_OPTIM, &t0);
+}
+
+/* ---- FLOPs ---- */
+
+double model_flops_forward(void)
+{
+    double f = 0.0;
+
+    for (int l = 0; l < MODEL_NBLOCKS; l++) {
+        const ConvSpec *cs = &conv_specs[l];
+        f += 2.0 * cs->OC * spec_ckk(cs) * cs->H * cs->W;
+    }
+    for (int l = 0; l < 3; l++)
+        f += 2.0 * fc_specs[l].IN * fc_specs[l].OUT;
+    return f;
+}
+
+double model_flops_backward(void)
+{
+    /* Weight and input gradients each cost a forward's GEMM, except that
+     * conv1 needs no input gradient. */
+    const ConvSpec *c1 = &conv_specs[0];
+    return 2.0 * model_flops_forward() - 2.0 * c1->OC * spec_ckk(c1) * c1->H * c1->W;
+}

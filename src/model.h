@@ -1,0 +1,105 @@
+/*
+ * model.h: the reference CNN's training step, spread over the compute pool.
+ *
+ *   x (1, N, 28, 28)
+ *   block1: conv 1->32  + BN + ReLU + pool -> (32, N, 14, 14)
+ *   block2: conv 32->64 + BN + ReLU + pool -> (64, N, 7, 7)
+ *   block3: conv 64->128+ BN + ReLU + pool -> (128, N, 3, 3)
+ *   flatten (N, 1152) -> fc1 256 ReLU drop -> fc2 128 ReLU drop -> fc3 10
+ *
+ * Acts is the arena of one batch capacity B: every activation, gradient,
+ * partial sum and per-thread scratch buffer, planned once and allocated in
+ * one block, so the step allocates nothing.  A step may use any N <= B (the
+ * last batch of an epoch is smaller).
+ *
+ * Work is cut into items that depend on N only, never on the thread count:
+ * chunks of images (MODEL_MAX_CHUNKS of them at most) for the conv blocks,
+ * fixed column blocks for the fully connected layers.  Every reduction
+ * across items (BN statistics, weight gradients) is done in item order by
+ * one owner.  So the same seed gives bit-identical losses for any --threads.
+ */
+#ifndef CNNTOP_MODEL_H
+#define CNNTOP_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "cnntop/engine.h"
+#include "params.h"
+#include "pool.h"
+#include "timers.h"
+
+#define MODEL_MAX_CHUNKS 16
+#define MODEL_NBLOCKS 3
+
+/* Buffers of one conv block; OC out-channels, H x W its conv's size. */
+typedef struct BlockBufs {
+    float *y;       /* (OC, B, H, W) conv output before BN */
+    uint8_t *idx;   /* (OC, B, H/2, W/2) pool argmax or POOL_NOGRAD */
+    float *out;     /* (OC, B, H/2, W/2) block output */
+    float *dout;    /* (OC, B, H/2, W/2) its gradient */
+    float *mean;    /* (OC) batch (or running) mean in use */
+    float *invstd;  /* (OC) */
+    float *scale;   /* (OC) gamma*invstd */
+    float *shift;   /* (OC) beta - mean*scale */
+    float *mdz;     /* (OC) BN backward means */
+    float *mdzx;    /* (OC) */
+    double *part;   /* (MODEL_MAX_CHUNKS, OC, 2) per-chunk partial sums */
+    float *dwpart;  /* (MODEL_MAX_CHUNKS, OC*C*K*K + OC) per-chunk dW, db */
+    int tile;       /* images per im2col tile, e.g. 4 */
+} BlockBufs;
+
+typedef struct Acts {
+    int B;                   /* batch capacity, e.g. 64 */
+    int threads;             /* scratch sets, one per compute thread */
+    float *x;                /* (1, B, 28, 28) normalised input */
+    uint8_t *labels;         /* (B) */
+    BlockBufs blk[MODEL_NBLOCKS];
+    float *flat, *dflat;     /* (B, 1152) */
+    float *h1, *dh1;         /* (B, 256) fc1 output after ReLU+dropout, grad */
+    uint8_t *m1;             /* (B, 256) gradient mask */
+    float *h2, *dh2;         /* (B, 128) */
+    uint8_t *m2;             /* (B, 128) */
+    float *logits, *probs, *dlogits; /* (B, 10) */
+    float **col, **dcol, **dyt; /* [threads] scratch: col and dcol
+                                   (C*K*K, tile*H*W), dyt (OC, tile*H*W) */
+    Arena arena;
+} Acts;
+
+/* Bytes acts_init() would allocate for capacity B and T threads. */
+size_t acts_bytes(int B, int threads);
+
+/* Plans and allocates the arena.  Returns 0 or -CN_ENOMEM. */
+int acts_init(Acts *a, int B, int threads);
+void acts_done(Acts *a);
+
+/* Everything one step needs to know beside the buffers. */
+typedef struct StepCtx {
+    Params *ps;
+    Acts *a;
+    Pool *pool;
+    Profile *prof;   /* may be NULL */
+    uint64_t seed;   /* for dropout masks */
+} StepCtx;
+
+/* Forward pass on a->x[0..N) (training: batch statistics, dropout keyed by
+ * `step`; else running statistics, no dropout).  Leaves a->logits. */
+void model_forward(StepCtx *s, int N, int train, long step);
+
+/* Softmax cross-entropy of a->logits against a->labels; returns the mean
+ * loss and leaves a->probs. */
+double model_loss(StepCtx *s, int N);
+
+/* Backward pass after model_forward(train=1) and model_loss(): fills the
+ * gradient block (overwritten, not accumulated). */
+void model_backward(StepCtx *s, int N);
+
+/* One Adam step with the gradients in the block. */
+void model_update(StepCtx *s, double lr);
+
+/* FLOPs (2 x multiply-adds) of one image: forward, and backward. */
+double model_flops_forward(void);
+double model_flops_backward(void);
+
+#endif

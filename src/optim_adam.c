@@ -1,0 +1,23 @@
+/*
+ * optim_adam.c: the Adam update over a flat range of parameters.
+ */
+#include <math.h>
+
+#include "optim_adam.h"
+
+void adam_update(float *p, float *m, float *v, const float *g, long i0, long i1,
+                 long t, double lr)
+{
+    const float b1 = (float)ADAM_BETA1, b2 = (float)ADAM_BETA2;
+    const double bc1 = 1.0 - pow(ADAM_BETA1, (double)t);
+    const double bc2 = 1.0 - pow(ADAM_BETA2, (double)t);
+    const float step = (float)(lr / bc1);
+    const float bc2s = (float)sqrt(bc2);
+    const float eps = (float)ADAM_EPS;
+
+    for (long i = i0; i < i1; i++) {
+        m[i] = b1 * m[i] + (1.0f - b1) * g[i];
+        v[i] = b2 * v[i] + (1.0f - b2) * g[i] * g[i];
+        p[i] -= step * m[i] / (sqrtf(v[i]) / bc2s + eps);
+    }
+}

@@ -1,0 +1,256 @@
+/*
+ * test_train.c: the engine through its public API on real data.
+ *
+ * A short training run whose loss falls and whose accuracy beats chance by
+ * far; the same seed twice gives identical losses; 1, 2 and 3 threads give
+ * identical losses bit for bit; a checkpoint round trip evaluates the same;
+ * broken checkpoints are refused with a clear message and leave the model
+ * as it was.  Needs Debian's dataset-fashion-mnist (skips without it).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "cnntop/engine.h"
+
+#define STEPS 40
+
+typedef struct LossLog {
+    float loss[STEPS];
+    int n;
+} LossLog;
+
+static int record(const Progress *p, void *ud)
+{
+    LossLog *log = ud;
+    if (log->n < STEPS)
+        log->loss[log->n++] = p->loss;
+    return 0;
+}
+
+static Engine *make(int threads, int batch, uint64_t seed)
+{
+    RunConfig cfg;
+    Engine *e = NULL;
+    char err[512];
+
+    engine_config_default(&cfg);
+    cfg.threads = threads;
+    cfg.batch = batch;
+    cfg.seed = seed;
+    cfg.steps = STEPS;
+    cfg.limit = 4000;
+    cfg.test_limit = 2000;
+    if (engine_new(&e, &cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "engine_new: %s\n", err);
+        exit(1);
+    }
+    return e;
+}
+
+static void train(Engine *e, LossLog *log)
+{
+    char err[512];
+
+    memset(log, 0, sizeof *log);
+    int rc = engine_train(e, record, log, err, sizeof err);
+    CHECK_INT(rc, ==, 0);
+    CHECK_INT(log->n, ==, STEPS);
+}
+
+static void test_learns(void)
+{
+    Engine *e = make(0, 64, 1);
+    LossLog log;
+    EvalResult ev;
+    TrainStats st;
+    char err[512];
+
+    train(e, &log);
+    engine_stats(e, &st);
+    double first = 0, last = 0;
+    for (int i = 0; i < 5; i++) {
+        first += log.loss[i] / 5;
+        last += log.loss[STEPS - 5 + i] / 5;
+    }
+    fprintf(stderr, "loss first 5 steps %.4f, last 5 %.4f, %.0f img/s\n", first, last,
+            st.images_per_s);
+    CHECK(first > 1.5);     /* about ln(10) = 2.30 at the start */
+    CHECK(last < first * 0.6);
+    CHECK_INT(st.steps, ==, STEPS);
+    CHECK_INT(st.images, ==, STEPS * 64);
+    CHECK(st.split.forward > 0 && st.split.backward > 0 && st.split.optimizer > 0);
+    CHECK_INT(engine_evaluate(e, &ev, err, sizeof err), ==, 0);
+    fprintf(stderr, "accuracy after %d steps: %.2f%%\n", STEPS, 100 * ev.accuracy);
+    CHECK_INT(ev.images, ==, 2000);
+    CHECK(ev.accuracy > 0.60); /* chance is 0.10 */
+    engine_free(e);
+}
+
+static void test_deterministic(void)
+{
+    LossLog a, b, c, d;
+    Engine *e;
+
+    e = make(1, 64, 7);
+    train(e, &a);
+    engine_free(e);
+    e = make(1, 64, 7);
+    train(e, &b);
+    engine_free(e);
+    e = make(2, 64, 7);
+    train(e, &c);
+    engine_free(e);
+    e = make(3, 64, 7);
+    train(e, &d);
+    engine_free(e);
+    CHECK(memcmp(a.loss, b.loss, sizeof a.loss) == 0); /* same seed twice */
+    CHECK(memcmp(a.loss, c.loss, sizeof a.loss) == 0); /* 1 vs 2 threads */
+    CHECK(memcmp(a.loss, d.loss, sizeof a.loss) == 0); /* 1 vs 3 threads */
+    for (int i = 0; i < STEPS; i++)
+        if (a.loss[i] != c.loss[i] || a.loss[i] != d.loss[i]) {
+            fprintf(stderr, "step %d: 1 thread %.9g, 2 threads %.9g, 3 threads %.9g\n", i,
+                    a.loss[i], c.loss[i], d.loss[i]);
+            break;
+        }
+    e = make(1, 64, 8);
+    train(e, &b);
+    engine_free(e);
+    CHECK(memcmp(a.loss, b.loss, sizeof a.loss) != 0); /* another seed differs */
+}
+
+/* Odd batch sizes: the last batch of the epoch is short, chunks uneven. */
+static void test_odd_batch(void)
+{
+    LossLog a, b;
+    Engine *e = make(1, 37, 3);
+    train(e, &a);
+    engine_free(e);
+    e = make(2, 37, 3);
+    train(e, &b);
+    engine_free(e);
+    CHECK(memcmp(a.loss, b.loss, sizeof a.loss) == 0);
+}
+
+static void write_bytes(const char *path, const void *p, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        fwrite(p, 1, n, f);
+        fclose(f);
+    }
+}
+
+static size_t read_bytes(const char *path, unsigned char **out)
+{
+    FILE *f = fopen(path, "rb");
+    long n;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    *out = malloc((size_t)n);
+    CHECK_INT(fread(*out, 1, (size_t)n, f), ==, n);
+    fclose(f);
+    return (size_t)n;
+}
+
+static void expect_refused(Engine *e, const char *path, const char *what, double acc)
+{
+    char err[512] = "";
+    EvalResult ev;
+
+    CHECK_INT(engine_load(e, path, err, sizeof err), <, 0);
+    CHECK_STR_HAS(err, path);
+    CHECK_STR_HAS(err, what);
+    CHECK_INT(engine_evaluate(e, &ev, err, sizeof err), ==, 0);
+    CHECK(ev.accuracy == acc); /* the model was left as it was */
+}
+
+static void test_checkpoint(const char *dir)
+{
+    char path[512], bad[600], err[512];
+    EvalResult ev1, ev2, ev0;
+    LossLog log;
+    unsigned char *buf;
+
+    snprintf(path, sizeof path, "%s/model.ckpt", dir);
+    snprintf(bad, sizeof bad, "%s/bad.ckpt", dir);
+    Engine *a = make(2, 64, 5);
+    train(&*a, &log);
+    CHECK_INT(engine_save(a, path, err, sizeof err), ==, 0);
+    CHECK_INT(engine_evaluate(a, &ev1, err, sizeof err), ==, 0);
+
+    Engine *b = make(1, 100, 9); /* other seed, batch and threads */
+    CHECK_INT(engine_evaluate(b, &ev0, err, sizeof err), ==, 0);
+    CHECK_INT(engine_load(b, path, err, sizeof err), ==, 0);
+    CHECK_INT(engine_evaluate(b, &ev2, err, sizeof err), ==, 0);
+    CHECK(ev1.correct == ev2.correct);
+    CHECK_NEAR(ev1.loss, ev2.loss, 1e-5);
+
+    /* Broken files, each refused, the model untouched. */
+    size_t n = read_bytes(path, &buf);
+    write_bytes(bad, buf, n / 2);
+    expect_refused(b, bad, "truncated", ev2.accuracy);
+    buf[n / 2] ^= 0x55;
+    write_bytes(bad, buf, n);
+    expect_refused(b, bad, "checksum", ev2.accuracy);
+    buf[n / 2] ^= 0x55;
+    buf[8] = 9;
+    write_bytes(bad, buf, n);
+    expect_refused(b, bad, "version 9", ev2.accuracy);
+    write_bytes(bad, "hello, world\n", 13);
+    expect_refused(b, bad, "not a cnntop checkpoint", ev2.accuracy);
+    snprintf(bad, sizeof bad, "%s/missing.ckpt", dir);
+    expect_refused(b, bad, "No such file", ev2.accuracy);
+    free(buf);
+
+    /* Resuming continues training: the loaded model trains on. */
+    train(b, &log);
+    CHECK(log.loss[STEPS - 1] < 1.0f);
+    engine_free(a);
+    engine_free(b);
+}
+
+static void test_bad_config(void)
+{
+    RunConfig cfg;
+    Engine *e = NULL;
+    char err[512];
+
+    engine_config_default(&cfg);
+    cfg.batch = 0;
+    CHECK_INT(engine_new(&e, &cfg, err, sizeof err), ==, -CN_EINVAL);
+    CHECK_STR_HAS(err, "batch");
+    engine_config_default(&cfg);
+    cfg.lr = 0.0 / 0.0;
+    CHECK_INT(engine_new(&e, &cfg, err, sizeof err), ==, -CN_EINVAL);
+    CHECK_STR_HAS(err, "learning rate");
+    engine_config_default(&cfg);
+    cfg.data_dir = "/nonexistent/cnntop-data";
+    CHECK(engine_new(&e, &cfg, err, sizeof err) < 0);
+    CHECK_STR_HAS(err, "/nonexistent/cnntop-data");
+    CHECK(e == NULL);
+}
+
+int main(void)
+{
+    if (access(CN_DEFAULT_DATA_DIR, R_OK) != 0)
+        check_skip(CN_DEFAULT_DATA_DIR " missing (install dataset-fashion-mnist)");
+    char dir[] = "/tmp/cnntop-test-train-XXXXXX";
+    if (!mkdtemp(dir))
+        return 1;
+    test_bad_config();
+    test_learns();
+    test_deterministic();
+    test_odd_batch();
+    test_checkpoint(dir);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return check_report();
+}

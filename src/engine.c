@@ -9,6 +9,7 @@
  * model_*() calls made by that thread.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -420,4 +421,16 @@ void engine_machine_info(MachineInfo *out)
 long engine_peak_rss_kib(void)
 {
     return sysinfo_peak_rss_kib();
+}
+
+int engine_profile(const Engine *e, LayerTime *out, int max)
+{
+    int n = 0;
+
+    for (int op = 0; op < PROF_NOPS && n < max; op++, n++) {
+        snprintf(out[n].name, sizeof out[n].name, "%s", profile_name((ProfOp)op));
+        out[n].seconds = e->prof.seconds[op];
+        out[n].calls = e->prof.calls[op];
+    }
+    return n;
 }

@@ -9,6 +9,7 @@
  */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -109,6 +110,30 @@ static void print_train(const Engine *e, const TrainStats *st)
     print_split(&st->split);
 }
 
+static int by_time(const void *a, const void *b)
+{
+    double x = ((const LayerTime *)a)->seconds, y = ((const LayerTime *)b)->seconds;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void print_profile(const Engine *e, const TrainStats *st)
+{
+    LayerTime lt[64];
+    int n = engine_profile(e, lt, 64);
+    double total = 0;
+
+    if (st->steps == 0)
+        return;
+    for (int i = 0; i < n; i++)
+        total += lt[i].seconds;
+    qsort(lt, (size_t)n, sizeof *lt, by_time);
+    printf("\n  %-22s %10s %7s\n", "Layer", "ms/step", "share");
+    for (int i = 0; i < n; i++)
+        printf("  %-22s %10.3f %6.1f%%\n", lt[i].name, 1e3 * lt[i].seconds / (double)st->steps,
+               total > 0 ? 100 * lt[i].seconds / total : 0.0);
+    printf("\n");
+}
+
 static void print_eval(const EvalResult *r)
 {
     printf("  Test accuracy:        %.2f%%  (%ld of %ld images, loss %.4f, %.2f s)\n",
@@ -157,6 +182,7 @@ int headless_run(const Options *o)
     engine_stats(e, &st);
     print_header("run", o, e);
     print_train(e, &st);
+    print_profile(e, &st);
     if (trc != 0) {
         fprintf(stderr, "cnntop: %s\n", err);
         rc = trc == -CN_EDIVERGED ? EXIT_DIVERGED : EXIT_FAIL;

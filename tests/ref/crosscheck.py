@@ -55,8 +55,10 @@ except Exception as e:  # ImportError, or a broken install raising anything
 
 LR = 1e-3
 TINY = 1e-30
-CONV_BIAS_GRAD_FACTOR = 1e-5
-STEP_BIAS_FACTOR = 1.01
+CONV_BIAS_GRAD_FACTOR = 1e-4   # conv bias grad noise floor, x max|grad weight|
+CONV_BIAS_TORCH_FACTOR = 2.0   # ... or twice torch float32's own noise
+RESOLVED = 1e-4                # step1: |g| below this x max|g| is noise-driven
+STEP_MOVE_FACTOR = 1.01        # step1: such elements move at most 1.01 lr
 
 PARAM_NAMES = [
     "conv1.weight", "conv1.bias", "bn1.weight", "bn1.bias",
@@ -200,7 +202,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("dump")
     ap.add_argument("--tol", type=float, default=1e-3)
-    ap.add_argument("--threads", type=int, default=min(4, os.cpu_count() or 1))
+    ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
     torch.set_num_threads(max(1, args.threads))
 
@@ -247,13 +249,20 @@ def main():
         mabs / maxabs(lut), float("nan"), "rel %.0e" % args.tol,
         mabs / maxabs(lut) < args.tol)
 
+    def verdict(rel, rel64):
+        if np.isfinite(rel) and rel < args.tol:
+            return True, ""
+        if np.isfinite(rel64) and rel64 < args.tol:
+            return True, " (f64)"
+        return False, ""
+
     def relcheck(section, key, cn, r32, r64):
         mabs, mref = diff(cn, r32)
         rel = mabs / max(mref, TINY)
         mabs64, mref64 = diff(cn, r64)
         rel64 = mabs64 / max(mref64, TINY)
-        add(section, key, mref, mabs, rel, rel64, "rel %.0e" % args.tol,
-            np.isfinite(rel) and rel < args.tol)
+        ok, how = verdict(rel, rel64)
+        add(section, key, mref, mabs, rel, rel64, "rel %.0e%s" % (args.tol, how), ok)
 
     relcheck("forward", "logits", t["logits"], ref["logits"], ref64["logits"])
     relcheck("forward", "loss", t["loss"], ref["loss"], ref64["loss"])
@@ -261,12 +270,14 @@ def main():
     for k in PARAM_NAMES:
         g = "grad." + k
         if k in CONV_BIASES:
-            wmax = maxabs(ref["grad." + k.replace("bias", "weight")])
-            tol = CONV_BIAS_GRAD_FACTOR * wmax
+            # The exact value is 0 (ref64 is ~1e-15): judge cnntop's noise,
+            # not its difference from torch's noise.
+            wmax = maxabs(ref64["grad." + k.replace("bias", "weight")])
+            noise_c, noise_t = maxabs(t[g]), maxabs(ref[g])
+            tol = max(CONV_BIAS_GRAD_FACTOR * wmax, CONV_BIAS_TORCH_FACTOR * noise_t)
             mabs, mref = diff(t[g], ref[g])
-            mabs64, mref64 = diff(t[g], ref64[g])
-            add("grad", g, mref, mabs, float("nan"), mabs64 / max(mref64, TINY),
-                "abs %.1e *" % tol, np.isfinite(mabs) and mabs <= tol)
+            add("grad", g, mref, noise_c, float("nan"), float("nan"),
+                "|g|<=%.1e *" % tol, np.isfinite(noise_c) and noise_c <= tol)
         else:
             relcheck("grad", g, t[g], ref[g], ref64[g])
 
@@ -274,20 +285,37 @@ def main():
         a = "after." + k
         relcheck("running", a, t[a], ref[a], ref64[a])
 
+    # step1: Adam's first step moves an element by lr * g / (|g| + eps), so
+    # where |g| is near eps (1e-8) the float32 rounding of g decides the step.
+    # Elements whose exact (float64) gradient is below RESOLVED * max|g| are
+    # checked only to move by at most 1.01 lr; the others by rel err.
+    move_tol = STEP_MOVE_FACTOR * LR
     for k in PARAM_NAMES:
         s = "step1." + k
+        g64 = np.abs(ref64["grad." + k])
+        res = g64 >= RESOLVED * max(maxabs(g64), TINY)
         if k in CONV_BIASES:
-            tol = STEP_BIAS_FACTOR * LR
-            mabs, mref = diff(t[s], ref[s])
-            mabs64, mref64 = diff(t[s], ref64[s])
-            move_c = maxabs(t[s].astype(np.float64) - t[k])
-            move_t = maxabs(ref[s].astype(np.float64) - t[k])
-            add("step1", s, mref, mabs, mabs / max(mref, TINY),
-                mabs64 / max(mref64, TINY),
-                "move<=%.2e *" % tol,
-                np.isfinite(move_c) and move_c <= tol and move_t <= tol)
+            res[...] = False  # true gradient 0: all noise
+        nres = int(res.size - res.sum())
+        p0 = t[k].astype(np.float64)
+        move_c = maxabs((t[s] - p0)[~res]) if nres else 0.0
+        move_t = maxabs((ref[s] - p0)[~res]) if nres else 0.0
+        moves_ok = move_c <= move_tol and move_t <= move_tol
+        if res.any():
+            mref = maxabs(ref[s])
+            mabs = maxabs((t[s].astype(np.float64) - ref[s])[res])
+            mabs64 = maxabs((t[s].astype(np.float64) - ref64[s])[res])
+            rel = mabs / max(mref, TINY)
+            rel64 = mabs64 / max(maxabs(ref64[s]), TINY)
+            ok, how = verdict(rel, rel64)
         else:
-            relcheck("step1", s, t[s], ref[s], ref64[s])
+            mref, mabs, rel, rel64, ok, how = maxabs(ref[s]), move_c, float("nan"), float("nan"), True, ""
+        toltext = "rel %.0e%s" % (args.tol, how) if res.any() else "move<=%.2e" % move_tol
+        if nres and res.any():
+            toltext += " +%d**" % nres
+        elif nres:
+            toltext += " *"
+        add("step1", s, mref, mabs, rel, rel64, toltext, ok and moves_ok)
 
     for k in PARAM_NAMES:
         dc = t["step1." + k].astype(np.float64) - t[k]
@@ -304,12 +332,20 @@ def main():
         print("  %-8s %-32s %11.4e %11.4e %11.4e %11.4e %-16s %s"
               % (sec, name, mref, mabs, rel, rel64, toltext,
                  "pass" if ok else "FAIL"))
-    print("  * conv biases: BatchNorm follows each conv, so their true gradient is 0 "
-          "and both sides give rounding noise;")
-    print("    grad.convN.bias is compared with an absolute tolerance of "
-          "%.0e * max|grad.convN.weight|," % CONV_BIAS_GRAD_FACTOR)
-    print("    step1.convN.bias passes when cnntop and torch each moved every element "
-          "by at most %.2f * lr (Adam moves noise by up to lr)." % STEP_BIAS_FACTOR)
+    print("  rel err = max|cnntop - torch f32| / max|torch f32|; \"(f64)\": passed against "
+          "torch float64 where torch float32 itself is off.")
+    print("  *  conv biases: BatchNorm follows each conv, so their exact gradient is 0 and both "
+          "sides give rounding noise;")
+    print("     grad.convN.bias passes when max|cnntop grad| <= max(%.0e * max|grad.convN.weight|, "
+          "%g * max|torch f32 grad|)" % (CONV_BIAS_GRAD_FACTOR, CONV_BIAS_TORCH_FACTOR))
+    print("     (the max abs column shows cnntop's max|grad|); step1.convN.bias passes when cnntop "
+          "and torch each moved")
+    print("     every element by at most %.2f * lr (Adam's first step moves noise by up to lr)."
+          % STEP_MOVE_FACTOR)
+    print("  ** step1: +K elements whose exact gradient is below %.0e * max|grad| (so near Adam's "
+          "eps that float32" % RESOLVED)
+    print("     rounding decides their step) are checked by the same move <= %.2f * lr rule, the "
+          "rest by rel err." % STEP_MOVE_FACTOR)
     print("  adam: cnntop's update p1-p0 against torch.optim.Adam fed cnntop's own gradients.")
 
     worst = collections.OrderedDict()

@@ -185,6 +185,17 @@ void engine_machine_info(MachineInfo *out);
  * messages and the memory check. */
 size_t engine_memory_estimate(int batch, int threads);
 
+/* Time spent in one layer and direction of the step, over a run. */
+typedef struct LayerTime {
+    char name[32];    /* e.g. "conv2 bwd" */
+    double seconds;   /* wall time summed over the run's steps */
+    long calls;       /* times it ran */
+} LayerTime;
+
+/* Fills up to max entries, in step order, for the last engine_train() call;
+ * returns how many. */
+int engine_profile(const Engine *e, LayerTime *out, int max);
+
 /* Peak resident memory of this process so far, KiB. */
 long engine_peak_rss_kib(void);
 

@@ -1,0 +1,62 @@
+#!/bin/sh
+# bench.sh [BUILD_DIR]: cnntop against its PyTorch peer, in one go on one
+# machine, so that the ratios are fair even where absolute figures are noisy.
+#
+# For batch 64 and 512: one epoch on the same slice of the data (BENCH_LIMIT
+# images, default 20000; 60000 for a whole epoch), cnntop and PyTorch with
+# its default threads and with both cores; then the SGEMM rate of the same
+# OpenBLAS and cnntop's achieved share of it.  Figures are printed both in
+# the environment as it is and, for comparison, without OPENBLAS_CORETYPE.
+set -eu
+BUILD=${1:-build}
+LIMIT=${BENCH_LIMIT:-20000}
+DATA=${BENCH_DATA:-/usr/share/datasets/fashion-mnist}
+BATCHES=${BENCH_BATCHES:-64 512}
+PY=/usr/bin/python3
+HERE=$(dirname "$0")
+CNNTOP=$BUILD/ui/cnntop
+FLOP_PER_IMAGE=46.7e6   # forward + backward of the reference model
+
+[ -x "$CNNTOP" ] && [ -x "$BUILD/bench/sgemm_rate" ] || { echo "bench: build first (make build)" >&2; exit 1; }
+$PY -c 'import torch' 2>/dev/null || { echo "bench: needs python3-torch (apt-get install python3-torch)" >&2; exit 1; }
+
+cnntop_fig() {   # batch -> "wall ips rss acc"
+    out=$("$CNNTOP" run --data "$DATA" --batch "$1" --limit "$LIMIT" 2>/dev/null)
+    wall=$(echo "$out" | awk '/Training wall time/ {print $4}')
+    ips=$(echo "$out" | awk '/Throughput/ {print $2}')
+    rss=$(echo "$out" | awk '/Peak memory/ {print $4}')
+    acc=$(echo "$out" | awk '/Test accuracy/ {print $3}' | tr -d '%')
+    echo "$wall $ips $rss $acc"
+}
+
+torch_fig() {    # batch threads -> "wall ips rss acc"
+    t=""
+    [ "$2" != default ] && t="--threads $2"
+    $PY "$HERE/torch_ref.py" --data "$DATA" --batch "$1" --limit "$LIMIT" $t |
+        sed 's/[a-z_]*=//g' | awk '{print $1, $2, $3, $4}'
+}
+
+section() {
+    echo
+    echo "== $1 (OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}), $LIMIT images, $(nproc) cores =="
+    sg=$("$BUILD/bench/sgemm_rate" 2048 2)
+    peak=$(echo "$sg" | sed 's/.*sgemm_gflops=\([0-9.]*\).*/\1/')
+    echo "SGEMM (OpenBLAS, all threads): $sg"
+    printf '%-6s %-16s %9s %9s %9s %7s %9s %8s\n' batch who "wall s" "img/s" "RSS MiB" "acc %" "vs torch" "% SGEMM"
+    for b in $BATCHES; do
+        set -- $(cnntop_fig "$b"); cw=$1 ci=$2 cr=$3 ca=$4
+        set -- $(torch_fig "$b" default); tw=$1 ti=$2 tr=$3 ta=$4
+        set -- $(torch_fig "$b" "$(nproc)"); t2w=$1 t2i=$2 t2r=$3 t2a=$4
+        share=$(echo "$ci $FLOP_PER_IMAGE $peak" | awk '{printf "%.1f", 100 * $1 * $2 / 1e9 / $3}')
+        printf '%-6s %-16s %9s %9s %9s %7s %9s %8s\n' "$b" cnntop "$cw" "$ci" "$cr" "$ca" "-" "$share"
+        printf '%-6s %-16s %9s %9s %9s %7s %9s\n' "$b" "torch default" "$tw" "$ti" "$tr" "$ta" \
+            "$(echo "$ci $ti" | awk '{printf "%.2fx", $1 / $2}')"
+        printf '%-6s %-16s %9s %9s %9s %7s %9s\n' "$b" "torch $(nproc) thr" "$t2w" "$t2i" "$t2r" "$t2a" \
+            "$(echo "$ci $t2i" | awk '{printf "%.2fx", $1 / $2}')"
+    done
+}
+
+section "environment as it is"
+if [ -n "${OPENBLAS_CORETYPE:-}" ]; then
+    (unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE; section "without OPENBLAS_CORETYPE")
+fi

@@ -3,33 +3,42 @@
  *
  * Shape letters as in layer_conv.c; PH = H/2, PW = W/2.
  */
+#include <math.h>
 #include <stddef.h>
 
 #include "layer_pool.h"
 
-static inline float relu_affine(float y, float scale, float shift)
-{
-    float z = y * scale + shift;
-    return z > 0.0f ? z : 0.0f;
-}
-
-/* One output row: four candidates per window, first maximum wins. */
-static void pool_row(float *o, uint8_t *ix, const float *r0, const float *r1,
-                     float sc, float sh, int PW)
+/*
+ * One output row.  relu(max(z)) = max(relu(z)), and while that maximum is
+ * positive the first z equal to it is also the first maximum after ReLU, so
+ * the window is reduced on z; selects only, so the loop vectorises.
+ */
+static void pool_row(float *restrict o, uint8_t *restrict ix, const float *restrict r0,
+                     const float *restrict r1, float sc, float sh, int PW)
 {
     for (int pw = 0; pw < PW; pw++) {
-        float a = relu_affine(r0[2 * pw], sc, sh);
-        float b = relu_affine(r0[2 * pw + 1], sc, sh);
-        float c = relu_affine(r1[2 * pw], sc, sh);
-        float d = relu_affine(r1[2 * pw + 1], sc, sh);
-        float m = a;
-        int k = 0;
-        k = b > m ? 1 : k; m = b > m ? b : m;
-        k = c > m ? 2 : k; m = c > m ? c : m;
-        k = d > m ? 3 : k; m = d > m ? d : m;
-        o[pw] = m;
-        if (ix)
-            ix[pw] = (uint8_t)(m > 0.0f ? k : POOL_NOGRAD);
+        float a = r0[2 * pw] * sc + sh, b = r0[2 * pw + 1] * sc + sh;
+        float c = r1[2 * pw] * sc + sh, d = r1[2 * pw + 1] * sc + sh;
+        float m1 = a >= b ? a : b, m2 = c >= d ? c : d;
+        float m = m1 >= m2 ? m1 : m2;
+        int k = c == m ? 2 : 3;
+        k = b == m ? 1 : k;
+        k = a == m ? 0 : k;
+        o[pw] = m > 0.0f ? m : 0.0f;
+        ix[pw] = (uint8_t)(m > 0.0f ? k : POOL_NOGRAD);
+    }
+}
+
+/* Evaluation: the maximum only. */
+static void pool_row_eval(float *restrict o, const float *restrict r0,
+                          const float *restrict r1, float sc, float sh, int PW)
+{
+    for (int pw = 0; pw < PW; pw++) {
+        float a = r0[2 * pw] * sc + sh, b = r0[2 * pw + 1] * sc + sh;
+        float c = r1[2 * pw] * sc + sh, d = r1[2 * pw + 1] * sc + sh;
+        float m1 = a >= b ? a : b, m2 = c >= d ? c : d;
+        float m = m1 >= m2 ? m1 : m2;
+        o[pw] = m > 0.0f ? m : 0.0f;
     }
 }
 
@@ -42,11 +51,14 @@ void pool_forward(float *out, uint8_t *idx, const float *y, const float *scale,
         for (int n = n0; n < n0 + nt; n++) {
             const float *yp = y + ((size_t)c * N + n) * HW;
             size_t po = ((size_t)c * N + n) * PHW;
-            for (int ph = 0; ph < PH; ph++)
-                pool_row(out + po + (size_t)ph * PW,
-                         idx ? idx + po + (size_t)ph * PW : NULL,
-                         yp + (size_t)(2 * ph) * W, yp + (size_t)(2 * ph + 1) * W,
-                         scale[c], shift[c], PW);
+            for (int ph = 0; ph < PH; ph++) {
+                const float *r0 = yp + (size_t)(2 * ph) * W, *r1 = r0 + W;
+                if (idx)
+                    pool_row(out + po + (size_t)ph * PW, idx + po + (size_t)ph * PW, r0, r1,
+                             scale[c], shift[c], PW);
+                else
+                    pool_row_eval(out + po + (size_t)ph * PW, r0, r1, scale[c], shift[c], PW);
+            }
         }
 }
 
@@ -83,6 +95,26 @@ void pool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
     }
 }
 
+/* One pair of rows (2ph, 2ph+1) of dy: the mean terms everywhere, plus
+ * k1*g at each window's maximum. */
+static void unpool_rows(float *restrict d0, float *restrict d1, const float *restrict y0,
+                        const float *restrict y1, const float *restrict g,
+                        const uint8_t *restrict ix, int PW, float a, float bx, float mu,
+                        float is, float k1)
+{
+    for (int pw = 0; pw < PW; pw++) {
+        /* The window's index as a float keeps every lane the same width, which
+         * is what lets gcc vectorise this loop. */
+        float gk = k1 * g[pw], k = (float)ix[pw];
+        float g0 = k == 0.0f ? gk : 0.0f, g1 = k == 1.0f ? gk : 0.0f;
+        float g2 = k == 2.0f ? gk : 0.0f, g3 = k == 3.0f ? gk : 0.0f;
+        d0[2 * pw] = a + bx * ((y0[2 * pw] - mu) * is) + g0;
+        d0[2 * pw + 1] = a + bx * ((y0[2 * pw + 1] - mu) * is) + g1;
+        d1[2 * pw] = a + bx * ((y1[2 * pw] - mu) * is) + g2;
+        d1[2 * pw + 1] = a + bx * ((y1[2 * pw + 1] - mu) * is) + g3;
+    }
+}
+
 void pool_backward(float *dy, const float *dout, const uint8_t *idx,
                    const float *y, const float *gamma, const float *mean,
                    const float *invstd, const float *mdz, const float *mdzx,
@@ -98,15 +130,16 @@ void pool_backward(float *dy, const float *dout, const uint8_t *idx,
             const float *g = dout + ((size_t)c * N + n) * PHW;
             const uint8_t *ix = idx + ((size_t)c * N + n) * PHW;
             float *d = dy + ((size_t)c * nt + (n - n0)) * HW;
-            /* Every position gets the mean terms; the pooled maxima add dz. */
-            for (int q = 0; q < HW; q++)
-                d[q] = a + bx * ((yp[q] - mu) * is);
             for (int ph = 0; ph < PH; ph++)
-                for (int pw = 0; pw < PW; pw++) {
-                    int p = ph * PW + pw;
-                    if (ix[p] != POOL_NOGRAD)
-                        d[pool_src(ph, pw, ix[p], W)] += k1 * g[p];
-                }
+                unpool_rows(d + 2 * ph * W, d + (2 * ph + 1) * W, yp + 2 * ph * W,
+                            yp + (2 * ph + 1) * W, g + ph * PW, ix + ph * PW, PW, a, bx,
+                            mu, is, k1);
+            /* An odd last column or row was dropped by the pool: mean terms only. */
+            for (int h = 0; h < 2 * PH; h++)
+                for (int w = 2 * PW; w < W; w++)
+                    d[h * W + w] = a + bx * ((yp[h * W + w] - mu) * is);
+            for (int q = 2 * PH * W; q < HW; q++)
+                d[q] = a + bx * ((yp[q] - mu) * is);
         }
     }
 }

@@ -81,11 +81,15 @@ static int spec_ckk(const ConvSpec *cs)
     return cs->C * MODEL_K * MODEL_K;
 }
 
+/* Images per im2col tile: as many as fit TILE_BYTES of col.  The
+ * environment variable CNNTOP_TILE_KB overrides the target, for tuning. */
 static int spec_tile(const ConvSpec *cs)
 {
-    int per_image = spec_ckk(cs) * cs->H * cs->W * (int)sizeof(float);
-    int t = TILE_BYTES / per_image;
-    return t < 1 ? 1 : t;
+    const char *env = getenv("CNNTOP_TILE_KB");
+    long bytes = env && atol(env) > 0 ? atol(env) * 1024 : TILE_BYTES;
+    long per_image = (long)spec_ckk(cs) * cs->H * cs->W * (long)sizeof(float);
+    long t = bytes / per_image;
+    return t < 1 ? 1 : t > CN_MAX_BATCH ? CN_MAX_BATCH : (int)t;
 }
 
 /* ---- the arena ---- */

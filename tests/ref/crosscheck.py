@@ -21,18 +21,24 @@ cnntop's numbers:
            alone, free of gradient rounding)
 
 Metric: rel err = max|cnntop - torch| / max(max|torch|, tiny), per tensor,
-against the float32 run; pass when below --tol (1e-3).  The float64 column is
-information only.
+against the float32 run; pass when below --tol (1e-3).  Where PyTorch's own
+float32 result is the inaccurate one (its conv1 weight gradient reaches
+~5e-4 at batch 64 while cnntop stays ~1e-5 of float64), a tensor also
+passes when within --tol of the float64 run; the table says "(f64)" then.
 
-Exceptions, because their true value is zero and both sides give rounding
-noise:
+Exceptions, because float32 rounding, not the model, decides them:
   grad.convN.bias   BatchNorm follows the conv, so d loss / d bias = 0
-                    exactly; compared with an absolute tolerance
-                    1e-5 * max|grad.convN.weight|.
-  step1.convN.bias  Adam's first step moves each element by about
-                    lr * g / (|g| + eps), i.e. up to +-lr in the direction of
-                    the noise; passes when both cnntop and torch moved each
-                    element by at most 1.01 * lr from its initial value.
+                    exactly and both sides give rounding noise.  Passes when
+                    max|cnntop grad| <= max(1e-4 * max|grad.convN.weight|,
+                    2 * max|torch float32 grad|).
+  step1.*           Adam's first step moves an element by lr * g / (|g| + eps)
+                    with eps = 1e-8, so for |g| near eps the rounding of g
+                    decides the step (anything in [-lr, lr]).  Elements whose
+                    exact (float64) gradient is nonzero but below
+                    1e-4 * max|grad| (all of a conv bias) pass when cnntop and
+                    torch each moved them by at most 1.01 * lr; the others are
+                    compared by rel err.  The "adam" rows check the optimiser
+                    itself exactly, on identical gradients.
 
 Exit status: 0 all pass, 1 any fail (or an unreadable file), 77 when torch
 (or numpy) cannot be imported.  Uses only torch and numpy.
@@ -40,7 +46,6 @@ Exit status: 0 all pass, 1 any fail (or an unreadable file), 77 when torch
 
 import argparse
 import collections
-import os
 import sys
 
 try:

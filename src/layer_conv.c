@@ -112,7 +112,7 @@ void conv_backward(float *dx, float *dw, float *db, const float *dy,
         float s = 0.0f;
         for (int i = 0; i < ncols; i++)
             s += row[i];
-        db[oc] = beta * db[oc] + s;
+        db[oc] = beta == 0.0f ? s : beta * db[oc] + s;
     }
     if (dx) {
         gemm(1, 0, CKK, ncols, OC, 1.0f, w, CKK, dy, ncols, 0.0f, dcol, ncols);

@@ -27,7 +27,7 @@ void fc_backward_weights(float *dw, float *db, const float *dout, const float *i
         float s = 0.0f;
         for (int n = 0; n < N; n++)
             s += dout[(size_t)n * OUT + o];
-        db[o] = beta * db[o] + s;
+        db[o] = beta == 0.0f ? s : beta * db[o] + s;
     }
 }
 

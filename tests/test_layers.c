@@ -11,15 +11,18 @@
  *             central differences (through the engine in float and through
  *             the reference in double), running statistics, evaluation;
  *   fc        forward against a loop, backward against central differences,
- *             column-block splits against one block (bitwise);
+ *             column-block splits against one block (float tolerance: the
+ *             BLAS kernel depends on the block width), the engine's split
+ *             repeated in another order (bitwise);
  *   dropout   mask bits, kept share, forward/backward values, differences,
  *             evaluation;
  *   xent      a hand-computed loss, dlogits against differences, huge
  *             logits, the first-max rule of xent_correct;
- *   adam      two steps against hand-worked values;
+ *   adam      two steps against hand-worked values (torch.optim.Adam);
  *   rng       rng_permutation.
  *
- * Error measure for gradients: rel(a, b) = |a - b| / max(1e-3, |a| + |b|).
+ * Error measure for gradients: rel(a, b) = |a - b| / max(1e-3, |a| + |b|)
+ * (a larger floor where float rounding demands it, stated there).
  * Every input is drawn from the engine's own counter-based generator under
  * a fixed key, so a run is the same on every machine (up to OpenBLAS's
  * kernel, which only moves the last bits).
@@ -81,23 +84,25 @@ static void to_double(double *d, const float *f, size_t n)
         d[i] = f[i];
 }
 
-static double rel(double a, double b)
+static double rel(double a, double b, double floor)
 {
     double den = fabs(a) + fabs(b);
-    return fabs(a - b) / (den > 1e-3 ? den : 1e-3);
+    return fabs(a - b) / (den > floor ? den : floor);
 }
 
-/* Tracks the worst rel() of a group of comparisons and where it was. */
+/* Tracks the worst rel() of a group of comparisons and where it was;
+ * floor 0 means the default 1e-3. */
 typedef struct {
     double worst;
     long at;
     double a, b;
     long n;
+    double floor;
 } Worst;
 
 static void worst_add(Worst *w, long i, double a, double b)
 {
-    double r = rel(a, b);
+    double r = rel(a, b, w->floor > 0.0 ? w->floor : 1e-3);
     w->n++;
     if (r > w->worst || isnan(r)) {
         w->worst = isnan(r) ? INFINITY : r;
@@ -118,14 +123,6 @@ static void worst_check(const Worst *w, double tol, const char *what)
     }
     if (getenv("CNNTOP_TEST_VERBOSE"))
         fprintf(stderr, "  %-44s worst rel %.3g over %ld\n", what, w->worst, w->n);
-}
-
-static int all_equal(const float *a, float v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (a[i] != v)
-            return 0;
-    return 1;
 }
 
 /* ==================================================================== */
@@ -464,29 +461,34 @@ static void test_conv_backward_fd(int C, int OC, int N, int H, int W, int K)
     CHECK(memcmp(dw, dw2, nw * sizeof *dw) == 0);
     CHECK(memcmp(db, db2, (size_t)OC * sizeof *db) == 0);
 
-    /* beta: the whole batch as one tile, once with beta 0 over garbage,
-     * then again with beta 1 on top: twice the one-tile gradient, which
-     * matches the tiled sum above. */
+    /* beta: the whole batch as one tile with beta 0 over garbage (3e30:
+     * any leak is enormous) matches the tiled sum (rel 1e-4: the two sum
+     * in different orders and some dw cancel); again with beta 1 on top
+     * gives twice the first (rel 1e-6: only the final additions round). */
     {
-        float *col = fvec((size_t)CKK * N * HW);
+        float *col = fvec((size_t)CKK * N * HW), *dw1 = fvec(nw), *db1 = fvec(OC);
         Worst e2 = {0}, e1 = {0};
         for (size_t i = 0; i < nw; i++)
             dw2[i] = 3.0e30f;
         for (int i = 0; i < OC; i++)
             db2[i] = -3.0e30f;
         conv_backward(NULL, dw2, db2, R, x, w, col, NULL, C, OC, N, H, W, K, 0, N, 0.0f);
+        memcpy(dw1, dw2, nw * sizeof *dw1);
+        memcpy(db1, db2, (size_t)OC * sizeof *db1);
         for (size_t i = 0; i < nw; i++)
             worst_add(&e1, (long)i, dw2[i], dw[i]);
         for (int i = 0; i < OC; i++)
             worst_add(&e1, (long)(nw + i), db2[i], db[i]);
         conv_backward(NULL, dw2, db2, R, x, w, col, NULL, C, OC, N, H, W, K, 0, N, 1.0f);
         for (size_t i = 0; i < nw; i++)
-            worst_add(&e2, (long)i, dw2[i], 2.0 * dw[i]);
+            worst_add(&e2, (long)i, dw2[i], 2.0 * dw1[i]);
         for (int i = 0; i < OC; i++)
-            worst_add(&e2, (long)(nw + i), db2[i], 2.0 * db[i]);
-        worst_check(&e1, 1e-5, "conv beta=0 overwrites (one tile = tiles)");
-        worst_check(&e2, 1e-5, "conv beta=1 accumulates (2x)");
+            worst_add(&e2, (long)(nw + i), db2[i], 2.0 * db1[i]);
+        worst_check(&e1, 1e-4, "conv beta=0 overwrites (one tile = tiles)");
+        worst_check(&e2, 1e-6, "conv beta=1 accumulates (2x)");
         free(col);
+        free(dw1);
+        free(db1);
     }
 
     /* a middle tile's dx alone: the other images keep their contents */
@@ -899,18 +901,26 @@ static void test_bnp_case(int C, int N, int H, int W)
     }
 
     /*
-     * Finite differences through the engine's float forward, eps = 1e-3,
-     * L = sum(out * R) summed in double.  Kink rule: an element is skipped
-     * when the pool index pattern (which candidate wins each window, or
-     * POOL_NOGRAD when the ReLU clipped the maximum) at y+eps or y-eps
-     * differs from the pattern at y: the perturbation crossed a ReLU kink
-     * or a pool tie somewhere in the channel, and L is not differentiable
-     * on that interval.  Tolerance rel < 1e-2 (float rounding of L over
-     * 2 eps).
+     * Finite differences through the engine's float forward, L = sum(out *
+     * R) summed in double.  Kink rule: an element is skipped when the pool
+     * index pattern (which candidate wins each window, or POOL_NOGRAD when
+     * the ReLU clipped the maximum) at +eps or -eps differs from the one
+     * at the base point: the perturbation crossed a ReLU kink or a pool
+     * tie somewhere in the channel, where L is not differentiable.
+     *
+     * Float limits this check: moving one y moves the channel's mean and
+     * variance by ~eps/M, so the ~N*PH*PW outputs of the channel change by
+     * a few ulps each, and the rounding of L is ~4e-7 / eps in the
+     * quotient.  Non-pooled positions have true gradients of only 1e-5..
+     * 1e-3 (the BN mean terms), which eps = 1e-3 cannot resolve (errors up
+     * to 4e-4 seen).  So: eps = 1e-2 (errors seen <= 6e-5), rel with a
+     * floor of 2e-2, i.e. |a - b| / max(2e-2, |a| + |b|) < 1e-2 (absolute
+     * 2e-4 for the small gradients, 1% for the pooled ones, ~1).  The
+     * double check below resolves the small gradients tightly.
      */
     {
-        const float eps = 1e-3f;
-        Worst ey = {0}, eg = {0}, eb = {0};
+        const float eps = 1e-2f;
+        Worst ey = {.floor = 2e-2}, eg = {.floor = 2e-2}, eb = {.floor = 2e-2};
         long skipped = 0;
         for (size_t i = 0; i < s->ny; i++) {
             float v = y[i];
@@ -1164,9 +1174,7 @@ static int block_cuts(int *cuts, int n, int blk)
 
 /*
  * Forward against the loop (|err| <= 1e-5 * (|b| + sum |x||w|)); column
- * blocks of several widths bitwise equal to one block (each output column
- * is the same dot product whatever the block; each dinp column likewise);
- * when `fd`, backward against central differences of L = sum(out * R) in
+ * block splits (below); when `fd`, backward against central differences of L = sum(out * R) in
  * double, eps = 1e-3 (linear: exact), rel < 1e-3, and beta 0/1.
  */
 static void test_fc_case(int N, int IN, int OUT, int fd)
@@ -1209,35 +1217,105 @@ static void test_fc_case(int N, int IN, int OUT, int fd)
     fc_backward_weights(dw, db, R, inp, N, IN, OUT, 0, OUT, 0.0f);
     fc_backward_input(dinp, R, w, N, IN, OUT, 0, IN);
 
-    /* column blocks: 1 (odd widths), 7, 32 (the engine's), 64 (its input's) */
-    const int blks[4] = {1, 7, 32, 64};
-    long fwd_diff = 0, wt_diff = 0, in_diff = 0;
-    for (int k = 0; k < 4; k++) {
-        int nb = block_cuts(cuts, OUT, blks[k]);
-        for (size_t i = 0; i < no; i++)
-            out2[i] = NAN;
-        for (size_t i = 0; i < nw; i++)
-            dw2[i] = 1.0e20f;
-        for (int j = 0; j < nb; j++) {
-            fc_forward(out2, inp, w, b, N, IN, OUT, cuts[j], cuts[j + 1]);
-            fc_backward_weights(dw2, db2, R, inp, N, IN, OUT, cuts[j], cuts[j + 1], 0.0f);
+    /*
+     * Column blocks.  Each output (or dinp) column is the same dot product
+     * whatever the block, but OpenBLAS picks its kernel and K blocking by
+     * the matrix sizes (0.3.21 here: 1- or 7-wide blocks of the 5x37x23
+     * case and every block of the 8x1152x256 layer differ from the full
+     * width, up to thousands of ulps on near-cancelling sums), so other
+     * splits are compared with the float tolerance: |a - b| <= 1e-5 *
+     * sum |terms|.  What the engine relies on is bitwise: its own split
+     * (32 outputs, 64 inputs per item, whatever the thread count) gives the
+     * same bits again, in any block order, and covers every column.
+     */
+    {
+        const int blks[4] = {1, 7, 32, 64};
+        double *mw = dvec(nw), *mb = dvec(OUT), *mi = dvec(ni);
+        long nbits = 0;
+        double wf = 0.0, ww = 0.0, wi = 0.0;
+        for (int n = 0; n < N; n++)
+            for (int o = 0; o < OUT; o++) {
+                double r = fabs(R[(size_t)n * OUT + o]);
+                mb[o] += r;
+                for (int i = 0; i < IN; i++) {
+                    mw[(size_t)o * IN + i] += r * fabs(inp[(size_t)n * IN + i]);
+                    mi[(size_t)n * IN + i] += r * fabs(w[(size_t)o * IN + i]);
+                }
+            }
+        for (int k = 0; k < 4; k++) {
+            int nb = block_cuts(cuts, OUT, blks[k]);
+            for (size_t i = 0; i < no; i++)
+                out2[i] = NAN;
+            for (size_t i = 0; i < nw; i++)
+                dw2[i] = NAN;
+            for (int j = 0; j < nb; j++) {
+                fc_forward(out2, inp, w, b, N, IN, OUT, cuts[j], cuts[j + 1]);
+                fc_backward_weights(dw2, db2, R, inp, N, IN, OUT, cuts[j], cuts[j + 1], 0.0f);
+            }
+            nb = block_cuts(cuts, IN, blks[k]);
+            for (size_t i = 0; i < ni; i++)
+                dinp2[i] = NAN;
+            for (int j = 0; j < nb; j++)
+                fc_backward_input(dinp2, R, w, N, IN, OUT, cuts[j], cuts[j + 1]);
+            nbits += memcmp(out, out2, no * sizeof *out) != 0;
+            nbits += memcmp(dw, dw2, nw * sizeof *dw) != 0;
+            nbits += memcmp(db, db2, (size_t)OUT * sizeof *db) != 0;
+            nbits += memcmp(dinp, dinp2, ni * sizeof *dinp) != 0;
+            for (size_t i = 0; i < no; i++) {
+                double e = fabs(out2[i] - out[i]) / (mag[i] + 1e-30);
+                wf = !(e <= wf) ? e : wf;
+            }
+            for (size_t i = 0; i < nw; i++) {
+                double e = fabs(dw2[i] - dw[i]) / (mw[i] + 1e-30);
+                ww = !(e <= ww) ? e : ww;
+            }
+            for (int i = 0; i < OUT; i++) {
+                double e = fabs(db2[i] - db[i]) / (mb[i] + 1e-30);
+                ww = !(e <= ww) ? e : ww;
+            }
+            for (size_t i = 0; i < ni; i++) {
+                double e = fabs(dinp2[i] - dinp[i]) / (mi[i] + 1e-30);
+                wi = !(e <= wi) ? e : wi;
+            }
         }
-        fwd_diff += memcmp(out, out2, no * sizeof *out) != 0;
-        wt_diff += memcmp(dw, dw2, nw * sizeof *dw) != 0 ||
-                   memcmp(db, db2, (size_t)OUT * sizeof *db) != 0;
-        nb = block_cuts(cuts, IN, blks[k]);
-        for (size_t i = 0; i < ni; i++)
-            dinp2[i] = NAN;
-        for (int j = 0; j < nb; j++)
-            fc_backward_input(dinp2, R, w, N, IN, OUT, cuts[j], cuts[j + 1]);
-        in_diff += memcmp(dinp, dinp2, ni * sizeof *dinp) != 0;
+        if (getenv("CNNTOP_TEST_VERBOSE"))
+            fprintf(stderr, "  fc N%d IN%d OUT%d splits: %ld of 16 not bitwise; worst "
+                            "fwd %.3g, weights %.3g, input %.3g\n",
+                    N, IN, OUT, nbits, wf, ww, wi);
+        CHECK(wf <= 1e-5);
+        CHECK(ww <= 1e-5);
+        CHECK(wi <= 1e-5);
+
+        /* the engine's split, forward order and reverse order: same bits */
+        float *out3 = fvec(no), *dw3 = fvec(nw), *db3 = fvec(OUT), *dinp3 = fvec(ni);
+        for (int pass = 0; pass < 2; pass++) {
+            float *o_ = pass ? out3 : out2, *w_ = pass ? dw3 : dw2;
+            float *b_ = pass ? db3 : db2, *i_ = pass ? dinp3 : dinp2;
+            int nb = block_cuts(cuts, OUT, 32);
+            for (size_t i = 0; i < no; i++)
+                o_[i] = NAN;
+            for (size_t i = 0; i < nw; i++)
+                w_[i] = NAN;
+            for (int jj = 0; jj < nb; jj++) {
+                int j = pass ? nb - 1 - jj : jj;
+                fc_forward(o_, inp, w, b, N, IN, OUT, cuts[j], cuts[j + 1]);
+                fc_backward_weights(w_, b_, R, inp, N, IN, OUT, cuts[j], cuts[j + 1], 0.0f);
+            }
+            nb = block_cuts(cuts, IN, 64);
+            for (size_t i = 0; i < ni; i++)
+                i_[i] = NAN;
+            for (int jj = 0; jj < nb; jj++) {
+                int j = pass ? nb - 1 - jj : jj;
+                fc_backward_input(i_, R, w, N, IN, OUT, cuts[j], cuts[j + 1]);
+            }
+        }
+        CHECK(memcmp(out2, out3, no * sizeof *out2) == 0);
+        CHECK(memcmp(dw2, dw3, nw * sizeof *dw2) == 0);
+        CHECK(memcmp(db2, db3, (size_t)OUT * sizeof *db2) == 0);
+        CHECK(memcmp(dinp2, dinp3, ni * sizeof *dinp2) == 0);
+        free(out3); free(dw3); free(db3); free(dinp3);
+        free(mw); free(mb); free(mi);
     }
-    if (fwd_diff || wt_diff || in_diff)
-        fprintf(stderr, "fc N%d IN%d OUT%d: block splits not bitwise equal: fwd %ld, "
-                        "weights %ld, input %ld of 4\n", N, IN, OUT, fwd_diff, wt_diff, in_diff);
-    CHECK_INT(fwd_diff, ==, 0);
-    CHECK_INT(wt_diff, ==, 0);
-    CHECK_INT(in_diff, ==, 0);
 
     if (fd) {
         const double eps = 1e-3;
@@ -1517,8 +1595,10 @@ static void test_adam(void)
     adam_update(p, m, v, g2, 1, 3, 2, 0.1);
     for (int i = 0; i < 3; i++)
         CHECK_NEAR(p[i], p2[i], 1e-6);
-    CHECK_NEAR(m[0], 0.035, 1e-8);
-    CHECK_NEAR(v[1], 1.524375e-4, 1e-10);
+    /* m, v after step 2 (torch keeps them in float: 0.035 and 1.524375e-4
+     * to float precision, ~6e-8 relative; 1e-6 relative allowed) */
+    CHECK_NEAR(m[0], 0.035, 0.035 * 1e-6);
+    CHECK_NEAR(v[1], 1.524375e-4, 1.524375e-4 * 1e-6);
     /* outside [i0, i1): untouched */
     float q[4] = {5, 5, 5, 5}, qm[4] = {0}, qv[4] = {0};
     const float qg[4] = {1, 1, 1, 1};

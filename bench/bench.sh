@@ -49,7 +49,7 @@ section() {
         set -- $(torch_fig "$b" "$(nproc)"); t2w=$1 t2i=$2 t2r=$3 t2a=$4
         share=$(echo "$ci $FLOP_PER_IMAGE $peak" | awk '{printf "%.1f", 100 * $1 * $2 / 1e9 / $3}')
         printf '%-6s %-16s %9s %9s %9s %7s %9s %8s\n' "$b" cnntop "$cw" "$ci" "$cr" "$ca" "-" "$share"
-        printf '%-6s %-16s %9s %9s %9s %7s %9s\n' "$b" "torch default" "$tw" "$ti" "$tr" "$ta" \
+        printf '%-6s %-16s %9s %9s %9s %7s %9s\n' "$b" "torch 1.13 dflt" "$tw" "$ti" "$tr" "$ta" \
             "$(echo "$ci $ti" | awk '{printf "%.2fx", $1 / $2}')"
         printf '%-6s %-16s %9s %9s %9s %7s %9s\n' "$b" "torch $(nproc) thr" "$t2w" "$t2i" "$t2r" "$t2a" \
             "$(echo "$ci $t2i" | awk '{printf "%.2fx", $1 / $2}')"

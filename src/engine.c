@@ -32,6 +32,7 @@ struct Engine {
     long n_train;        /* training images after --limit */
     long n_test;         /* test images after --test-limit */
     int threads;
+    int cap;             /* arena capacity: batch, capped by the data set's size */
     Params ps;
     Acts acts;
     Pool *pool;
@@ -104,12 +105,12 @@ static int check_memory(int batch, int threads, char *err, size_t errlen)
 
 static int engine_alloc(Engine *e, char *err, size_t errlen)
 {
-    size_t need = engine_memory_estimate(e->cfg.batch, e->threads);
+    size_t need = engine_memory_estimate(e->cap, e->threads);
 
     e->perm = malloc((size_t)e->n_train * sizeof *e->perm);
-    e->eval_idx = malloc((size_t)e->cfg.batch * sizeof *e->eval_idx);
+    e->eval_idx = malloc((size_t)e->cap * sizeof *e->eval_idx);
     if (!e->perm || !e->eval_idx || params_init(&e->ps, e->cfg.seed) != 0 ||
-        acts_init(&e->acts, e->cfg.batch, e->threads) != 0)
+        acts_init(&e->acts, e->cap, e->threads) != 0)
         return cn_fail(err, errlen, -CN_ENOMEM, "batch %d needs %.1f MiB: out of memory",
                        e->cfg.batch, need / 1048576.0);
     if (pool_new(&e->pool, e->threads) != 0)
@@ -136,8 +137,6 @@ int engine_new(Engine **out, const RunConfig *cfg, char *err, size_t errlen)
     atomic_init(&e->stop, 0);
     gemm_init();
     loader_lut(e->lut);
-    if ((rc = check_memory(cfg->batch, e->threads, err, errlen)) != 0)
-        goto fail;
     if ((rc = dataset_load(&e->ds, e->data_dir, err, errlen)) != 0)
         goto fail;
     if (e->ds.rows != MODEL_H || e->ds.cols != MODEL_W) {
@@ -148,6 +147,11 @@ int engine_new(Engine **out, const RunConfig *cfg, char *err, size_t errlen)
     snprintf(e->data_dir, sizeof e->data_dir, "%s", e->ds.dir);
     e->n_train = cfg->limit && cfg->limit < e->ds.n_train ? cfg->limit : e->ds.n_train;
     e->n_test = cfg->test_limit && cfg->test_limit < e->ds.n_test ? cfg->test_limit : e->ds.n_test;
+    /* No step ever holds more images than the larger split has. */
+    long most = e->n_train > e->n_test ? e->n_train : e->n_test;
+    e->cap = cfg->batch < most ? cfg->batch : (int)most;
+    if ((rc = check_memory(e->cap, e->threads, err, errlen)) != 0)
+        goto fail;
     if ((rc = engine_alloc(e, err, errlen)) != 0)
         goto fail;
     *out = e;
@@ -320,7 +324,7 @@ int engine_evaluate(Engine *e, EvalResult *out, char *err, size_t errlen)
                  .seed = e->cfg.seed};
     double t0 = timer_now(), loss_sum = 0.0;
     uint32_t *idx = e->eval_idx;
-    const int B = e->cfg.batch, npix = MODEL_H * MODEL_W;
+    const int B = e->cap, npix = MODEL_H * MODEL_W;
 
     (void)err;
     (void)errlen;

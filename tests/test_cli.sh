@@ -78,6 +78,16 @@ if [ -r /usr/share/datasets/fashion-mnist ]; then
         cat "$tmp/err" >&2
         fails=$((fails + 1))
     fi
+    # SIGINT stops after the current step, prints the summary, exits 130.
+    checks=$((checks + 1))
+    "$CNNTOP" run --steps 1000000 --test-limit 100 >"$tmp/int" 2>/dev/null &
+    pid=$!
+    sleep 2
+    kill -INT "$pid"
+    wait "$pid"
+    rc=$?
+    [ "$rc" -eq 130 ] && grep -q "stopped early" "$tmp/int" ||
+        { echo "FAIL: SIGINT: exit $rc, summary:" >&2; cat "$tmp/int" >&2; fails=$((fails + 1)); }
     ls "$tmp" | grep -q '\.tmp\.' && { echo "FAIL: temporary file left behind" >&2; fails=$((fails + 1)); }
 fi
 

@@ -176,7 +176,9 @@ int headless_run(const Options *o)
     if (open_engine(o, &e) != 0)
         return EXIT_FAIL;
     signals_install(e);
-    int trc = engine_train(e, on_progress, &ps, err, sizeof err);
+    /* engine_train() clears the stop flag when it starts: a signal that came
+     * before it must not be lost. */
+    int trc = sig_caught ? 0 : engine_train(e, on_progress, &ps, err, sizeof err);
     if (ps.shown)
         fputc('\n', stderr);
     engine_stats(e, &st);

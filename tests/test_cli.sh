@@ -80,9 +80,14 @@ if [ -r /usr/share/datasets/fashion-mnist ]; then
     fi
     # SIGINT stops after the current step, prints the summary, exits 130.
     checks=$((checks + 1))
-    "$CNNTOP" run --steps 1000000 --test-limit 100 >"$tmp/int" 2>/dev/null &
+    "$CNNTOP" run --steps 1000000 --test-limit 100 >"$tmp/int" 2>"$tmp/interr" &
     pid=$!
-    sleep 2
+    # Wait for the first progress line (training has started), at most 60 s.
+    n=0
+    while ! grep -q "step 1/" "$tmp/interr" 2>/dev/null && [ $n -lt 300 ]; do
+        sleep 0.2
+        n=$((n + 1))
+    done
     kill -INT "$pid"
     wait "$pid"
     rc=$?

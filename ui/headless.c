@@ -59,7 +59,7 @@ static int on_progress(const Progress *p, void *ud)
     double every = ps->tty ? 0.1 : 5.0;
     char eta[32];
 
-    if (p->elapsed - ps->last < every && p->step != p->steps)
+    if (p->elapsed - ps->last < every && p->step != p->steps && p->step != 1)
         return 0;
     ps->last = p->elapsed;
     double left = p->step ? p->elapsed / (double)p->step * (double)(p->steps - p->step) : 0.0;

@@ -13,14 +13,19 @@
  * positive the first z equal to it is also the first maximum after ReLU, so
  * the window is reduced on z; selects only, so the loop vectorises.
  */
+static inline float max4(float a, float b, float c, float d)
+{
+    float m1 = a >= b ? a : b, m2 = c >= d ? c : d;
+    return m1 >= m2 ? m1 : m2;
+}
+
 static void pool_row(float *restrict o, uint8_t *restrict ix, const float *restrict r0,
                      const float *restrict r1, float sc, float sh, int PW)
 {
     for (int pw = 0; pw < PW; pw++) {
         float a = r0[2 * pw] * sc + sh, b = r0[2 * pw + 1] * sc + sh;
         float c = r1[2 * pw] * sc + sh, d = r1[2 * pw + 1] * sc + sh;
-        float m1 = a >= b ? a : b, m2 = c >= d ? c : d;
-        float m = m1 >= m2 ? m1 : m2;
+        float m = max4(a, b, c, d);
         int k = c == m ? 2 : 3;
         k = b == m ? 1 : k;
         k = a == m ? 0 : k;
@@ -36,8 +41,7 @@ static void pool_row_eval(float *restrict o, const float *restrict r0,
     for (int pw = 0; pw < PW; pw++) {
         float a = r0[2 * pw] * sc + sh, b = r0[2 * pw + 1] * sc + sh;
         float c = r1[2 * pw] * sc + sh, d = r1[2 * pw + 1] * sc + sh;
-        float m1 = a >= b ? a : b, m2 = c >= d ? c : d;
-        float m = m1 >= m2 ? m1 : m2;
+        float m = max4(a, b, c, d);
         o[pw] = m > 0.0f ? m : 0.0f;
     }
 }

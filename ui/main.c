@@ -26,7 +26,7 @@ int main(int argc, char **argv)
     case CMD_HELP:
         options_usage(stdout);
         return EXIT_OK;
-    case CMD_NONE:
+    case CMD_TUI:
     default:
         options_usage(stderr);
         return EXIT_USAGE;

@@ -10,41 +10,83 @@
 
 #include "options.h"
 
+#define TUI (1u << CMD_TUI)
 #define RUN (1u << CMD_RUN)
 #define EVAL (1u << CMD_EVAL)
+#define SWEEP (1u << CMD_SWEEP)
+#define EVENTS (1u << CMD_EVENTS)
+#define CALIB (1u << CMD_CALIBRATE)
+#define TRAIN (TUI | RUN | SWEEP)
 
 const OptionDesc option_table[] = {
-    {"--data", "DIR", "directory with the four MNIST-format IDX files (plain or .gz)", RUN | EVAL},
-    {"--batch", "N", "images per training step (default 64)", RUN | EVAL},
-    {"--epochs", "N", "epochs to train (default 1)", RUN},
-    {"--steps", "N", "train N optimiser steps instead of whole epochs", RUN},
-    {"--limit", "N", "train on the first N training images only", RUN},
-    {"--test-limit", "N", "evaluate on the first N test images only", RUN | EVAL},
-    {"--threads", "N", "compute threads (default: the cores this process may use)", RUN | EVAL},
-    {"--lr", "X", "Adam learning rate (default 0.001)", RUN},
-    {"--seed", "N", "seed for initial weights, shuffling and dropout (default 1)", RUN},
+    {"--data", "DIR", "directory with the four MNIST-format IDX files (plain or .gz)", TRAIN | EVAL},
+    {"--batch", "N", "images per training step (default 64; a list for sweep)", TRAIN | EVAL},
+    {"--epochs", "N", "epochs to train (default 1)", TRAIN},
+    {"--steps", "N", "train N optimiser steps instead of whole epochs", TRAIN},
+    {"--limit", "N", "train on the first N training images only", TRAIN},
+    {"--test-limit", "N", "evaluate on the first N test images only", TRAIN | EVAL},
+    {"--threads", "N", "compute threads (default: the cores this process may use)", TRAIN | EVAL},
+    {"--workers", "N", "loader threads; 0 loads inline on the trainer (default 0)", TRAIN},
+    {"--prefetch", "N", "loader queue capacity in batches (default 2 per worker)", TRAIN},
+    {"--augment", "LIST", "shift, rotate, elastic or a comma list of them (default none)", TRAIN},
+    {"--lr", "X", "Adam learning rate (default 0.001)", TRAIN},
+    {"--seed", "N", "seed for initial weights, shuffling and dropout (default 1)", TRAIN},
     {"--save", "FILE", "write a checkpoint when training ends", RUN},
     {"--load", "FILE", "start from a checkpoint (required for eval)", RUN | EVAL},
+    {"--events", "LIST", "counters to read (-e; a leading + adds to the defaults)", TRAIN | EVENTS},
+    {"--export", "FILE", "write the run record: .json, .csv or .md by extension", TRAIN},
+    {"--force", NULL, "overwrite an existing export file", TRAIN},
+    {"--trace", "FILE", "write a Chrome trace-event timeline (JSON)", RUN},
+    {"--runs", "N", "repeat each run N times and report mean and spread (default 1)", RUN | SWEEP},
+    {"--warmup", "N", "runs to do and discard before the measured ones (default 0)", RUN | SWEEP},
+    {"--vary-seed", NULL, "give each repeat its own seed", RUN | SWEEP},
+    {"--eval-every", "N", "evaluate every N steps as well as at each epoch's end", RUN | SWEEP},
+    {"--target-accuracy", "X", "report the time to reach this test accuracy (0..1)", RUN | SWEEP},
+    {"--budget", "SECONDS", "bound a sweep's total time; say what was skipped", SWEEP},
+    {"--autostart", NULL, "start the first run at once", TUI},
+    {"--no-color", NULL, "draw without colours (NO_COLOR does the same)", TUI},
+    {"--history", "FILE", "keep the run history in FILE across sessions", TUI},
+    {"--all", NULL, "list every event libpfm4 can encode", EVENTS},
+    {"--recalibrate", NULL, "measure again instead of using the cached figures", CALIB | RUN},
 };
 const size_t option_count = sizeof option_table / sizeof option_table[0];
 
 void options_usage(FILE *f)
 {
     fprintf(f,
-            "usage: cnntop run [options]     train the reference CNN, print a summary\n"
+            "usage: cnntop [options]         the dashboard (needs a terminal)\n"
+            "       cnntop run [options]     train the reference CNN, print a summary\n"
             "       cnntop eval --load FILE [options]\n"
             "                                evaluate a checkpoint on the test set\n"
+            "       cnntop sweep --batch LIST --workers LIST [options]\n"
+            "                                run a grid of settings, recommend the fastest\n"
+            "       cnntop report FILE.json...\n"
+            "                                print stored runs side by side\n"
+            "       cnntop events [--all]    the counters this machine can read\n"
+            "       cnntop calibrate [--recalibrate]\n"
+            "                                measure SGEMM rate and memory bandwidth\n"
             "       cnntop --help | --version\n\n"
             "options:\n");
     for (size_t i = 0; i < option_count; i++) {
         const OptionDesc *d = &option_table[i];
-        char left[40];
+        char left[40], cmds[64] = "";
         snprintf(left, sizeof left, "%s%s%s", d->name, d->arg ? " " : "", d->arg ? d->arg : "");
-        fprintf(f, "  %-18s %s%s\n", left, d->help,
-                (d->cmds & RUN) && !(d->cmds & EVAL) ? " [run]" : "");
+        if ((d->cmds & ~EVAL) != TRAIN) {
+            static const char *const names[CMD_COUNT] = {
+                [CMD_TUI] = "dashboard", [CMD_RUN] = "run", [CMD_EVAL] = "eval",
+                [CMD_SWEEP] = "sweep", [CMD_EVENTS] = "events", [CMD_CALIBRATE] = "calibrate"};
+            size_t n = 0;
+            for (int c = 0; c < CMD_COUNT; c++)
+                if ((d->cmds & (1u << c)) && names[c])
+                    n += (size_t)snprintf(cmds + n, sizeof cmds - n, "%s%s", n ? "," : " [",
+                                          names[c]);
+            if (n)
+                snprintf(cmds + n, sizeof cmds - n, "]");
+        }
+        fprintf(f, "  %-22s %s%s\n", left, d->help, cmds);
     }
     fprintf(f, "\nDefault data: %s (Debian package dataset-fashion-mnist).\n"
-               "See cnntop(1) for the figures, the checkpoint format and exit codes.\n",
+               "See cnntop(1) for the screen, the figures, the export formats and exit codes.\n",
             CN_DEFAULT_DATA_DIR);
 }
 
@@ -83,46 +125,190 @@ static int parse_double(const char *name, const char *s, double *out, char *err,
 
 static const OptionDesc *find_option(const char *name)
 {
+    if (!strcmp(name, "-e"))
+        name = "--events";
     for (size_t i = 0; i < option_count; i++)
         if (strcmp(option_table[i].name, name) == 0)
             return &option_table[i];
     return NULL;
 }
 
-/* Applies one option with its value to o. */
+static const struct { const char *name; unsigned bit; } augment_names[] = {
+    {"shift", CN_AUG_SHIFT}, {"rotate", CN_AUG_ROTATE}, {"elastic", CN_AUG_ELASTIC},
+};
+
+int options_parse_augment(const char *s, unsigned *out, char *err, size_t errlen)
+{
+    unsigned bits = 0;
+
+    if (!strcmp(s, "none")) {
+        *out = 0;
+        return 0;
+    }
+    while (*s) {
+        size_t len = strcspn(s, ","), k;
+        for (k = 0; k < sizeof augment_names / sizeof augment_names[0]; k++)
+            if (strlen(augment_names[k].name) == len && !strncmp(s, augment_names[k].name, len))
+                break;
+        if (k == sizeof augment_names / sizeof augment_names[0]) {
+            snprintf(err, errlen, "--augment: unknown augmentation '%.*s' (shift, rotate, elastic)",
+                     (int)len, s);
+            return -1;
+        }
+        bits |= augment_names[k].bit;
+        s += len + (s[len] == ',');
+    }
+    *out = bits;
+    return 0;
+}
+
+void options_format_augment(unsigned aug, char *buf, size_t len)
+{
+    size_t n = 0;
+
+    buf[0] = '\0';
+    for (size_t k = 0; k < sizeof augment_names / sizeof augment_names[0]; k++)
+        if (aug & augment_names[k].bit)
+            n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? "," : "",
+                                  augment_names[k].name);
+    if (!aug)
+        snprintf(buf, len, "none");
+}
+
+/* "64,128,256" -> list; a single number is a list of one. */
+static int parse_list(const char *name, const char *v, long lo, long hi, int *list, int *n,
+                      char *err, size_t errlen)
+{
+    char item[32];
+
+    *n = 0;
+    while (*v) {
+        size_t len = strcspn(v, ",");
+        long x;
+        if (*n == OPT_MAX_LIST) {
+            snprintf(err, errlen, "%s: more than %d values", name, OPT_MAX_LIST);
+            return 2;
+        }
+        snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), v);
+        if (parse_long(name, item, lo, hi, &x, err, errlen))
+            return 2;
+        list[(*n)++] = (int)x;
+        v += len + (v[len] == ',');
+    }
+    if (*n == 0) {
+        snprintf(err, errlen, "%s: empty list", name);
+        return 2;
+    }
+    return 0;
+}
+
+/* Applies one option with its value (NULL for a flag) to o. */
 static int apply(Options *o, const char *name, const char *v, char *err, size_t errlen)
 {
     RunConfig *c = &o->cfg;
     long n = 0;
-    int rc = 0;
+    int rc = 0, sweep = o->cmd == CMD_SWEEP;
 
-    if (!strcmp(name, "--data"))
+    if (!strcmp(name, "--data")) {
         c->data_dir = v;
-    else if (!strcmp(name, "--save"))
+        o->set_mask |= OPTSET_DATA;
+    } else if (!strcmp(name, "--save"))
         o->save = v;
     else if (!strcmp(name, "--load"))
         o->load = v;
+    else if (!strcmp(name, "--events"))
+        o->events = v;
+    else if (!strcmp(name, "--export"))
+        o->export_path = v;
+    else if (!strcmp(name, "--trace"))
+        o->trace = v;
+    else if (!strcmp(name, "--history"))
+        o->history = v;
+    else if (!strcmp(name, "--force"))
+        o->force = 1;
+    else if (!strcmp(name, "--vary-seed"))
+        o->vary_seed = 1;
+    else if (!strcmp(name, "--autostart"))
+        o->autostart = 1;
+    else if (!strcmp(name, "--no-color"))
+        o->no_color = 1;
+    else if (!strcmp(name, "--all"))
+        o->all = 1;
+    else if (!strcmp(name, "--recalibrate"))
+        o->recalibrate = 1;
     else if (!strcmp(name, "--lr")) {
         rc = parse_double(name, v, &c->lr, err, errlen);
         if (!rc && !(c->lr > 0.0 && c->lr <= 10.0)) {
             snprintf(err, errlen, "--lr: %s is out of range (0..10]", v);
             rc = 2;
         }
+        o->set_mask |= OPTSET_LR;
+    } else if (!strcmp(name, "--target-accuracy")) {
+        rc = parse_double(name, v, &o->target_accuracy, err, errlen);
+        if (!rc && !(o->target_accuracy > 0.0 && o->target_accuracy <= 1.0)) {
+            snprintf(err, errlen, "--target-accuracy: %s is out of range (0..1]", v);
+            rc = 2;
+        }
+    } else if (!strcmp(name, "--budget")) {
+        rc = parse_double(name, v, &o->budget, err, errlen);
+        if (!rc && !(o->budget > 0.0)) {
+            snprintf(err, errlen, "--budget: %s must be a positive number of seconds", v);
+            rc = 2;
+        }
     } else if (!strcmp(name, "--batch")) {
-        if (!(rc = parse_long(name, v, 1, CN_MAX_BATCH, &n, err, errlen)))
-            c->batch = (int)n;
+        if (!(rc = parse_list(name, v, 1, CN_MAX_BATCH, o->batch_list, &o->n_batch, err, errlen)))
+            c->batch = o->batch_list[0];
+        if (!rc && o->n_batch > 1 && !sweep) {
+            snprintf(err, errlen, "--batch: a list of values is for cnntop sweep");
+            rc = 2;
+        }
+        o->set_mask |= OPTSET_BATCH;
+    } else if (!strcmp(name, "--workers")) {
+        if (!(rc = parse_list(name, v, 0, CN_MAX_WORKERS, o->workers_list, &o->n_workers, err,
+                              errlen)))
+            c->workers = o->workers_list[0];
+        if (!rc && o->n_workers > 1 && !sweep) {
+            snprintf(err, errlen, "--workers: a list of values is for cnntop sweep");
+            rc = 2;
+        }
+        o->set_mask |= OPTSET_WORKERS;
+    } else if (!strcmp(name, "--threads")) {
+        if (!(rc = parse_list(name, v, 1, CN_MAX_THREADS, o->threads_list, &o->n_threads, err,
+                              errlen)))
+            c->threads = o->threads_list[0];
+        if (!rc && o->n_threads > 1 && !sweep) {
+            snprintf(err, errlen, "--threads: a list of values is for cnntop sweep");
+            rc = 2;
+        }
+        o->set_mask |= OPTSET_THREADS;
+    } else if (!strcmp(name, "--prefetch")) {
+        if (!(rc = parse_long(name, v, 1, CN_MAX_PREFETCH, &n, err, errlen)))
+            c->prefetch = (int)n;
+        o->set_mask |= OPTSET_PREFETCH;
+    } else if (!strcmp(name, "--augment")) {
+        rc = options_parse_augment(v, &c->augment, err, errlen) ? 2 : 0;
+        o->set_mask |= OPTSET_AUGMENT;
     } else if (!strcmp(name, "--epochs")) {
         if (!(rc = parse_long(name, v, 1, 100000, &n, err, errlen)))
             c->epochs = (int)n;
+        o->set_mask |= OPTSET_EPOCHS;
     } else if (!strcmp(name, "--steps")) {
         rc = parse_long(name, v, 1, LONG_MAX, &c->steps, err, errlen);
+        o->set_mask |= OPTSET_STEPS;
     } else if (!strcmp(name, "--limit")) {
         rc = parse_long(name, v, 1, LONG_MAX, &c->limit, err, errlen);
+        o->set_mask |= OPTSET_LIMIT;
     } else if (!strcmp(name, "--test-limit")) {
         rc = parse_long(name, v, 1, LONG_MAX, &c->test_limit, err, errlen);
-    } else if (!strcmp(name, "--threads")) {
-        if (!(rc = parse_long(name, v, 1, CN_MAX_THREADS, &n, err, errlen)))
-            c->threads = (int)n;
+        o->set_mask |= OPTSET_TEST_LIMIT;
+    } else if (!strcmp(name, "--runs")) {
+        if (!(rc = parse_long(name, v, 1, 10000, &n, err, errlen)))
+            o->runs = (int)n;
+    } else if (!strcmp(name, "--warmup")) {
+        if (!(rc = parse_long(name, v, 0, 10000, &n, err, errlen)))
+            o->warmup = (int)n;
+    } else if (!strcmp(name, "--eval-every")) {
+        rc = parse_long(name, v, 1, LONG_MAX, &o->eval_every, err, errlen);
     } else if (!strcmp(name, "--seed")) {
         long long s;
         char *end;
@@ -133,21 +319,22 @@ static int apply(Options *o, const char *name, const char *v, char *err, size_t 
             rc = 2;
         } else
             c->seed = (uint64_t)s;
+        o->set_mask |= OPTSET_SEED;
     }
     return rc;
 }
 
 static Command command_of(const char *s)
 {
-    if (!strcmp(s, "run"))
-        return CMD_RUN;
-    if (!strcmp(s, "eval"))
-        return CMD_EVAL;
-    if (!strcmp(s, "--help") || !strcmp(s, "-h") || !strcmp(s, "help"))
-        return CMD_HELP;
-    if (!strcmp(s, "--version") || !strcmp(s, "-V"))
-        return CMD_VERSION;
-    return CMD_NONE;
+    static const struct { const char *name; Command cmd; } cmds[] = {
+        {"run", CMD_RUN}, {"eval", CMD_EVAL}, {"sweep", CMD_SWEEP}, {"report", CMD_REPORT},
+        {"events", CMD_EVENTS}, {"calibrate", CMD_CALIBRATE}, {"help", CMD_HELP},
+        {"--help", CMD_HELP}, {"-h", CMD_HELP}, {"--version", CMD_VERSION}, {"-V", CMD_VERSION},
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (!strcmp(s, cmds[i].name))
+            return cmds[i].cmd;
+    return CMD_TUI;
 }
 
 int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen)
@@ -156,8 +343,11 @@ int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen)
 
     memset(o, 0, sizeof *o);
     engine_config_default(&o->cfg);
-    o->cmd = CMD_NONE;
-    if (argc > 1 && command_of(argv[1]) != CMD_NONE)
+    o->cmd = CMD_TUI;
+    o->runs = 1;
+    if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
+        o->no_color = 1;
+    if (argc > 1 && command_of(argv[1]) != CMD_TUI)
         o->cmd = command_of(argv[i++]);
     else if (argc > 1 && argv[1][0] != '-') {
         snprintf(err, errlen, "unknown command '%s' (see cnntop --help)", argv[1]);
@@ -165,10 +355,23 @@ int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen)
     }
     for (; i < argc; i++) {
         char name[64];
-        const char *a = argv[i], *eq = strchr(a, '='), *v;
-        if (command_of(a) == CMD_HELP || command_of(a) == CMD_VERSION) {
-            o->cmd = command_of(a);
+        const char *a = argv[i], *eq = strchr(a, '='), *v = NULL;
+        Command c = command_of(a);
+        if (c == CMD_HELP || c == CMD_VERSION) {
+            o->cmd = c;
             return 0;
+        }
+        if (a[0] != '-' || !strcmp(a, "-")) {
+            if (o->cmd != CMD_REPORT) {
+                snprintf(err, errlen, "unexpected argument '%s' (see cnntop --help)", a);
+                return 2;
+            }
+            if (o->n_positional == OPT_MAX_POSITIONAL) {
+                snprintf(err, errlen, "report: more than %d files", OPT_MAX_POSITIONAL);
+                return 2;
+            }
+            o->positional[o->n_positional++] = a;
+            continue;
         }
         snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
         const OptionDesc *d = find_option(name);
@@ -176,23 +379,37 @@ int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen)
             snprintf(err, errlen, "unknown option '%s' (see cnntop --help)", a);
             return 2;
         }
-        if (o->cmd != CMD_NONE && !(d->cmds & (1u << o->cmd))) {
-            snprintf(err, errlen, "%s does not apply to this command", name);
+        if (!(d->cmds & (1u << o->cmd))) {
+            snprintf(err, errlen, "%s does not apply to %s", name,
+                     o->cmd == CMD_TUI ? "the dashboard" : argv[1]);
             return 2;
         }
-        if (eq)
+        if (!d->arg) {
+            if (eq) {
+                snprintf(err, errlen, "%s takes no value", d->name);
+                return 2;
+            }
+        } else if (eq)
             v = eq + 1;
         else if (i + 1 < argc)
             v = argv[++i];
         else {
-            snprintf(err, errlen, "%s needs a value (%s)", name, d->arg);
+            snprintf(err, errlen, "%s needs a value (%s)", d->name, d->arg);
             return 2;
         }
-        if (apply(o, name, v, err, errlen) != 0)
+        if (apply(o, d->name, v, err, errlen) != 0)
             return 2;
     }
     if (o->cmd == CMD_EVAL && !o->load) {
         snprintf(err, errlen, "eval needs --load FILE");
+        return 2;
+    }
+    if (o->cmd == CMD_REPORT && o->n_positional == 0) {
+        snprintf(err, errlen, "report needs at least one FILE.json");
+        return 2;
+    }
+    if (o->warmup && o->runs < 1) {
+        snprintf(err, errlen, "--warmup needs --runs");
         return 2;
     }
     return 0;

@@ -13,14 +13,57 @@
 
 #include "cnntop/engine.h"
 
-typedef enum Command { CMD_NONE, CMD_RUN, CMD_EVAL, CMD_HELP, CMD_VERSION } Command;
+/* CMD_TUI is `cnntop` with no command: the dashboard. */
+typedef enum Command {
+    CMD_TUI, CMD_RUN, CMD_EVAL, CMD_SWEEP, CMD_REPORT, CMD_EVENTS, CMD_CALIBRATE,
+    CMD_HELP, CMD_VERSION, CMD_COUNT
+} Command;
+
+#define OPT_MAX_POSITIONAL 64
+#define OPT_MAX_LIST 32
 
 typedef struct Options {
     Command cmd;
     RunConfig cfg;
-    const char *save;  /* --save FILE, or NULL */
-    const char *load;  /* --load FILE, or NULL */
+    const char *save;      /* --save FILE, or NULL */
+    const char *load;      /* --load FILE, or NULL */
+    const char *events;    /* -e/--events LIST as given, or NULL: the defaults */
+    const char *export_path; /* --export FILE (.json, .csv or .md), or NULL */
+    const char *trace;     /* --trace FILE.json, or NULL */
+    const char *history;   /* --history FILE (dashboard), or NULL */
+    int force;             /* --force: overwrite an existing export */
+    int runs;              /* --runs R (default 1) */
+    int warmup;            /* --warmup K (default 0) */
+    int vary_seed;         /* --vary-seed */
+    double budget;         /* --budget SECONDS for a sweep, 0: none */
+    long eval_every;       /* --eval-every N steps, 0: at each epoch's end */
+    double target_accuracy;/* --target-accuracy X (0..1), 0: none */
+    int autostart;         /* --autostart (dashboard) */
+    int no_color;          /* --no-color, or NO_COLOR set */
+    int all;               /* --all (events) */
+    int recalibrate;       /* --recalibrate */
+    int set_mask;          /* OPTSET_* bits: what the command line set */
+    /* sweep grids (--batch/--workers/--threads take lists for sweep) */
+    int batch_list[OPT_MAX_LIST], n_batch;
+    int workers_list[OPT_MAX_LIST], n_workers;
+    int threads_list[OPT_MAX_LIST], n_threads;
+    const char *positional[OPT_MAX_POSITIONAL]; /* e.g. report's files */
+    int n_positional;
 } Options;
+
+/* Options.set_mask bits, so that settings files can yield to the command line. */
+enum {
+    OPTSET_DATA = 1 << 0, OPTSET_BATCH = 1 << 1, OPTSET_EPOCHS = 1 << 2,
+    OPTSET_STEPS = 1 << 3, OPTSET_LIMIT = 1 << 4, OPTSET_TEST_LIMIT = 1 << 5,
+    OPTSET_THREADS = 1 << 6, OPTSET_LR = 1 << 7, OPTSET_SEED = 1 << 8,
+    OPTSET_WORKERS = 1 << 9, OPTSET_PREFETCH = 1 << 10, OPTSET_AUGMENT = 1 << 11
+};
+
+/* "shift,rotate" -> CN_AUG_* bits; returns 0 or -1 (unknown name in err). */
+int options_parse_augment(const char *s, unsigned *out, char *err, size_t errlen);
+
+/* The augment bits as a comma list ("none" for 0). */
+void options_format_augment(unsigned aug, char *buf, size_t len);
 
 /* What one option looks like, for --help and the parser. */
 typedef struct OptionDesc {

@@ -37,6 +37,15 @@ enum {
 
 #define CN_MAX_BATCH 65536
 #define CN_MAX_THREADS 256
+#define CN_MAX_WORKERS 64
+#define CN_MAX_PREFETCH 256
+
+/* Augmentations (RunConfig.augment, a bit set), applied by the loader. */
+enum {
+    CN_AUG_SHIFT = 1,   /* random translation by up to 2 px in x and y */
+    CN_AUG_ROTATE = 2,  /* random rotation by up to 15 degrees, bilinear */
+    CN_AUG_ELASTIC = 4  /* elastic distortion (Simard et al. 2003) */
+};
 
 /* A run's settings.  Fill with engine_config_default(), then change. */
 typedef struct RunConfig {
@@ -49,6 +58,9 @@ typedef struct RunConfig {
     int threads;          /* compute threads; 0: the cores this process may use */
     double lr;            /* Adam learning rate, e.g. 1e-3 */
     uint64_t seed;        /* seeds init, shuffling and dropout, e.g. 1 */
+    int workers;          /* loader threads; 0: load inline on the trainer */
+    int prefetch;         /* loader queue capacity in batches; 0: 2 per worker */
+    unsigned augment;     /* CN_AUG_* bits, 0: none */
 } RunConfig;
 
 /* Progress as the engine reports it to a callback after each step. */
@@ -198,6 +210,97 @@ int engine_profile(const Engine *e, LayerTime *out, int max);
 
 /* Peak resident memory of this process so far, KiB. */
 long engine_peak_rss_kib(void);
+
+/*
+ * Live control, from any thread while engine_train() runs (or between runs).
+ * Workers and prefetch apply at once; the batch size at the next step
+ * boundary (the epoch goes on from where it was, no sample lost or
+ * repeated).  Each change starts a new segment of the run.  Returns 0 or
+ * -CN_EINVAL / -CN_ENOMEM with a message.
+ */
+int engine_set_workers(Engine *e, int workers, char *err, size_t errlen);
+int engine_set_prefetch(Engine *e, int prefetch, char *err, size_t errlen);
+int engine_set_batch(Engine *e, int batch, char *err, size_t errlen);
+
+/* Thread roles, for the counters and the summaries. */
+typedef enum ThreadRole { CN_ROLE_TRAIN, CN_ROLE_LOAD, CN_ROLES } ThreadRole;
+
+/* The live state of a run, copied under a lock: any thread may call
+ * engine_live() at any time, e.g. a dashboard at 10 Hz. */
+typedef struct LiveStats {
+    int running;            /* engine_train() is going */
+    Progress p;             /* as the last progress callback saw it */
+    int batch, workers, prefetch; /* in effect now */
+    int queue_filled;       /* batches ready in the loader queue now */
+    int queue_cap;          /* its capacity (0 with workers 0) */
+    double images_per_s_now;/* over the last second or so */
+    double step_time;       /* seconds of the last step, data wait included */
+    double data_wait;       /* seconds the last step waited for its batch */
+    StepSplit split;        /* summed over the run so far */
+    double load_prepare;    /* worker seconds preparing batches, summed */
+    double load_blocked;    /* worker seconds blocked on a full queue */
+    double load_idle;       /* worker seconds idle (no batch to claim) */
+    long load_batches;      /* batches the loader has delivered */
+    double load_samples_per_s; /* samples per second of preparing time per worker,
+                                  times workers: what the loader alone could give */
+    double data_wait_share; /* split.data / step time, 0..1 */
+    int loader_bound;       /* 1 when data wait exceeds CN_LOADER_BOUND of the step */
+    int segment;            /* index of the current segment (0-based) */
+} LiveStats;
+
+#define CN_LOADER_BOUND 0.10
+
+void engine_live(Engine *e, LiveStats *out);
+
+/*
+ * One sample of a run, taken about 10 times a second by the engine's
+ * sampler thread while engine_train() runs.  The engine keeps the whole
+ * run's history at bounded memory: when its buffer is full, neighbouring
+ * samples are merged and the interval doubles.
+ */
+typedef struct Sample {
+    double t;               /* seconds since training started */
+    long step;              /* steps done */
+    long images;            /* images done */
+    float loss;             /* last step's loss */
+    float images_per_s;     /* over this interval */
+    float queue_fill;       /* queue_filled / queue_cap at the sample, 0..1; -1 inline */
+    float data_wait_share;  /* share of this interval's step time spent waiting */
+    int workers, batch;
+    int segment;
+} Sample;
+
+/* Copies samples from index `from` on (up to max); returns how many.  The
+ * total so far is engine_samples_total(); merging renumbers, so readers
+ * that keep copies should watch engine_samples_generation(). */
+int engine_samples(Engine *e, Sample *out, int max, long from);
+long engine_samples_total(Engine *e);
+unsigned engine_samples_generation(Engine *e);
+
+/* A stretch of a run with one setting of batch, workers and prefetch. */
+typedef struct Segment {
+    long first_step, steps; /* steps of the run in this segment */
+    double t0, wall;        /* start (seconds into the run) and length */
+    int batch, workers, prefetch;
+    long images;
+    double images_per_s;    /* mean over the segment's steps after warm-up */
+    double images_per_s_sd; /* their standard deviation (n-1), 0 if < 2 */
+    long warmup_steps;      /* first steps left out of the mean */
+} Segment;
+
+#define CN_MAX_SEGMENTS 256
+int engine_segments(Engine *e, Segment *out, int max);
+
+/*
+ * Tells a profiler about the engine's threads, so it can open counters per
+ * thread id: fn(ud, tid, role, name, 1) for a thread that starts, and
+ * fn(..., 0) for one that is about to end.  Setting the hook calls it at
+ * once (on the caller's thread) for every engine thread alive; afterwards
+ * it runs on the thread concerned.  The thread that calls engine_train() is
+ * reported as the trainer when training starts and ends.  fn must be thread-safe.  NULL unsets it.
+ */
+typedef void (*ThreadHook)(void *ud, int tid, ThreadRole role, const char *name, int starting);
+void engine_set_thread_hook(Engine *e, ThreadHook fn, void *ud);
 
 /* "0.1.0" */
 const char *engine_version(void);

@@ -2,13 +2,23 @@
  * engine.c: the public engine API (include/cnntop/engine.h).
  *
  * DESIGN
- * An Engine is used by one thread at a time (the front end's, or a run
- * controller's), except engine_stop(), which only stores to the atomic
- * `stop` flag and may be called from any thread or a signal handler.  The
- * compute pool's workers touch the model and the arena only inside
- * model_*() calls made by that thread.
+ * An Engine is driven by one thread at a time (the front end's, or a run
+ * thread's): engine_new/train/evaluate/save/load.  Other threads may call
+ * the live functions at any moment: engine_stop() only stores to the atomic
+ * `stop` flag (safe in a signal handler); engine_set_workers/prefetch go
+ * straight to the loader, which has its own lock; engine_set_batch stores
+ * to the atomic `pending_batch`, which the trainer applies between steps;
+ * engine_live/samples/segments copy state under `live_mu`.  The compute
+ * pool's workers touch the model and the arena only inside model_*() calls
+ * made by the trainer.
+ *
+ * While engine_train() runs, a sampler thread wakes every 0.1 s, reads the
+ * trainer's counters (published under live_mu after every step) and the
+ * loader's, and appends a Sample to the run's history.
  */
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -18,12 +28,17 @@
 #include "checkpoint.h"
 #include "err.h"
 #include "gemm.h"
+#include "history.h"
 #include "idx.h"
 #include "loader.h"
 #include "loss_xent.h"
 #include "model.h"
 #include "rng.h"
 #include "sysinfo.h"
+#include "threadreg.h"
+
+#define SAMPLE_INTERVAL 0.1   /* seconds between samples */
+#define SEGMENT_WARMUP 3      /* steps of a segment left out of its mean */
 
 struct Engine {
     RunConfig cfg;
@@ -38,13 +53,28 @@ struct Engine {
     Pool *pool;
     Profile prof;
     float lut[256];
-    uint32_t *perm;      /* (n_train) permutation of the current epoch */
     uint32_t *eval_idx;  /* (batch) test indices of one evaluation batch */
-    long perm_epoch;     /* epoch perm holds, -1 if none */
     long epochs_done;    /* epochs completed (continues across checkpoints) */
     long epoch_pos;      /* images consumed of the current epoch */
     atomic_int stop;
+    atomic_int pending_batch;  /* a batch size to apply at the next step, 0: none */
     TrainStats stats;
+    ThreadReg reg;
+    Loader *loader;
+    /* Published by the trainer after each step, read by anyone: under live_mu. */
+    pthread_mutex_t live_mu;
+    LiveStats live;
+    double t0;                 /* timer_now() when training started */
+    History hist;
+    Segment seg[CN_MAX_SEGMENTS];
+    int nseg;
+    double seg_sum, seg_sumsq; /* per-step images/s after warm-up, this segment */
+    long seg_n;
+    /* the sampler */
+    pthread_t sampler;
+    int sampler_on;
+    int sampler_quit;          /* under live_mu */
+    pthread_cond_t sampler_cv;
 };
 
 const char *engine_version(void)
@@ -103,18 +133,32 @@ static int check_memory(int batch, int threads, char *err, size_t errlen)
     return 0;
 }
 
+/* The arena's batch capacity for batch size b: no step ever holds more
+ * images than the larger split has. */
+static int arena_batch(const Engine *e, int b)
+{
+    long most = e->n_train > e->n_test ? e->n_train : e->n_test;
+    return b < most ? b : (int)most;
+}
+
 static int engine_alloc(Engine *e, char *err, size_t errlen)
 {
     size_t need = engine_memory_estimate(e->cap, e->threads);
+    LoaderSrc src = {.images = e->ds.train_images, .labels = e->ds.train_labels,
+                     .n = e->n_train, .rows = e->ds.rows, .cols = e->ds.cols,
+                     .seed = e->cfg.seed, .augment = e->cfg.augment};
 
-    e->perm = malloc((size_t)e->n_train * sizeof *e->perm);
     e->eval_idx = malloc((size_t)e->cap * sizeof *e->eval_idx);
-    if (!e->perm || !e->eval_idx || params_init(&e->ps, e->cfg.seed) != 0 ||
+    if (!e->eval_idx || params_init(&e->ps, e->cfg.seed) != 0 ||
         acts_init(&e->acts, e->cap, e->threads) != 0)
         return cn_fail(err, errlen, -CN_ENOMEM, "batch %d needs %.1f MiB: out of memory",
                        e->cfg.batch, need / 1048576.0);
-    if (pool_new(&e->pool, e->threads) != 0)
+    if (pool_new(&e->pool, e->threads, &e->reg) != 0)
         return cn_fail(err, errlen, -CN_ENOMEM, "cannot start %d compute threads", e->threads);
+    if (loader_new(&e->loader, &src, e->cfg.batch, e->cfg.workers, e->cfg.prefetch, 0, 0,
+                   &e->reg) != 0)
+        return cn_fail(err, errlen, -CN_ENOMEM, "cannot start %d loader threads",
+                       e->cfg.workers);
     return 0;
 }
 
@@ -133,8 +177,12 @@ int engine_new(Engine **out, const RunConfig *cfg, char *err, size_t errlen)
     snprintf(e->data_dir, sizeof e->data_dir, "%s", cfg->data_dir ? cfg->data_dir : CN_DEFAULT_DATA_DIR);
     e->cfg.data_dir = e->data_dir;
     e->threads = cfg->threads ? cfg->threads : sysinfo_cores();
-    e->perm_epoch = -1;
     atomic_init(&e->stop, 0);
+    atomic_init(&e->pending_batch, 0);
+    threadreg_init(&e->reg);
+    pthread_mutex_init(&e->live_mu, NULL);
+    pthread_cond_init(&e->sampler_cv, NULL);
+    history_init(&e->hist);
     gemm_init();
     loader_lut(e->lut);
     if ((rc = dataset_load(&e->ds, e->data_dir, err, errlen)) != 0)
@@ -147,9 +195,7 @@ int engine_new(Engine **out, const RunConfig *cfg, char *err, size_t errlen)
     snprintf(e->data_dir, sizeof e->data_dir, "%s", e->ds.dir);
     e->n_train = cfg->limit && cfg->limit < e->ds.n_train ? cfg->limit : e->ds.n_train;
     e->n_test = cfg->test_limit && cfg->test_limit < e->ds.n_test ? cfg->test_limit : e->ds.n_test;
-    /* No step ever holds more images than the larger split has. */
-    long most = e->n_train > e->n_test ? e->n_train : e->n_test;
-    e->cap = cfg->batch < most ? cfg->batch : (int)most;
+    e->cap = arena_batch(e, cfg->batch);
     if ((rc = check_memory(e->cap, e->threads, err, errlen)) != 0)
         goto fail;
     if ((rc = engine_alloc(e, err, errlen)) != 0)
@@ -165,12 +211,15 @@ void engine_free(Engine *e)
 {
     if (!e)
         return;
+    loader_free(e->loader);
     pool_free(e->pool);
     acts_done(&e->acts);
     params_done(&e->ps);
     dataset_free(&e->ds);
-    free(e->perm);
     free(e->eval_idx);
+    pthread_mutex_destroy(&e->live_mu);
+    pthread_cond_destroy(&e->sampler_cv);
+    threadreg_done(&e->reg);
     free(e);
 }
 
@@ -184,28 +233,12 @@ static long steps_per_epoch(const Engine *e)
     return (e->n_train + e->cfg.batch - 1) / e->cfg.batch;
 }
 
-/* Steps this run will take: --steps, or to the end of the current epoch
- * and then whole epochs. */
-static long planned_steps(const Engine *e)
+/* Steps left to the end of the run: --steps, or to the end of the current
+ * epoch and then whole epochs up to `end_epoch`. */
+static long steps_left(const Engine *e, long end_epoch)
 {
-    if (e->cfg.steps)
-        return e->cfg.steps;
     long left = (e->n_train - e->epoch_pos + e->cfg.batch - 1) / e->cfg.batch;
-    return left + (long)(e->cfg.epochs - 1) * steps_per_epoch(e);
-}
-
-/* Assembles the next batch of the epoch; returns its size. */
-static int next_batch(Engine *e)
-{
-    if (e->perm_epoch != e->epochs_done) {
-        rng_permutation(e->perm, e->n_train, e->cfg.seed, e->epochs_done);
-        e->perm_epoch = e->epochs_done;
-    }
-    long left = e->n_train - e->epoch_pos;
-    int nb = left < e->cfg.batch ? (int)left : e->cfg.batch;
-    loader_fill(e->acts.x, e->acts.labels, e->ds.train_images, e->ds.train_labels,
-                e->perm + e->epoch_pos, nb, MODEL_H * MODEL_W, e->lut);
-    return nb;
+    return left + (end_epoch - e->epochs_done - 1) * steps_per_epoch(e);
 }
 
 static double tv_seconds(struct timeval tv)
@@ -231,30 +264,240 @@ static void run_clock_finish(Engine *e, const RunClock *rc)
     st->minor_faults = ru.ru_minflt - rc->ru0.ru_minflt;
 }
 
-/* One training step; returns the loss. */
-static double train_step(Engine *e, int *nb)
+/* --- segments and the live record ------------------------------------ */
+
+/* Starts a new segment at the next step; under live_mu. */
+static void segment_begin(Engine *e, long first_step, double t)
+{
+    if (e->nseg > 0) {
+        Segment *g = &e->seg[e->nseg - 1];
+        if (g->steps == 0) { /* nothing ran in it: reuse it */
+            g->batch = e->live.batch;
+            g->workers = e->live.workers;
+            g->prefetch = e->live.prefetch;
+            return;
+        }
+        g->wall = t - g->t0;
+    }
+    if (e->nseg == CN_MAX_SEGMENTS) /* keep the last one open */
+        return;
+    Segment *g = &e->seg[e->nseg++];
+    memset(g, 0, sizeof *g);
+    g->first_step = first_step;
+    g->t0 = t;
+    g->batch = e->live.batch;
+    g->workers = e->live.workers;
+    g->prefetch = e->live.prefetch;
+    g->warmup_steps = SEGMENT_WARMUP;
+    e->seg_sum = e->seg_sumsq = 0.0;
+    e->seg_n = 0;
+    e->live.segment = e->nseg - 1;
+}
+
+/* Adds one step of nb images taking `dt` seconds to the current segment;
+ * under live_mu. */
+static void segment_step(Engine *e, int nb, double dt, double t)
+{
+    Segment *g = &e->seg[e->nseg - 1];
+
+    g->steps++;
+    g->images += nb;
+    g->wall = t - g->t0;
+    if (g->steps > g->warmup_steps && dt > 0) {
+        double r = nb / dt;
+        e->seg_sum += r;
+        e->seg_sumsq += r * r;
+        e->seg_n++;
+        g->images_per_s = e->seg_sum / (double)e->seg_n;
+        double var = e->seg_n > 1 ? (e->seg_sumsq - e->seg_sum * g->images_per_s) /
+                                        (double)(e->seg_n - 1)
+                                  : 0.0;
+        g->images_per_s_sd = var > 0 ? sqrt(var) : 0.0;
+    }
+}
+
+/* Refreshes the loader's part of e->live; under live_mu. */
+static void live_loader(Engine *e)
+{
+    LoaderStats ls;
+    LiveStats *L = &e->live;
+
+    loader_stats(e->loader, &ls);
+    L->workers = ls.workers;
+    L->prefetch = ls.prefetch;
+    L->queue_filled = ls.ready;
+    L->queue_cap = ls.workers ? ls.prefetch : 0;
+    L->load_prepare = ls.prepare + ls.inline_prepare;
+    L->load_blocked = ls.blocked;
+    L->load_idle = ls.idle;
+    L->load_batches = ls.batches;
+    /* What the loader alone could deliver: samples per second of preparing
+     * time, times the threads preparing (the trainer itself when W = 0). */
+    double per = L->load_prepare > 0 ? (double)ls.samples_prepared / L->load_prepare : 0.0;
+    L->load_samples_per_s = per * (ls.workers ? ls.workers : 1);
+}
+
+static void *sampler_main(void *arg)
+{
+    Engine *e = arg;
+    long last_images = 0;
+    double last_t = 0.0, last_wait = 0.0, last_busy = 0.0;
+
+    pthread_setname_np(pthread_self(), "cnntop-sample");
+    pthread_mutex_lock(&e->live_mu);
+    while (!e->sampler_quit) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += (long)(SAMPLE_INTERVAL * 1e9);
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        if (pthread_cond_timedwait(&e->sampler_cv, &e->live_mu, &ts) == 0 && e->sampler_quit)
+            break;
+        LiveStats *L = &e->live;
+        double t = timer_now() - e->t0;
+        double wait = L->split.data, busy = L->split.data + L->split.forward +
+                                            L->split.backward + L->split.optimizer;
+        live_loader(e);
+        Sample s = {.t = t, .step = L->p.step, .images = L->p.images, .loss = L->p.loss,
+                    .workers = L->workers, .batch = L->batch, .segment = L->segment};
+        s.images_per_s = t > last_t ? (float)((double)(L->p.images - last_images) / (t - last_t))
+                                    : 0.0f;
+        s.queue_fill = L->queue_cap ? (float)L->queue_filled / (float)L->queue_cap : -1.0f;
+        s.data_wait_share = busy > last_busy ? (float)((wait - last_wait) / (busy - last_busy))
+                                             : 0.0f;
+        history_add(&e->hist, &s);
+        /* images/s now: over the last second of samples */
+        int n = e->hist.n, k = n - 1;
+        while (k > 0 && t - e->hist.s[k - 1].t <= 1.0)
+            k--;
+        if (k > 0 && k < n - 1 && t > e->hist.s[k - 1].t)
+            L->images_per_s_now = (double)(L->p.images - e->hist.s[k - 1].images) /
+                                  (t - e->hist.s[k - 1].t);
+        else
+            L->images_per_s_now = s.images_per_s;
+        last_t = t;
+        last_images = L->p.images;
+        last_wait = wait;
+        last_busy = busy;
+    }
+    pthread_mutex_unlock(&e->live_mu);
+    return NULL;
+}
+
+static void sampler_start(Engine *e)
+{
+    sigset_t all, old;
+
+    e->sampler_quit = 0;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    e->sampler_on = pthread_create(&e->sampler, NULL, sampler_main, e) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void sampler_stop(Engine *e)
+{
+    if (!e->sampler_on)
+        return;
+    pthread_mutex_lock(&e->live_mu);
+    e->sampler_quit = 1;
+    pthread_cond_signal(&e->sampler_cv);
+    pthread_mutex_unlock(&e->live_mu);
+    pthread_join(e->sampler, NULL);
+    e->sampler_on = 0;
+}
+
+/* --- the step --------------------------------------------------------- */
+
+/* Applies a pending batch size between steps: grows the arena if needed
+ * and moves the loader to it.  A size that cannot be had is refused and
+ * the run goes on at the old one. */
+static void apply_pending_batch(Engine *e)
+{
+    int b = atomic_exchange(&e->pending_batch, 0);
+
+    if (b == 0 || b == e->cfg.batch)
+        return;
+    int cap = arena_batch(e, b);
+    if (cap > e->cap) {
+        Acts grown;
+        if (check_memory(cap, e->threads, NULL, 0) != 0 ||
+            acts_init(&grown, cap, e->threads) != 0)
+            return;
+        acts_done(&e->acts);
+        e->acts = grown;
+        e->cap = cap;
+        free(e->eval_idx);
+        e->eval_idx = malloc((size_t)cap * sizeof *e->eval_idx);
+    }
+    e->cfg.batch = b;
+    loader_set_batch(e->loader, b);
+    pthread_mutex_lock(&e->live_mu);
+    e->live.batch = b;
+    live_loader(e);
+    segment_begin(e, e->stats.steps, timer_now() - e->t0);
+    pthread_mutex_unlock(&e->live_mu);
+}
+
+/* One training step; returns 0, or 1 when stopped while waiting for data. */
+static int train_step(Engine *e, int *nb, double *loss_out, double *wait)
 {
     StepCtx s = {.ps = &e->ps, .a = &e->acts, .pool = e->pool, .prof = &e->prof,
                  .seed = e->cfg.seed};
     StepSplit *sp = &e->stats.split;
     double t0 = timer_now(), t1, t2, t3, t4;
+    Batch b;
 
-    *nb = next_batch(e);
+    if (loader_next(e->loader, &b, &e->stop) != 0)
+        return 1;
+    if (b.epoch != e->epochs_done || b.pos != e->epoch_pos) {
+        fprintf(stderr, "cnntop: internal error: batch at epoch %ld pos %ld, expected %ld %ld\n",
+                b.epoch, b.pos, e->epochs_done, e->epoch_pos);
+        abort();
+    }
+    *nb = b.n;
     t1 = timer_now();
     e->prof.seconds[PROF_DATA] += t1 - t0;
     e->prof.calls[PROF_DATA]++;
-    model_forward(&s, *nb, 1, e->ps.adam_t);
-    double loss = model_loss(&s, *nb);
+    float *x = e->acts.x;
+    uint8_t *labels = e->acts.labels;
+    e->acts.x = b.x;
+    e->acts.labels = b.labels;
+    model_forward(&s, b.n, 1, e->ps.adam_t);
+    double loss = model_loss(&s, b.n);
     t2 = timer_now();
-    model_backward(&s, *nb);
+    model_backward(&s, b.n);
     t3 = timer_now();
     model_update(&s, e->cfg.lr);
     t4 = timer_now();
+    e->acts.x = x;
+    e->acts.labels = labels;
+    loader_release(e->loader, &b);
     sp->data += t1 - t0;
     sp->forward += t2 - t1;
     sp->backward += t3 - t2;
     sp->optimizer += t4 - t3;
-    return loss;
+    *wait = t1 - t0;
+    *loss_out = loss;
+    return 0;
+}
+
+static void publish_step(Engine *e, const Progress *p, int nb, double dt, double wait)
+{
+    LiveStats *L = &e->live;
+
+    pthread_mutex_lock(&e->live_mu);
+    L->p = *p;
+    L->step_time = dt;
+    L->data_wait = wait;
+    L->split = e->stats.split;
+    double busy = L->split.data + L->split.forward + L->split.backward + L->split.optimizer;
+    L->data_wait_share = busy > 0 ? L->split.data / busy : 0.0;
+    L->loader_bound = L->data_wait_share > CN_LOADER_BOUND;
+    segment_step(e, nb, dt, p->elapsed);
+    pthread_mutex_unlock(&e->live_mu);
 }
 
 int engine_train(Engine *e, ProgressFn fn, void *userdata, char *err, size_t errlen)
@@ -263,23 +506,55 @@ int engine_train(Engine *e, ProgressFn fn, void *userdata, char *err, size_t err
     Progress p;
     double epoch_loss = 0.0;
     long epoch_steps = 0;
-    int first_epoch = (int)e->epochs_done;
+    int first_epoch = (int)e->epochs_done, ret = 0;
+    long end_epoch;
 
     memset(&e->stats, 0, sizeof e->stats);
     memset(&e->prof, 0, sizeof e->prof);
     memset(&p, 0, sizeof p);
     atomic_store(&e->stop, 0);
-    p.steps = planned_steps(e);
+    threadreg_enter(&e->reg, CN_ROLE_TRAIN, "cnntop-train");
+    rc.t0 = timer_now();
+    getrusage(RUSAGE_SELF, &rc.ru0);
+
+    /* A run starts its own live record: history, segments. */
+    pthread_mutex_lock(&e->live_mu);
+    unsigned gen = e->hist.gen;
+    history_init(&e->hist);
+    e->hist.gen = gen + 1;
+    memset(&e->live, 0, sizeof e->live);
+    e->nseg = 0;
+    e->t0 = rc.t0;
+    e->live.running = 1;
+    e->live.batch = e->cfg.batch;
+    live_loader(e);
+    segment_begin(e, 0, 0.0);
+    pthread_mutex_unlock(&e->live_mu);
+    loader_seek(e->loader, e->epochs_done, e->epoch_pos);
+    loader_set_active(e->loader, 1);
+    sampler_start(e);
+
+    apply_pending_batch(e);
+    /* With --epochs the run ends at the end of epoch end_epoch - 1; a
+     * mid-epoch start (a checkpoint) counts its partial epoch as one. */
+    end_epoch = e->epochs_done + e->cfg.epochs;
+    p.steps = e->cfg.steps ? e->cfg.steps : steps_left(e, end_epoch);
     p.steps_per_epoch = steps_per_epoch(e);
     p.epochs = e->cfg.steps ? (int)((e->epoch_pos / e->cfg.batch + p.steps + p.steps_per_epoch - 1) /
                                     p.steps_per_epoch)
                             : e->cfg.epochs;
-    rc.t0 = timer_now();
-    getrusage(RUSAGE_SELF, &rc.ru0);
 
     for (long step = 0; step < p.steps && !atomic_load(&e->stop); step++) {
         int nb;
-        double loss = train_step(e, &nb);
+        double loss, wait, ts = timer_now();
+        if (step > 0 && atomic_load(&e->pending_batch)) {
+            apply_pending_batch(e);
+            p.steps_per_epoch = steps_per_epoch(e);
+            if (!e->cfg.steps)
+                p.steps = step + steps_left(e, end_epoch);
+        }
+        if (train_step(e, &nb, &loss, &wait) != 0)
+            break;
         e->stats.steps++;
         e->stats.images += nb;
         e->stats.last_loss = (float)loss;
@@ -287,10 +562,10 @@ int engine_train(Engine *e, ProgressFn fn, void *userdata, char *err, size_t err
         epoch_steps++;
         e->stats.final_loss = epoch_loss / (double)epoch_steps;
         if (!isfinite(loss)) {
-            run_clock_finish(e, &rc);
-            return cn_fail(err, errlen, -CN_EDIVERGED,
-                           "training diverged: loss is %f at step %ld (epoch %ld)", loss,
-                           step + 1, e->epochs_done + 1);
+            ret = cn_fail(err, errlen, -CN_EDIVERGED,
+                          "training diverged: loss is %f at step %ld (epoch %ld)", loss,
+                          step + 1, e->epochs_done + 1);
+            break;
         }
         e->epoch_pos += nb;
         p.epoch = (int)(e->epochs_done - first_epoch);
@@ -310,12 +585,22 @@ int engine_train(Engine *e, ProgressFn fn, void *userdata, char *err, size_t err
                 epoch_steps = 0;
             }
         }
+        publish_step(e, &p, nb, timer_now() - ts, wait);
         if (fn && fn(&p, userdata))
             break;
     }
-    e->stats.stopped = e->stats.steps < p.steps;
+    e->stats.stopped = ret == 0 && e->stats.steps < p.steps;
     run_clock_finish(e, &rc);
-    return 0;
+    sampler_stop(e);
+    loader_set_active(e->loader, 0);
+    pthread_mutex_lock(&e->live_mu);
+    live_loader(e);
+    e->live.running = 0;
+    if (e->nseg > 0)
+        e->seg[e->nseg - 1].wall = timer_now() - e->t0 - e->seg[e->nseg - 1].t0;
+    pthread_mutex_unlock(&e->live_mu);
+    threadreg_leave(&e->reg);
+    return ret;
 }
 
 int engine_evaluate(Engine *e, EvalResult *out, char *err, size_t errlen)
@@ -372,7 +657,6 @@ int engine_load(Engine *e, const char *path, char *err, size_t errlen)
     e->epoch_pos = meta.epoch_pos < e->n_train ? meta.epoch_pos : 0;
     if (meta.epoch_pos >= e->n_train && meta.epoch_pos > 0)
         e->epochs_done++;
-    e->perm_epoch = -1;
     return 0;
 }
 
@@ -410,6 +694,10 @@ void engine_machine_info(MachineInfo *out)
     out->cores = sysinfo_cores();
     gemm_describe(out->blas_core, sizeof out->blas_core, out->blas_config,
                   sizeof out->blas_config);
+    gemm_runtime(out->blas_version, sizeof out->blas_version, out->blas_threading,
+                 sizeof out->blas_threading);
+    sysinfo_cache_sizes(&out->l1d_bytes, &out->l2_bytes, &out->l3_bytes);
+    sysinfo_kernel_release(out->kernel, sizeof out->kernel);
     if (forced && *forced) {
         int slower = sysinfo_has_avx512() && !strstr(out->blas_core, "Skylake") &&
                      !strstr(out->blas_core, "Cooperlake") && !strstr(out->blas_core, "Sapphire") &&
@@ -437,4 +725,105 @@ int engine_profile(const Engine *e, LayerTime *out, int max)
         out[n].calls = e->prof.calls[op];
     }
     return n;
+}
+
+/* --- live control and figures ---------------------------------------- */
+
+static void live_changed(Engine *e)
+{
+    pthread_mutex_lock(&e->live_mu);
+    live_loader(e);
+    if (e->live.running)
+        segment_begin(e, e->stats.steps, timer_now() - e->t0);
+    pthread_mutex_unlock(&e->live_mu);
+}
+
+int engine_set_workers(Engine *e, int workers, char *err, size_t errlen)
+{
+    if (workers < 0 || workers > CN_MAX_WORKERS)
+        return cn_fail(err, errlen, -CN_EINVAL, "workers %d out of range (0..%d)", workers,
+                       CN_MAX_WORKERS);
+    if (loader_set_workers(e->loader, workers) != 0) {
+        live_changed(e);
+        return cn_fail(err, errlen, -CN_ENOMEM, "cannot start %d loader threads", workers);
+    }
+    e->cfg.workers = workers;
+    live_changed(e);
+    return 0;
+}
+
+int engine_set_prefetch(Engine *e, int prefetch, char *err, size_t errlen)
+{
+    if (prefetch < 0 || prefetch > CN_MAX_PREFETCH)
+        return cn_fail(err, errlen, -CN_EINVAL, "prefetch %d out of range (1..%d)", prefetch,
+                       CN_MAX_PREFETCH);
+    loader_set_prefetch(e->loader, prefetch);
+    live_changed(e);
+    return 0;
+}
+
+int engine_set_batch(Engine *e, int batch, char *err, size_t errlen)
+{
+    if (batch < 1 || batch > CN_MAX_BATCH)
+        return cn_fail(err, errlen, -CN_EINVAL, "batch size %d out of range (1..%d)", batch,
+                       CN_MAX_BATCH);
+    if (check_memory(batch, e->threads, err, errlen) != 0)
+        return -CN_ENOMEM;
+    atomic_store(&e->pending_batch, batch);
+    return 0;
+}
+
+void engine_live(Engine *e, LiveStats *out)
+{
+    pthread_mutex_lock(&e->live_mu);
+    if (!e->live.running) {
+        live_loader(e);
+        e->live.batch = atomic_load(&e->pending_batch) ? atomic_load(&e->pending_batch)
+                                                       : e->cfg.batch;
+    }
+    *out = e->live;
+    pthread_mutex_unlock(&e->live_mu);
+}
+
+int engine_samples(Engine *e, Sample *out, int max, long from)
+{
+    int n = 0;
+
+    pthread_mutex_lock(&e->live_mu);
+    for (long i = from < 0 ? 0 : from; i < e->hist.n && n < max; i++)
+        out[n++] = e->hist.s[i];
+    pthread_mutex_unlock(&e->live_mu);
+    return n;
+}
+
+long engine_samples_total(Engine *e)
+{
+    pthread_mutex_lock(&e->live_mu);
+    long n = e->hist.n;
+    pthread_mutex_unlock(&e->live_mu);
+    return n;
+}
+
+unsigned engine_samples_generation(Engine *e)
+{
+    pthread_mutex_lock(&e->live_mu);
+    unsigned g = e->hist.gen;
+    pthread_mutex_unlock(&e->live_mu);
+    return g;
+}
+
+int engine_segments(Engine *e, Segment *out, int max)
+{
+    int n = 0;
+
+    pthread_mutex_lock(&e->live_mu);
+    for (; n < e->nseg && n < max; n++)
+        out[n] = e->seg[n];
+    pthread_mutex_unlock(&e->live_mu);
+    return n;
+}
+
+void engine_set_thread_hook(Engine *e, ThreadHook fn, void *ud)
+{
+    threadreg_set_hook(&e->reg, fn, ud);
 }

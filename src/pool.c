@@ -19,6 +19,7 @@
 
 #include "cnntop/engine.h"
 #include "pool.h"
+#include "threadreg.h"
 
 struct Pool {
     int threads;            /* caller + workers, e.g. 2 */
@@ -33,6 +34,7 @@ struct Pool {
     void *ctx;
     int nitems;
     atomic_int next;        /* next unclaimed item */
+    ThreadReg *reg;         /* where workers enter, or NULL */
 };
 
 typedef struct WorkerArg {
@@ -59,7 +61,10 @@ static void *pool_worker(void *argp)
 
     free(argp);
     snprintf(name, sizeof name, "cnntop-comp/%d", arg.tid);
-    pthread_setname_np(pthread_self(), name);
+    if (p->reg)
+        threadreg_enter(p->reg, CN_ROLE_TRAIN, name);
+    else
+        pthread_setname_np(pthread_self(), name);
 
     pthread_mutex_lock(&p->mu);
     for (;;) {
@@ -80,6 +85,8 @@ static void *pool_worker(void *argp)
             pthread_cond_signal(&p->done);
     }
     pthread_mutex_unlock(&p->mu);
+    if (p->reg)
+        threadreg_leave(p->reg);
     return NULL;
 }
 
@@ -105,7 +112,7 @@ static int pool_start_workers(Pool *p)
     return 0;
 }
 
-int pool_new(Pool **out, int threads)
+int pool_new(Pool **out, int threads, ThreadReg *reg)
 {
     Pool *p = calloc(1, sizeof *p);
 
@@ -113,6 +120,7 @@ int pool_new(Pool **out, int threads)
     if (!p)
         return -CN_ENOMEM;
     p->threads = threads < 1 ? 1 : threads;
+    p->reg = reg;
     p->th = calloc((size_t)p->threads, sizeof *p->th);
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->go, NULL);

@@ -14,10 +14,12 @@
 typedef void (*PoolFn)(void *ctx, int item, int tid);
 
 typedef struct Pool Pool;
+typedef struct ThreadReg ThreadReg;
 
-/* Starts threads-1 workers (named "cnntop-comp/N", all signals blocked).
- * Returns 0 or a negative CN_E* code. */
-int pool_new(Pool **out, int threads);
+/* Starts threads-1 workers (named "cnntop-comp/N", all signals blocked),
+ * entered in `reg` (may be NULL) as role CN_ROLE_TRAIN.  Returns 0 or a
+ * negative CN_E* code. */
+int pool_new(Pool **out, int threads, ThreadReg *reg);
 
 /* Stops and joins the workers.  NULL is fine. */
 void pool_free(Pool *p);

@@ -1,10 +1,13 @@
 /*
- * sysinfo.c: CPU model, core count, memory.
+ * sysinfo.c: CPU model, core count, memory, caches, kernel release.
  */
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "sysinfo.h"
@@ -70,4 +73,69 @@ long sysinfo_peak_rss_kib(void)
     struct rusage ru;
 
     return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
+}
+
+/* The first line of a small sysfs file, newline dropped; "" if unreadable. */
+static void sysfs_line(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+
+    buf[0] = '\0';
+    if (!f)
+        return;
+    if (!fgets(buf, (int)len, f))
+        buf[0] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    fclose(f);
+}
+
+/* "48K", "2048K", "32M" -> bytes; 0 if it does not parse. */
+static size_t sysfs_size(const char *s)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+
+    if (end == s)
+        return 0;
+    if (*end == 'K')
+        v *= 1024ULL;
+    else if (*end == 'M')
+        v *= 1024ULL * 1024ULL;
+    else if (*end == 'G')
+        v *= 1024ULL * 1024ULL * 1024ULL;
+    return v > (unsigned long long)SIZE_MAX ? 0 : (size_t)v;
+}
+
+void sysinfo_cache_sizes(size_t *l1d, size_t *l2, size_t *l3)
+{
+    size_t got[4] = {0, 0, 0, 0}; /* by level; [1] is L1 data only */
+
+    for (int i = 0; i < 16; i++) {
+        char path[96], level[16], type[32], size[32];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        sysfs_line(path, level, sizeof level);
+        if (!level[0])
+            break;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+        sysfs_line(path, type, sizeof type);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        sysfs_line(path, size, sizeof size);
+        int lv = atoi(level);
+        /* Instruction caches do not hold activations; leave them out. */
+        if (lv >= 1 && lv <= 3 && strcmp(type, "Instruction") != 0)
+            got[lv] = sysfs_size(size);
+    }
+    if (l1d)
+        *l1d = got[1];
+    if (l2)
+        *l2 = got[2];
+    if (l3)
+        *l3 = got[3];
+}
+
+void sysinfo_kernel_release(char *buf, size_t len)
+{
+    struct utsname u;
+
+    snprintf(buf, len, "%s", uname(&u) == 0 ? u.release : "unknown");
 }

@@ -22,4 +22,12 @@ size_t sysinfo_ram_bytes(void);
 /* Peak resident set size of this process so far, in KiB. */
 long sysinfo_peak_rss_kib(void);
 
+/* Sizes in bytes of cpu0's L1 data, L2 and L3 caches, from
+ * /sys/devices/system/cpu/cpu0/cache/index*; 0 for any the kernel does not
+ * describe (some VMs and ARM boards).  Any pointer may be NULL. */
+void sysinfo_cache_sizes(size_t *l1d, size_t *l2, size_t *l3);
+
+/* The kernel release as uname(2) gives it, e.g. "6.1.0-18-amd64", or "unknown". */
+void sysinfo_kernel_release(char *buf, size_t len);
+
 #endif

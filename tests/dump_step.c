@@ -200,7 +200,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "dump_step: out of memory\n");
         goto done;
     }
-    if (pool_new(&pool, 1) != 0) {
+    if (pool_new(&pool, 1, NULL) != 0) {
         fprintf(stderr, "dump_step: cannot start the compute pool\n");
         goto done;
     }

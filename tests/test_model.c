@@ -95,7 +95,7 @@ int main(void)
 
     CHECK_INT(params_init(&ps, 3), ==, 0);
     CHECK_INT(acts_init(&a, N, 1), ==, 0);
-    CHECK_INT(pool_new(&pool, 1), ==, 0);
+    CHECK_INT(pool_new(&pool, 1, NULL), ==, 0);
     s = (StepCtx){.ps = &ps, .a = &a, .pool = pool, .prof = NULL, .seed = 5};
     fill_batch(&a);
 

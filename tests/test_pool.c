@@ -33,7 +33,7 @@ int main(void)
 
     for (int T = 1; T <= 4; T++) {
         Pool *p;
-        CHECK_INT(pool_new(&p, T), ==, 0);
+        CHECK_INT(pool_new(&p, T, NULL), ==, 0);
         CHECK_INT(pool_threads(p), ==, T);
         c.threads = T;
         for (int round = 0; round < 300; round++) {

@@ -124,6 +124,12 @@ typedef struct MachineInfo {
     char blas_core[64];     /* OpenBLAS kernel in use, e.g. "Haswell" */
     char blas_config[128];  /* OpenBLAS build string */
     char blas_warning[256]; /* non-empty when OPENBLAS_CORETYPE forces slower kernels */
+    char blas_version[32];  /* OpenBLAS release, e.g. "0.3.21", or "unknown" */
+    char blas_threading[16];/* "pthreads", "OpenMP" or "sequential" */
+    size_t l1d_bytes;       /* cpu0's L1 data cache, e.g. 49152; 0 unknown */
+    size_t l2_bytes;        /* its L2, e.g. 2097152; 0 unknown */
+    size_t l3_bytes;        /* its L3 (shared), e.g. 33554432; 0 unknown */
+    char kernel[64];        /* uname release, e.g. "6.1.0-18-amd64" */
 } MachineInfo;
 
 typedef struct Engine Engine;

@@ -680,6 +680,11 @@ const char *engine_data_dir(const Engine *e)
     return e->data_dir;
 }
 
+void engine_config(const Engine *e, RunConfig *out)
+{
+    *out = e->cfg;
+}
+
 int engine_threads(const Engine *e)
 {
     return e->threads;

@@ -110,6 +110,52 @@ static void print_train(const Engine *e, const TrainStats *st)
     print_split(&st->split);
 }
 
+/* The loader's figures: data wait, queue depth, verdict. */
+static void print_loader(Engine *e, const TrainStats *st)
+{
+    LiveStats ls;
+    double fill = 0.0, t = st->split.data + st->split.forward + st->split.backward +
+                           st->split.optimizer;
+    long nfill = 0, total = engine_samples_total(e);
+    Sample s[256];
+    char aug[64];
+
+    engine_live(e, &ls);
+    for (long from = 0; from < total;) {
+        int n = engine_samples(e, s, 256, from);
+        if (n <= 0)
+            break;
+        for (int i = 0; i < n; i++)
+            if (s[i].queue_fill >= 0) {
+                fill += s[i].queue_fill;
+                nfill++;
+            }
+        from += n;
+    }
+    double share = t > 0 ? st->split.data / t : 0.0;
+    if (ls.workers)
+        printf("  Loader:               %d thread%s, prefetch %d", ls.workers,
+               ls.workers == 1 ? "" : "s", ls.prefetch);
+    else
+        printf("  Loader:               inline on the trainer (workers 0)");
+    RunConfig cfg;
+    engine_config(e, &cfg);
+    options_format_augment(cfg.augment, aug, sizeof aug);
+    printf(", augment %s\n", aug);
+    printf("  Data wait:            %.1f%% of step time (%.3f ms/step)", 100 * share,
+           st->steps ? 1e3 * st->split.data / (double)st->steps : 0.0);
+    if (nfill)
+        printf(", queue %.1f of %d full on average", ls.queue_cap * fill / (double)nfill,
+               ls.queue_cap);
+    printf("\n");
+    if (ls.load_samples_per_s > 0 && st->images_per_s > 0)
+        printf("  Loader alone:         %.0f samples/s (%.1fx the trainer's images/s)\n",
+               ls.load_samples_per_s, ls.load_samples_per_s / st->images_per_s);
+    printf("  Verdict:              %s (data wait %s %.0f%% of the step)\n",
+           share > CN_LOADER_BOUND ? "loader-bound" : "compute-bound",
+           share > CN_LOADER_BOUND ? "above" : "below", 100 * CN_LOADER_BOUND);
+}
+
 static int by_time(const void *a, const void *b)
 {
     double x = ((const LayerTime *)a)->seconds, y = ((const LayerTime *)b)->seconds;
@@ -184,6 +230,7 @@ int headless_run(const Options *o)
     engine_stats(e, &st);
     print_header("run", o, e);
     print_train(e, &st);
+    print_loader(e, &st);
     print_profile(e, &st);
     if (trc != 0) {
         fprintf(stderr, "cnntop: %s\n", err);

@@ -190,6 +190,9 @@ long engine_test_images(const Engine *e);
 /* The data directory actually used (after torchvision layouts were searched). */
 const char *engine_data_dir(const Engine *e);
 
+/* The settings in effect now (after live changes); strings owned by e. */
+void engine_config(const Engine *e, RunConfig *out);
+
 /* Compute threads in use. */
 int engine_threads(const Engine *e);
 

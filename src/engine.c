@@ -27,6 +27,7 @@
 
 #include "checkpoint.h"
 #include "err.h"
+#include "fileio.h"
 #include "gemm.h"
 #include "history.h"
 #include "idx.h"
@@ -36,6 +37,7 @@
 #include "rng.h"
 #include "sysinfo.h"
 #include "threadreg.h"
+#include "trace.h"
 
 #define SAMPLE_INTERVAL 0.1   /* seconds between samples */
 #define SEGMENT_WARMUP 3      /* steps of a segment left out of its mean */
@@ -75,6 +77,8 @@ struct Engine {
     int sampler_on;
     int sampler_quit;          /* under live_mu */
     pthread_cond_t sampler_cv;
+    Trace *trace;              /* --trace, or NULL */
+    char trace_path[4096];
 };
 
 const char *engine_version(void)
@@ -212,6 +216,7 @@ void engine_free(Engine *e)
     if (!e)
         return;
     loader_free(e->loader);
+    trace_free(e->trace);
     pool_free(e->pool);
     acts_done(&e->acts);
     params_done(&e->ps);
@@ -452,6 +457,8 @@ static int train_step(Engine *e, int *nb, double *loss_out, double *wait)
 
     if (loader_next(e->loader, &b, &e->stop) != 0)
         return 1;
+    if (e->trace)
+        trace_add(e->trace, "wait", "data wait", t0, timer_now(), -1);
     if (b.epoch != e->epochs_done || b.pos != e->epoch_pos) {
         fprintf(stderr, "cnntop: internal error: batch at epoch %ld pos %ld, expected %ld %ld\n",
                 b.epoch, b.pos, e->epochs_done, e->epoch_pos);
@@ -481,6 +488,8 @@ static int train_step(Engine *e, int *nb, double *loss_out, double *wait)
     sp->optimizer += t4 - t3;
     *wait = t1 - t0;
     *loss_out = loss;
+    if (e->trace)
+        trace_add(e->trace, "step", "step", t0, t4, (long)e->ps.adam_t);
     return 0;
 }
 
@@ -511,9 +520,12 @@ int engine_train(Engine *e, ProgressFn fn, void *userdata, char *err, size_t err
 
     memset(&e->stats, 0, sizeof e->stats);
     memset(&e->prof, 0, sizeof e->prof);
+    e->prof.trace = e->trace;
     memset(&p, 0, sizeof p);
     atomic_store(&e->stop, 0);
     threadreg_enter(&e->reg, CN_ROLE_TRAIN, "cnntop-train");
+    if (e->trace)
+        trace_thread(e->trace, "cnntop-train");
     rc.t0 = timer_now();
     getrusage(RUSAGE_SELF, &rc.ru0);
 
@@ -831,4 +843,26 @@ int engine_segments(Engine *e, Segment *out, int max)
 void engine_set_thread_hook(Engine *e, ThreadHook fn, void *ud)
 {
     threadreg_set_hook(&e->reg, fn, ud);
+}
+
+int engine_set_trace(Engine *e, const char *path, char *err, size_t errlen)
+{
+    int rc = fileio_check_writable(path, err, errlen);
+
+    if (rc != 0)
+        return rc;
+    if (!e->trace) {
+        if (!(e->trace = trace_new()))
+            return cn_fail(err, errlen, -CN_ENOMEM, "%s: out of memory for the trace", path);
+        loader_set_trace(e->loader, e->trace);
+    }
+    snprintf(e->trace_path, sizeof e->trace_path, "%s", path);
+    return 0;
+}
+
+int engine_write_trace(Engine *e, char *err, size_t errlen)
+{
+    if (!e->trace)
+        return cn_fail(err, errlen, -CN_ESTATE, "no trace was asked for");
+    return trace_write(e->trace, e->trace_path, err, errlen);
 }

@@ -15,6 +15,7 @@
 #include "rng.h"
 #include "threadreg.h"
 #include "timers.h"
+#include "trace.h"
 
 void loader_lut(float lut[256])
 {
@@ -82,6 +83,7 @@ struct Loader {
     Worker w[CN_MAX_WORKERS];
     LoaderStats st;
     AugParams *inline_aug;      /* the trainer's scratch */
+    Trace *_Atomic trace;       /* or NULL */
 };
 
 typedef struct WorkerArg {
@@ -191,6 +193,7 @@ static void *worker_main(void *argp)
     Loader *l = a.l;
     AugParams *ap = malloc(sizeof *ap);
     char name[16];
+    int named = 0;
 
     free(argp);
     snprintf(name, sizeof name, "cnntop-load/%d", a.id);
@@ -221,7 +224,15 @@ static void *worker_main(void *argp)
         pthread_mutex_unlock(&l->mu);
         double t0 = timer_now();
         slot_fill(l, s, ap);
-        double dt = timer_now() - t0;
+        double t1 = timer_now(), dt = t1 - t0;
+        Trace *tr = atomic_load(&l->trace);
+        if (tr) {
+            if (!named) {
+                trace_thread(tr, name);
+                named = 1;
+            }
+            trace_add(tr, "loader", "prepare batch", t0, t1, s->n);
+        }
         pthread_mutex_lock(&l->mu);
         l->st.prepare += dt;
         slot_done(l, s);
@@ -355,7 +366,10 @@ int loader_next(Loader *l, Batch *b, const atomic_int *stop)
                 pthread_mutex_unlock(&l->mu);
                 double t0 = timer_now();
                 slot_fill(l, s, l->inline_aug);
-                double dt = timer_now() - t0;
+                double t1 = timer_now(), dt = t1 - t0;
+                Trace *tr = atomic_load(&l->trace);
+                if (tr)
+                    trace_add(tr, "loader", "prepare batch inline", t0, t1, s->n);
                 pthread_mutex_lock(&l->mu);
                 l->st.inline_prepare += dt;
                 slot_done(l, s);
@@ -492,4 +506,9 @@ void loader_stats(Loader *l, LoaderStats *out)
         if (l->slots[i].state == SLOT_READY && l->slots[i].gen == l->gen)
             out->ready++;
     pthread_mutex_unlock(&l->mu);
+}
+
+void loader_set_trace(Loader *l, Trace *t)
+{
+    atomic_store(&l->trace, t);
 }

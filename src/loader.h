@@ -107,4 +107,8 @@ void loader_set_active(Loader *l, int active);
 
 void loader_stats(Loader *l, LoaderStats *out);
 
+/* Records each batch prepared into `t` (NULL: stop).  Set it between runs. */
+typedef struct Trace Trace;
+void loader_set_trace(Loader *l, Trace *t);
+
 #endif

@@ -22,10 +22,16 @@ typedef enum ProfOp {
     PROF_NOPS
 } ProfOp;
 
+typedef struct Trace Trace;
+
 typedef struct Profile {
     double seconds[PROF_NOPS]; /* wall time summed over calls */
     long calls[PROF_NOPS];     /* times each op ran */
+    Trace *trace;              /* also record each op here, or NULL */
 } Profile;
+
+/* Records op from t0 to t1 in the trace (trace.c). */
+void profile_trace(Profile *p, ProfOp op, double t0, double t1);
 
 /* Seconds on the monotonic clock. */
 static inline double timer_now(void)
@@ -41,6 +47,8 @@ static inline void profile_lap(Profile *p, ProfOp op, double *t0)
     double t = timer_now();
     p->seconds[op] += t - *t0;
     p->calls[op]++;
+    if (p->trace)
+        profile_trace(p, op, *t0, t);
     *t0 = t;
 }
 

@@ -6,7 +6,12 @@
  * summary goes to stdout, in the spirit of perf stat and hyperfine.
  * SIGINT and SIGTERM ask the engine to stop after the current step; the
  * summary of what was done is still printed and the exit code is 128+sig.
+ * SIGPIPE is ignored, so a reader that goes away (`cnntop run | head -1`)
+ * shows up as EPIPE, which ends the output quietly: the run still finishes
+ * and saves what it was asked to save.  Any other failure to write the
+ * summary (a full disk) is an error, exit 1.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +41,19 @@ static void signals_install(Engine *e)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+}
+
+/* Flushes the summary; returns rc, or EXIT_FAIL when stdout could not be
+ * written for any reason but a reader that went away (EPIPE). */
+static int stdout_done(int rc)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rc;
+    if (errno == EPIPE)
+        return rc;
+    fprintf(stderr, "cnntop: standard output: %s\n", errno ? strerror(errno) : "write error");
+    return rc == EXIT_OK ? EXIT_FAIL : rc;
 }
 
 typedef struct ProgressState {
@@ -221,6 +239,11 @@ int headless_run(const Options *o)
 
     if (open_engine(o, &e) != 0)
         return EXIT_FAIL;
+    if (o->trace && engine_set_trace(e, o->trace, err, sizeof err) != 0) {
+        fprintf(stderr, "cnntop: --trace: %s\n", err);
+        engine_free(e);
+        return EXIT_FAIL;
+    }
     signals_install(e);
     /* engine_train() clears the stop flag when it starts: a signal that came
      * before it must not be lost. */
@@ -244,9 +267,16 @@ int headless_run(const Options *o)
         fprintf(stderr, "cnntop: %s\n", err);
         rc = EXIT_FAIL;
     }
+    if (o->trace) {
+        if (engine_write_trace(e, err, sizeof err) != 0) {
+            fprintf(stderr, "cnntop: %s\n", err);
+            rc = EXIT_FAIL;
+        } else
+            fprintf(stderr, "cnntop: trace written to %s\n", o->trace);
+    }
     engine_free(e);
     sig_engine = NULL;
-    return sig_caught ? 128 + sig_caught : rc;
+    return stdout_done(sig_caught ? 128 + sig_caught : rc);
 }
 
 int headless_eval(const Options *o)
@@ -255,6 +285,7 @@ int headless_eval(const Options *o)
     EvalResult ev;
     char err[512];
 
+    signal(SIGPIPE, SIG_IGN); /* see stdout_done() */
     if (open_engine(o, &e) != 0)
         return EXIT_FAIL;
     if (engine_evaluate(e, &ev, err, sizeof err) != 0) {
@@ -266,5 +297,5 @@ int headless_eval(const Options *o)
     printf("  Checkpoint:           %s (%ld epochs trained)\n", o->load, engine_epochs_done(e));
     print_eval(&ev);
     engine_free(e);
-    return EXIT_OK;
+    return stdout_done(EXIT_OK);
 }

@@ -311,6 +311,16 @@ int engine_segments(Engine *e, Segment *out, int max);
 typedef void (*ThreadHook)(void *ud, int tid, ThreadRole role, const char *name, int starting);
 void engine_set_thread_hook(Engine *e, ThreadHook fn, void *ud);
 
+/*
+ * Records a timeline of the coming runs (steps, data waits, layers, loader
+ * batches) in a ring of the last 65536 events, about 2500 steps, to be
+ * written to `path` (checked writable now) by engine_write_trace(),
+ * atomically, as Chrome trace-event JSON for Perfetto or chrome://tracing.
+ * Call both between runs.
+ */
+int engine_set_trace(Engine *e, const char *path, char *err, size_t errlen);
+int engine_write_trace(Engine *e, char *err, size_t errlen);
+
 /* "0.1.0" */
 const char *engine_version(void);
 

@@ -92,7 +92,9 @@ int fileio_read_all(const char *path, size_t max, unsigned char **out,
                     size_t *len, char *err, size_t errlen)
 {
     struct stat st;
-    int fd = open(path, O_RDONLY);
+    /* O_NONBLOCK: a FIFO must be refused below, not waited on forever; it
+     * does not change reads from a regular file. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
     *out = NULL;
     *len = 0;

@@ -38,3 +38,18 @@ void gemm_describe(char *core, size_t corelen, char *config, size_t configlen)
     while (n && config[n - 1] == ' ')
         config[--n] = '\0';
 }
+
+void gemm_runtime(char *version, size_t vlen, char *threading, size_t tlen)
+{
+    /* The build string starts "OpenBLAS 0.3.21 DYNAMIC_ARCH ...". */
+    const char *cfg = openblas_get_config();
+    const char *v = cfg ? strstr(cfg, "OpenBLAS ") : NULL;
+    int p = openblas_get_parallel();
+
+    if (v)
+        snprintf(version, vlen, "%.*s", (int)strcspn(v + 9, " "), v + 9);
+    else
+        snprintf(version, vlen, "unknown");
+    snprintf(threading, tlen, "%s",
+             p == 1 ? "pthreads" : p == 2 ? "OpenMP" : p == 0 ? "sequential" : "unknown");
+}

@@ -23,6 +23,10 @@ void gemm(int ta, int tb, int M, int N, int K, float alpha,
 /* OpenBLAS's kernel name ("Haswell", "SkylakeX", ...) and build string. */
 void gemm_describe(char *core, size_t corelen, char *config, size_t configlen);
 
+/* OpenBLAS's version ("0.3.21", or "unknown") and threading model
+ * ("pthreads", "OpenMP" or "sequential"), for the machine description. */
+void gemm_runtime(char *version, size_t vlen, char *threading, size_t tlen);
+
 /* Sets how many threads one gemm() call may use (the calibration uses all
  * cores in one call; training keeps 1). */
 void gemm_set_threads(int n);

@@ -101,13 +101,11 @@ static int reader_sniff(IdxReader *r, int fd, char *err, size_t errlen)
     return 0;
 }
 
-static int reader_open(IdxReader *r, char *err, size_t errlen)
+/* Takes `fd` over: it is closed on error, or later by reader_close(). */
+static int reader_open(IdxReader *r, int fd, char *err, size_t errlen)
 {
-    int rc, fd = open(r->path, O_RDONLY | O_CLOEXEC);
+    int rc = reader_sniff(r, fd, err, errlen);
 
-    if (fd < 0)
-        return cn_fail(err, errlen, -CN_EIO, "%s: %s", r->path, strerror(errno));
-    rc = reader_sniff(r, fd, err, errlen);
     if (rc == 0 && !(r->gz = gzdopen(fd, "rb")))
         rc = cn_fail(err, errlen, -CN_ENOMEM, "%s: no memory for a zlib reader", r->path);
     if (rc < 0) {
@@ -335,17 +333,37 @@ static int end_check(IdxReader *r, char *err, size_t errlen)
 
 int idx_read(IdxArray *out, const char *path, int want_ndims, char *err, size_t errlen)
 {
-    IdxReader r = {.path = path};
-    IdxArray a = {0};
-    size_t n = 0;
-    int rc;
+    int fd;
 
     if (out)
         memset(out, 0, sizeof *out);
     if (!out || !path || want_ndims < 1 || want_ndims > 3)
         return cn_fail(err, errlen, -CN_EINVAL, "idx_read: bad arguments (want_ndims %d)",
                        want_ndims);
-    if ((rc = reader_open(&r, err, errlen)) < 0)
+    /* O_NONBLOCK: opening a FIFO would otherwise wait for a writer forever;
+     * it has no effect on the regular files that reader_sniff() lets through. */
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+        return cn_fail(err, errlen, -CN_EIO, "%s: %s", path, strerror(errno));
+    return idx_read_fd(out, fd, path, want_ndims, err, errlen);
+}
+
+int idx_read_fd(IdxArray *out, int fd, const char *name, int want_ndims, char *err,
+                size_t errlen)
+{
+    IdxReader r = {.path = name};
+    IdxArray a = {0};
+    size_t n = 0;
+    int rc;
+
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!out || !name || fd < 0 || want_ndims < 1 || want_ndims > 3) {
+        if (fd >= 0)
+            close(fd);
+        return cn_fail(err, errlen, -CN_EINVAL, "idx_read: bad arguments (want_ndims %d)",
+                       want_ndims);
+    }
+    if ((rc = reader_open(&r, fd, err, errlen)) < 0)
         return rc;
     if ((rc = header_read(&r, &a, want_ndims, &n, err, errlen)) < 0)
         goto fail;

@@ -44,6 +44,14 @@ typedef struct Dataset {
  */
 int idx_read(IdxArray *out, const char *path, int want_ndims, char *err, size_t errlen);
 
+/*
+ * idx_read() on a descriptor that is already open (a file, or a memfd in
+ * the fuzzer): the same checks, with `name` in messages.  Takes `fd` over
+ * and closes it whatever the outcome.  `fd` must be at offset 0.
+ */
+int idx_read_fd(IdxArray *out, int fd, const char *name, int want_ndims, char *err,
+                size_t errlen);
+
 /* Frees the data of an IdxArray; safe on an empty or freed one. */
 void idx_free(IdxArray *a);
 

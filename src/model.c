@@ -566,3 +566,98 @@ double model_flops_backward(void)
     const ConvSpec *c1 = &conv_specs[0];
     return 2.0 * model_flops_forward() - 2.0 * c1->OC * spec_ckk(c1) * c1->H * c1->W;
 }
+
+/* ---- the SGEMM shapes of a step, for the calibration ---- */
+
+/* Walks the same partition as the step (chunks, tiles, column blocks)
+ * without touching any buffer, so the calibration times the calls that
+ * training really makes. */
+typedef struct ShapeList {
+    GemmShape *out;
+    int max, n;
+} ShapeList;
+
+static void shape_add(ShapeList *sl, const char *what, int ta, int tb, int M, int N,
+                      int K, int par)
+{
+    for (int i = 0; i < sl->n && i < sl->max; i++) {
+        GemmShape *g = &sl->out[i];
+        if (!strcmp(g->what, what) && g->ta == ta && g->tb == tb && g->M == M &&
+            g->N == N && g->K == K) {
+            g->count++;
+            return;
+        }
+    }
+    if (sl->n < sl->max)
+        sl->out[sl->n] = (GemmShape){.what = what, .ta = ta, .tb = tb, .M = M,
+                                     .N = N, .K = K, .count = 1, .par = par};
+    sl->n++;
+}
+
+/* dir 0: forward, 1: weight gradient, 2: input gradient. */
+static void conv_shapes(ShapeList *sl, int l, int N, int dir)
+{
+    static const char *const names[MODEL_NBLOCKS][3] = {
+        {"conv1 fwd", "conv1 dW", "conv1 dX"},
+        {"conv2 fwd", "conv2 dW", "conv2 dX"},
+        {"conv3 fwd", "conv3 dW", "conv3 dX"}};
+    const ConvSpec *cs = &conv_specs[l];
+    const int tile = spec_tile(cs), CKK = spec_ckk(cs), OC = cs->OC;
+    const char *what = names[l][dir];
+
+    for (int c = 0; c < nchunks(N); c++) {
+        int n0, n1;
+        chunk_range(N, c, &n0, &n1);
+        for (int t = n0; t < n1; t += tile) {
+            int ncols = (n1 - t < tile ? n1 - t : tile) * cs->H * cs->W;
+            if (dir == 0)
+                shape_add(sl, what, 0, 0, OC, ncols, CKK, nchunks(N));
+            else if (dir == 1)
+                shape_add(sl, what, 0, 1, OC, CKK, ncols, nchunks(N));
+            else
+                shape_add(sl, what, 1, 0, CKK, ncols, OC, nchunks(N));
+        }
+    }
+}
+
+static void fc_shapes(ShapeList *sl, int l, int N, int back)
+{
+    static const char *const names[3][3] = {
+        {"fc1 fwd", "fc1 dW", "fc1 dX"},
+        {"fc2 fwd", "fc2 dW", "fc2 dX"},
+        {"fc3 fwd", "fc3 dW", "fc3 dX"}};
+    const FcSpec *fs = &fc_specs[l];
+    const int nw = ceil_div(fs->OUT, FC_OUT_BLOCK), ni = ceil_div(fs->IN, FC_IN_BLOCK);
+
+    for (int o0 = 0; o0 < fs->OUT; o0 += FC_OUT_BLOCK) {
+        int no = fs->OUT - o0 < FC_OUT_BLOCK ? fs->OUT - o0 : FC_OUT_BLOCK;
+        if (!back)
+            shape_add(sl, names[l][0], 0, 1, N, no, fs->IN, nw);
+        else
+            shape_add(sl, names[l][1], 1, 0, no, fs->IN, N, nw + ni);
+    }
+    for (int i0 = 0; back && i0 < fs->IN; i0 += FC_IN_BLOCK) {
+        int nin = fs->IN - i0 < FC_IN_BLOCK ? fs->IN - i0 : FC_IN_BLOCK;
+        shape_add(sl, names[l][2], 0, 0, N, nin, fs->OUT, nw + ni);
+    }
+}
+
+int model_gemm_shapes(int N, GemmShape *out, int max)
+{
+    ShapeList sl = {.out = out, .max = max < 0 ? 0 : max, .n = 0};
+
+    if (N < 1)
+        return 0;
+    for (int l = 0; l < MODEL_NBLOCKS; l++)
+        conv_shapes(&sl, l, N, 0);
+    for (int l = 0; l < 3; l++)
+        fc_shapes(&sl, l, N, 0);
+    for (int l = 2; l >= 0; l--)
+        fc_shapes(&sl, l, N, 1);
+    for (int l = MODEL_NBLOCKS - 1; l >= 0; l--) {
+        conv_shapes(&sl, l, N, 1);
+        if (l > 0)
+            conv_shapes(&sl, l, N, 2);
+    }
+    return sl.n;
+}

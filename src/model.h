@@ -102,4 +102,23 @@ void model_update(StepCtx *s, double lr);
 double model_flops_forward(void);
 double model_flops_backward(void);
 
+/* One SGEMM shape of the training step: C (M, N) = op(A) (M, K) op(B) (K, N),
+ * as a layer passes it to gemm(). */
+typedef struct GemmShape {
+    const char *what; /* the layer and product, e.g. "conv2 dW" */
+    int ta, tb;       /* A, B transposed (0 or 1) */
+    int M, N, K;      /* e.g. 64, 392, 288 */
+    long count;       /* calls of this shape in one step */
+    int par;          /* items of its phase: how many calls can run at once */
+} GemmShape;
+
+#define MODEL_MAX_GEMM_SHAPES 96
+
+/* The SGEMM calls of one training step (forward, backward; Adam has none)
+ * at batch N, as the work partition cuts them, equal calls merged, in step
+ * order.  Fills up to max entries of out and returns how many there are
+ * (more than max means the list was cut).  Their 2*M*N*K*count sum to N
+ * times model_flops_forward() + model_flops_backward(). */
+int model_gemm_shapes(int N, GemmShape *out, int max);
+
 #endif

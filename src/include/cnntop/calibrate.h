@@ -1,0 +1,186 @@
+/*
+ * calibrate.h: what this machine can do, measured, and the time "on paper".
+ *
+ * The calibration measures, in about three seconds:
+ *   - the SGEMM rate at the reference model's real GEMM shapes (those of one
+ *     training step at batch 64 and at 512), run the way the engine runs
+ *     them: T threads at once, each calling OpenBLAS with one thread;
+ *   - the SGEMM rate of one large square product (2048) with OpenBLAS
+ *     threads = cores: the library's own best;
+ *   - the memory bandwidth, by a STREAM-style triad a[i] = b[i] + s*c[i]
+ *     over the cores, counted as STREAM counts it: 3 arrays moved (two read,
+ *     one written); the write-allocate read of a is not counted, so the
+ *     hardware moves up to 4/3 of the figure.
+ *
+ * The figures are cached in $XDG_CACHE_HOME/cnntop/calibration (default
+ * ~/.cache/cnntop/calibration), a key=value text file:
+ *
+ *     # comment lines
+ *     cnntop-calibration 1            <- format version, always first
+ *     cpu_model=Intel(R) Xeon(R) ...  <- the key: cpu_model, cores,
+ *     cores=8                            blas_core and threads must all match
+ *     blas_core=SkylakeX                 this machine and setup, or the file
+ *     threads=8                          is measured again
+ *     batch_a=64                      <- the batches whose shapes were timed
+ *     model_gflops_a=123.456             and the rate at each, all threads
+ *     batch_b=512                        together, GFLOP/s
+ *     model_gflops_b=150.000
+ *     square_n=2048                   <- the square product, its OpenBLAS
+ *     square_threads=8                   threads and its rate, GFLOP/s
+ *     square_gflops=800.000
+ *     triad_gbps=40.000               <- triad bandwidth, GB/s (1e9 bytes)
+ *     triad_mib=768.000                  and its 3 arrays together, MiB
+ *     llc_mib=32.000                  <- the L3 it should exceed (0: unknown)
+ *     seconds=2.700                   <- time the measuring took
+ *     measured_at=1700000000          <- unix time
+ *     end                             <- so a truncated file is caught
+ *
+ * Numbers are written and read without the C locale's help ("123.456" in
+ * any locale).  A file that is not exactly this (another version, a
+ * missing, repeated or unknown key, a truncated tail) is ignored with a
+ * one-line warning naming it, never trusted, and replaced atomically.
+ *
+ * The sketch on paper turns figures into seconds for a number of images:
+ *   compute = images * FLOPs per training image / model SGEMM rate
+ *   memory  = images * bytes per image / triad bandwidth
+ *   seconds = compute + memory
+ * where bytes per image = 3 x the activation arena's per-image bytes
+ * (every activation and activation gradient of the step, as model.h lays
+ * them out: each written once and read about twice per step).  The rate at
+ * a batch between the two timed ones is interpolated in log2(batch);
+ * outside them the nearer one is used.
+ *
+ * Conventions as engine.h: 0 or a negative CN_E* code, and a one-line
+ * message in err.
+ */
+#ifndef CNNTOP_CALIBRATE_H
+#define CNNTOP_CALIBRATE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CALIB_FORMAT_VERSION 1
+#define CALIB_DEFAULT_SECONDS 3.0 /* the measuring budget, all parts together */
+#define CALIB_NBATCH 2            /* batches whose GEMM shapes are timed */
+#define CALIB_BATCH_A 64
+#define CALIB_BATCH_B 512
+#define CALIB_SQUARE_N 2048
+#define CALIB_EPOCH_IMAGES 60000  /* one epoch of the default data */
+#define CALIB_GAP_FACTOR 10.0     /* measured vs sketch: warn at this ratio */
+
+/* Measured figures of one machine and setup. */
+typedef struct Calibration {
+    /* The key: a cached file counts only when all of these match. */
+    char cpu_model[128];      /* e.g. "AMD EPYC 9B45" */
+    int cores;                /* cores this process may use, e.g. 8 */
+    char blas_core[64];       /* OpenBLAS kernel, e.g. "Haswell" */
+    int threads;              /* compute threads measured with, e.g. 8 */
+    /* The figures. */
+    int batch[CALIB_NBATCH];  /* e.g. {64, 512} */
+    double model_gflops[CALIB_NBATCH]; /* all threads together at that batch's
+                                          step shapes, GFLOP/s */
+    int square_n;             /* e.g. 2048 */
+    int square_threads;       /* OpenBLAS threads in the square product */
+    double square_gflops;     /* GFLOP/s */
+    double triad_gbps;        /* GB/s (1e9 bytes), 3 arrays counted */
+    double triad_mib;         /* the triad's 3 arrays together, MiB */
+    double llc_mib;           /* L3 size, MiB; 0 unknown */
+    double seconds;           /* wall time the measuring took */
+    long long measured_at;    /* unix time of the measurement */
+    int cached;               /* 1 when calibrate_get() read it from the cache */
+} Calibration;
+
+/* Progress while measuring: `what` names the part ("sgemm at batch 64
+ * shapes"), `done` runs 0..1 over the whole calibration. */
+typedef void (*CalibProgressFn)(void *userdata, const char *what, double done);
+
+typedef struct CalibOpts {
+    int threads;              /* compute threads; 0: the cores this process may use */
+    double seconds;           /* measuring budget; 0: CALIB_DEFAULT_SECONDS */
+    const char *cache_path;   /* NULL: calibrate_cache_path()'s answer */
+    CalibProgressFn progress; /* may be NULL */
+    void *userdata;           /* passed to progress */
+} CalibOpts;
+
+/*
+ * Writes the cache file's path into buf: $XDG_CACHE_HOME/cnntop/calibration
+ * when XDG_CACHE_HOME is an absolute path, else $HOME/.cache/cnntop/calibration.
+ * Returns 0, or -CN_EINVAL when neither is set or the path does not fit.
+ */
+int calibrate_cache_path(char *buf, size_t len, char *err, size_t errlen);
+
+/*
+ * Measures now (opts may be NULL: defaults), ignoring and not touching the
+ * cache.  Leaves OpenBLAS at one thread per call, as the engine wants it.
+ * Returns 0 or -CN_ENOMEM (buffers or threads could not be had).
+ */
+int calibrate_measure(const CalibOpts *opts, Calibration *out, char *err, size_t errlen);
+
+/*
+ * The figures for this machine: from the cache when it holds a valid file
+ * with this machine's key and `force` is 0, else measured and stored.
+ * A cache that is unreadable, corrupt, of another version or another key
+ * is not trusted: `warn` (may be NULL) gets one line naming the file and
+ * why, and it is measured again and overwritten atomically.  A cache that
+ * cannot be written also only warns (the figures are still returned).
+ * out->cached says which happened.  Returns 0 or what calibrate_measure()
+ * returns.
+ */
+int calibrate_get(const CalibOpts *opts, Calibration *out, int force,
+                  char *warn, size_t warnlen, char *err, size_t errlen);
+
+/*
+ * Parses a cache file's bytes buf[0..len) (not NUL-terminated; any bytes
+ * are safe: this is the fuzz target's door).  Fills *out only on success
+ * (out->cached = 1).  Returns 0, or -CN_EFORMAT with the reason in err
+ * ("line 3: unknown key 'foo'").  It does not compare the key with this
+ * machine; see calibrate_key_matches().
+ */
+int calibrate_parse(const char *buf, size_t len, Calibration *out, char *err, size_t errlen);
+
+/*
+ * Writes c as the cache file's text into buf (NUL-terminated).  Returns the
+ * length it needs (as snprintf does; at most 4096).
+ */
+size_t calibrate_format(const Calibration *c, char *buf, size_t len);
+
+/* 1 when c was made on this machine and setup with `threads` compute
+ * threads (0: the cores), else 0 with what differs in why (may be NULL). */
+int calibrate_key_matches(const Calibration *c, int threads, char *why, size_t whylen);
+
+/* Bytes moved per training image in the sketch: 3 x the arena's per-image
+ * activation bytes (written once, read about twice). */
+double calibrate_bytes_per_image(void);
+
+/* The time on paper for `images` training images at `batch`. */
+typedef struct Sketch {
+    long images;        /* e.g. 60000 */
+    int batch;          /* e.g. 64 */
+    double flops;       /* images * FLOPs per training image */
+    double bytes;       /* images * calibrate_bytes_per_image() */
+    double gflops;      /* SGEMM rate used (interpolated at batch), GFLOP/s */
+    double gbps;        /* bandwidth used, GB/s */
+    double compute_s;   /* flops / rate */
+    double memory_s;    /* bytes / bandwidth */
+    double seconds;     /* compute_s + memory_s */
+} Sketch;
+
+/* Fills *out.  Returns 0, or -CN_EINVAL when images < 0, batch < 1 or the
+ * calibration's figures are not positive. */
+int calibrate_sketch(const Calibration *c, long images, int batch, Sketch *out);
+
+/*
+ * Compares a measured time with the sketch.  When either is CALIB_GAP_FACTOR
+ * times the other or more, writes "measured X s, the sketch says Y s: a 10x
+ * gap is a sign of a real problem (see DESIGN.md)" into msg and returns 1;
+ * otherwise (or when either time is not positive) msg = "" and returns 0.
+ */
+int calibrate_check(const Sketch *s, double measured_s, char *msg, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

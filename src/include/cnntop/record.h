@@ -1,0 +1,210 @@
+/*
+ * record.h: the record of one `cnntop run`, and its exports.
+ *
+ * A RunRecord holds everything a run produced: when and how it was started,
+ * its configuration, the machine, the training and evaluation figures, the
+ * per-epoch and per-interval series, the segments, the per-layer profile,
+ * the counters and, for --runs R, each repeat.  The front end fills it (the
+ * engine's figures are plain structs of engine.h, copied in) and exports it
+ * as JSON (schema "cnntop.run/1"), CSV (one row per interval sample) or
+ * Markdown; several records (a sweep) export together.  record_load_json()
+ * reads a JSON export back, which is what `cnntop report` does.
+ *
+ * Ownership: a RunRecord owns its strings and arrays; record_init() makes an
+ * empty one, record_done() frees what it holds.  The record_add_* functions
+ * copy their arguments.  Figures that are unknown are NAN (floating point)
+ * or -1 (counts), never 0; exports write them as null (JSON) or an empty cell
+ * (CSV, Markdown).
+ *
+ * Every export is written atomically (temporary file in the same directory,
+ * fsync, rename) and refuses to replace an existing file unless `force` is
+ * set.  Functions return 0 or a negative CN_E* code with a one-line message
+ * in err that names the file and the problem.
+ */
+#ifndef CNNTOP_RECORD_H
+#define CNNTOP_RECORD_H
+
+#include <stddef.h>
+
+#include "cnntop/engine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RECORD_SCHEMA "cnntop.run/1"     /* "schema" of a run export */
+#define RECORD_SWEEP_SCHEMA "cnntop.sweep/1" /* "schema" of a sweep export */
+
+/* One finished epoch. */
+typedef struct RecordEpoch {
+    int epoch;        /* 0-based, of this run */
+    double loss;      /* mean training loss over the epoch's steps */
+    double accuracy;  /* test accuracy at the epoch's end, 0..1; NAN: not evaluated */
+    double wall;      /* seconds since training started, at the epoch's end */
+} RecordEpoch;
+
+/* One interval sample with the figures the engine's Sample lacks. */
+typedef struct RecordSample {
+    Sample s;         /* as engine_samples() gave it */
+    int epoch;        /* 0-based epoch the sample fell in; -1: unknown */
+    double ipc;       /* instructions per cycle of the compute threads; NAN: not counted */
+    double miss_rate; /* cache misses / cache references, 0..1; NAN: not counted */
+} RecordSample;
+
+/* One layer and direction of the step, over the run. */
+typedef struct RecordLayer {
+    char name[32];    /* e.g. "conv2 bwd" */
+    double seconds;   /* wall time summed over the run's steps */
+    long calls;       /* times it ran */
+    double flops;     /* floating-point operations summed over the run; NAN: unknown */
+    double gflops;    /* flops / seconds / 1e9; NAN: unknown */
+} RecordLayer;
+
+/* What became of a counter. */
+typedef enum RecordCounterStatus {
+    RECORD_CTR_OK,          /* counted (perhaps scaled for multiplexing) */
+    RECORD_CTR_UNAVAILABLE, /* could not be opened: no PMU, permission, unknown event */
+    RECORD_CTR_NOT_COUNTED  /* opened, but never ran (multiplexed out) */
+} RecordCounterStatus;
+
+/* One counter of one thread role, over the run. */
+typedef struct RecordCounter {
+    ThreadRole role;      /* CN_ROLE_TRAIN or CN_ROLE_LOAD */
+    char name[64];        /* e.g. "instructions", "task-clock" */
+    double value;         /* scaled count; NAN unless status is RECORD_CTR_OK */
+    char unit[16];        /* e.g. "msec", "" for plain counts */
+    double scaled;        /* time running / time enabled, 0..1; NAN: unknown */
+    RecordCounterStatus status;
+    char reason[128];     /* why not counted, e.g. "perf_event_paranoid is 3"; "" if OK */
+} RecordCounter;
+
+/* One of --runs R repeats of the configuration. */
+typedef struct RecordRepeat {
+    double wall;          /* seconds of training, wall clock */
+    double images_per_s;  /* training images / wall */
+    double user, system;  /* CPU seconds of the process during training */
+    double accuracy;      /* test accuracy, 0..1; NAN: not evaluated */
+    int exit_code;        /* what `cnntop run` would have returned for it: 0, 3 (diverged), 128+sig */
+} RecordRepeat;
+
+typedef struct RunRecord {
+    char version[32];      /* cnntop version, e.g. "0.1.0" */
+    char date[32];         /* start, ISO 8601 UTC, e.g. "2025-01-31T12:00:00Z" */
+    char *command;         /* the command line, shell-quoted; NULL: unknown */
+    char *label;           /* a short name for tables, e.g. "batch 64, 2 workers"; NULL: derived */
+    RunConfig config;      /* as run; config.data_dir points at data_dir below */
+    char *data_dir;        /* the data directory actually used */
+    long train_images;     /* training images after --limit; -1: unknown */
+    long test_images;      /* test images after --test-limit; -1: unknown */
+    int threads_used;      /* compute threads in effect (config.threads may be 0) */
+    MachineInfo machine;
+    double peak_gflops;    /* measured SGEMM peak of the machine; NAN: not calibrated */
+    double flops_per_image;/* training FLOPs per image (forward + backward) */
+    TrainStats train;
+    int have_eval;         /* 1 when eval holds an evaluation */
+    EvalResult eval;
+    long peak_rss_kib;     /* peak resident memory; -1: unknown */
+    double loader_samples_per_s; /* what the loader alone could deliver (LiveStats); NAN: unknown */
+    int interrupted;       /* 1 if stopped by a signal */
+    int exit_code;         /* what `cnntop run` returned: 0, 3 (diverged), 128+signal */
+    char *error;           /* why the run failed (e.g. diverged); NULL: it did not */
+
+    RecordEpoch *epochs;     size_t n_epochs, cap_epochs;
+    RecordSample *samples;   size_t n_samples, cap_samples;
+    Segment *segments;       size_t n_segments, cap_segments;
+    RecordLayer *layers;     size_t n_layers, cap_layers;
+    RecordCounter *counters; size_t n_counters, cap_counters;
+    RecordRepeat *repeats;   size_t n_repeats, cap_repeats;
+} RunRecord;
+
+/* Makes an empty record: version from engine_version(), date now, the
+ * default config, unknown figures NAN/-1, no arrays.  Never fails. */
+void record_init(RunRecord *r);
+
+/* Frees what the record owns and leaves it empty (as after record_init()
+ * but with the date and version cleared).  Idempotent. */
+void record_done(RunRecord *r);
+
+/* Copies argv into r->command, quoting words the shell would split.
+ * Returns 0 or -CN_ENOMEM. */
+int record_set_command(RunRecord *r, int argc, char **argv);
+
+/* Copies a string into r->label / r->data_dir (and points config.data_dir
+ * at it) / r->error.  NULL clears.  Returns 0 or -CN_ENOMEM. */
+int record_set_label(RunRecord *r, const char *label);
+int record_set_data_dir(RunRecord *r, const char *dir);
+int record_set_error(RunRecord *r, const char *error);
+
+/* Copies cfg into r->config, with its data_dir string. */
+int record_set_config(RunRecord *r, const RunConfig *cfg);
+
+/* Append one element (copied).  Return 0 or -CN_ENOMEM. */
+int record_add_epoch(RunRecord *r, const RecordEpoch *e);
+int record_add_sample(RunRecord *r, const Sample *s, int epoch, double ipc, double miss_rate);
+int record_add_segment(RunRecord *r, const Segment *s);
+int record_add_layer(RunRecord *r, const LayerTime *lt, double flops);
+int record_add_counter(RunRecord *r, const RecordCounter *c);
+int record_add_repeat(RunRecord *r, const RecordRepeat *rep);
+
+/* The label of a record: r->label, or one made from the configuration
+ * ("batch 64, 2 workers, 8 threads"), in buf. */
+const char *record_label(const RunRecord *r, char *buf, size_t len);
+
+/*
+ * The wall times of the record's runs: one per repeat, or the one training
+ * run when there are no repeats (n == 1).  Fills up to max; returns how many.
+ * record_throughputs() is the same for images/s.
+ */
+size_t record_times(const RunRecord *r, double *out, size_t max);
+size_t record_throughputs(const RunRecord *r, double *out, size_t max);
+
+/* Export formats, chosen by the file name's extension. */
+typedef enum ExportFormat { EXPORT_JSON, EXPORT_CSV, EXPORT_MD } ExportFormat;
+
+/* The format for path's extension (.json, .csv, .md, any case); -CN_EINVAL
+ * naming the supported ones otherwise. */
+int export_format(const char *path, ExportFormat *fmt, char *err, size_t errlen);
+
+/*
+ * Checks, before a run starts, that an export to path can be written: a
+ * known extension, a writable directory, and no existing file unless force.
+ * Returns 0, -CN_EINVAL (extension) or -CN_EIO.
+ */
+int export_check(const char *path, int force, char *err, size_t errlen);
+
+/* Writes the record to path in the format of its extension (see
+ * export_check() for the refusals). */
+int record_export(const RunRecord *r, const char *path, int force, char *err, size_t errlen);
+
+/* Writes n records as one sweep: JSON {"schema":"cnntop.sweep/1","runs":[...],
+ * "results":[...]}, CSV one row per record, Markdown one table. */
+int record_export_sweep(const RunRecord *const *runs, size_t n, const char *path, int force,
+                        char *err, size_t errlen);
+
+/*
+ * The exports as text in memory (for the dashboard and tests): *out is
+ * malloc'ed and NUL-terminated, *len its length.  Return 0 or -CN_ENOMEM.
+ */
+int record_format(const RunRecord *r, ExportFormat fmt, char **out, size_t *len);
+int record_format_sweep(const RunRecord *const *runs, size_t n, ExportFormat fmt,
+                        char **out, size_t *len);
+
+/*
+ * Reads a cnntop.run/1 JSON export into *r (which this initialises; free
+ * with record_done() whatever the result).  Errors, all naming the file:
+ * -CN_EIO (cannot read), -CN_EFORMAT ("FILE:LINE:COL: ..." for broken JSON,
+ * another schema or version, a missing or mistyped field).
+ */
+int record_load_json(const char *path, RunRecord *r, char *err, size_t errlen);
+
+/*
+ * Reads a run export or a sweep export: *out is a malloc'ed array of *n
+ * records (one for a run file).  Free each with record_done(), then the
+ * array.  Errors as record_load_json().
+ */
+int record_load_any(const char *path, RunRecord **out, size_t *n, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

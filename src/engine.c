@@ -78,6 +78,8 @@ struct Engine {
     int sampler_quit;          /* under live_mu */
     pthread_cond_t sampler_cv;
     Trace *trace;              /* --trace, or NULL */
+    EvalPoint *evals;          /* (CN_MAX_EVALS) of the last run */
+    int nevals;
     char trace_path[4096];
 };
 
@@ -153,7 +155,8 @@ static int engine_alloc(Engine *e, char *err, size_t errlen)
                      .seed = e->cfg.seed, .augment = e->cfg.augment};
 
     e->eval_idx = malloc((size_t)e->cap * sizeof *e->eval_idx);
-    if (!e->eval_idx || params_init(&e->ps, e->cfg.seed) != 0 ||
+    e->evals = calloc(CN_MAX_EVALS, sizeof *e->evals);
+    if (!e->eval_idx || !e->evals || params_init(&e->ps, e->cfg.seed) != 0 ||
         acts_init(&e->acts, e->cap, e->threads) != 0)
         return cn_fail(err, errlen, -CN_ENOMEM, "batch %d needs %.1f MiB: out of memory",
                        e->cfg.batch, need / 1048576.0);
@@ -222,6 +225,7 @@ void engine_free(Engine *e)
     params_done(&e->ps);
     dataset_free(&e->ds);
     free(e->eval_idx);
+    free(e->evals);
     pthread_mutex_destroy(&e->live_mu);
     pthread_cond_destroy(&e->sampler_cv);
     threadreg_done(&e->reg);
@@ -446,6 +450,26 @@ static void apply_pending_batch(Engine *e)
     pthread_mutex_unlock(&e->live_mu);
 }
 
+/* Evaluates in the middle of a run with the training clock stopped: the
+ * run's start times move forward by the evaluation's length. */
+static void eval_during(Engine *e, RunClock *rc, const Progress *p, int epoch_end, int epoch)
+{
+    EvalPoint *ep = &e->evals[e->nevals < CN_MAX_EVALS ? e->nevals++ : CN_MAX_EVALS - 1];
+    double t0 = timer_now();
+
+    ep->step = p->step;
+    ep->epoch_end = epoch_end;
+    ep->epoch = epoch;
+    ep->wall = t0 - rc->t0;
+    ep->train_loss = p->epoch_loss;
+    engine_evaluate(e, &ep->r, NULL, 0);
+    double dt = timer_now() - t0;
+    rc->t0 += dt;
+    pthread_mutex_lock(&e->live_mu);
+    e->t0 += dt;
+    pthread_mutex_unlock(&e->live_mu);
+}
+
 /* One training step; returns 0, or 1 when stopped while waiting for data. */
 static int train_step(Engine *e, int *nb, double *loss_out, double *wait)
 {
@@ -521,6 +545,7 @@ int engine_train(Engine *e, ProgressFn fn, void *userdata, char *err, size_t err
     memset(&e->stats, 0, sizeof e->stats);
     memset(&e->prof, 0, sizeof e->prof);
     e->prof.trace = e->trace;
+    e->nevals = 0;
     memset(&p, 0, sizeof p);
     atomic_store(&e->stop, 0);
     threadreg_enter(&e->reg, CN_ROLE_TRAIN, "cnntop-train");
@@ -597,6 +622,10 @@ int engine_train(Engine *e, ProgressFn fn, void *userdata, char *err, size_t err
                 epoch_steps = 0;
             }
         }
+        int ended = e->epoch_pos == 0;
+        if ((ended && e->cfg.eval_epochs) ||
+            (e->cfg.eval_every && (step + 1) % e->cfg.eval_every == 0))
+            eval_during(e, &rc, &p, ended, ended ? p.epoch : (int)(e->epochs_done - first_epoch));
         publish_step(e, &p, nb, timer_now() - ts, wait);
         if (fn && fn(&p, userdata))
             break;
@@ -740,6 +769,7 @@ int engine_profile(const Engine *e, LayerTime *out, int max)
         snprintf(out[n].name, sizeof out[n].name, "%s", profile_name((ProfOp)op));
         out[n].seconds = e->prof.seconds[op];
         out[n].calls = e->prof.calls[op];
+        out[n].flops = model_op_flops((ProfOp)op) * (double)e->stats.images;
     }
     return n;
 }
@@ -865,4 +895,13 @@ int engine_write_trace(Engine *e, char *err, size_t errlen)
     if (!e->trace)
         return cn_fail(err, errlen, -CN_ESTATE, "no trace was asked for");
     return trace_write(e->trace, e->trace_path, err, errlen);
+}
+
+int engine_evals(const Engine *e, EvalPoint *out, int max)
+{
+    int n = 0;
+
+    for (; n < e->nevals && n < max; n++)
+        out[n] = e->evals[n];
+    return n;
 }

@@ -559,6 +559,28 @@ double model_flops_forward(void)
     return f;
 }
 
+double model_op_flops(ProfOp op)
+{
+    for (int l = 0; l < MODEL_NBLOCKS; l++) {
+        const ConvSpec *cs = &conv_specs[l];
+        double f = 2.0 * cs->OC * spec_ckk(cs) * cs->H * cs->W;
+        if (op == cs->fconv)
+            return f;
+        if (op == cs->bconv) /* dW, and dx except for the first layer */
+            return l == 0 ? f : 2.0 * f;
+    }
+    static const ProfOp ff[3] = {PROF_FC1_F, PROF_FC2_F, PROF_FC3_F};
+    static const ProfOp fb[3] = {PROF_FC1_B, PROF_FC2_B, PROF_FC3_B};
+    for (int l = 0; l < 3; l++) {
+        double f = 2.0 * fc_specs[l].IN * fc_specs[l].OUT;
+        if (op == ff[l])
+            return f;
+        if (op == fb[l])
+            return 2.0 * f;
+    }
+    return 0.0; /* elementwise layers: not counted as FLOPs */
+}
+
 double model_flops_backward(void)
 {
     /* Weight and input gradients each cost a forward's GEMM, except that

@@ -102,6 +102,10 @@ void model_update(StepCtx *s, double lr);
 double model_flops_forward(void);
 double model_flops_backward(void);
 
+/* FLOPs of one image in one op of the step (the GEMM layers; 0 for the
+ * elementwise ones, whose cost is memory traffic). */
+double model_op_flops(ProfOp op);
+
 /* One SGEMM shape of the training step: C (M, N) = op(A) (M, K) op(B) (K, N),
  * as a layer passes it to gemm(). */
 typedef struct GemmShape {

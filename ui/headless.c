@@ -4,6 +4,8 @@
  * Progress goes to stderr: on a terminal one line rewritten in place at
  * most 10 times a second, otherwise a plain line every 5 seconds.  The
  * summary goes to stdout, in the spirit of perf stat and hyperfine.
+ * The work itself is the runner's (runner.c: repeats, the record, signals);
+ * the summary is summary.c's, shared with `cnntop report`.
  * SIGINT and SIGTERM ask the engine to stop after the current step; the
  * summary of what was done is still printed and the exit code is 128+sig.
  * SIGPIPE is ignored, so a reader that goes away (`cnntop run | head -1`)
@@ -12,81 +14,49 @@
  * summary (a full disk) is an error, exit 1.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "counters_fmt.h"
 #include "headless.h"
+#include "runner.h"
+#include "summary.h"
 
-static Engine *volatile sig_engine;
-static volatile sig_atomic_t sig_caught;
+static int stdout_errno; /* errno of the first failed flush of stdout, 0: none */
 
-static void on_signal(int sig)
+static void stdout_flush(void)
 {
-    sig_caught = sig;
-    if (sig_engine)
-        engine_stop(sig_engine);
+    errno = 0;
+    if (fflush(stdout) != 0 && !stdout_errno)
+        stdout_errno = errno ? errno : EIO;
 }
 
-static void signals_install(Engine *e)
+/* Whether stdout is a pipe or socket whose reader has gone (poll() says
+ * POLLERR or POLLHUP): for when a write failed inside printf(), where its
+ * errno could not be kept. */
+static int stdout_reader_gone(void)
 {
-    struct sigaction sa;
+    struct pollfd p = {.fd = STDOUT_FILENO, .events = POLLOUT};
 
-    sig_engine = e;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
 }
 
 /* Flushes the summary; returns rc, or EXIT_FAIL when stdout could not be
  * written for any reason but a reader that went away (EPIPE). */
 static int stdout_done(int rc)
 {
-    errno = 0;
-    if (fflush(stdout) == 0 && !ferror(stdout))
+    stdout_flush();
+    if (!stdout_errno && !ferror(stdout))
         return rc;
-    if (errno == EPIPE)
+    if (stdout_errno == EPIPE || stdout_reader_gone())
         return rc;
-    fprintf(stderr, "cnntop: standard output: %s\n", errno ? strerror(errno) : "write error");
+    fprintf(stderr, "cnntop: standard output: %s\n",
+            strerror(stdout_errno ? stdout_errno : EIO));
     return rc == EXIT_OK ? EXIT_FAIL : rc;
-}
-
-typedef struct ProgressState {
-    int tty;
-    double last;   /* elapsed seconds at the last line */
-    int shown;     /* a live line is on screen */
-} ProgressState;
-
-static void format_eta(char *buf, size_t len, double s)
-{
-    long t = (long)(s + 0.5);
-    if (t >= 3600)
-        snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-    else
-        snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
-}
-
-static int on_progress(const Progress *p, void *ud)
-{
-    ProgressState *ps = ud;
-    double every = ps->tty ? 0.1 : 5.0;
-    char eta[32];
-
-    if (p->elapsed - ps->last < every && p->step != p->steps && p->step != 1)
-        return 0;
-    ps->last = p->elapsed;
-    double left = p->step ? p->elapsed / (double)p->step * (double)(p->steps - p->step) : 0.0;
-    format_eta(eta, sizeof eta, left);
-    fprintf(stderr, "%sepoch %d/%d  step %ld/%ld  %.0f img/s  loss %.4f  ETA %s%s",
-            ps->tty ? "\r\033[K" : "", p->epoch + 1, p->epochs, p->step, p->steps,
-            p->images_per_s, p->epoch_loss, eta, ps->tty ? "" : "\n");
-    ps->shown = ps->tty;
-    return 0;
 }
 
 static void print_machine(void)
@@ -98,104 +68,6 @@ static void print_machine(void)
            mi.blas_core);
     if (mi.blas_warning[0])
         printf("  Note:                 %s\n", mi.blas_warning);
-}
-
-static void print_split(const StepSplit *s)
-{
-    double t = s->data + s->forward + s->backward + s->optimizer;
-
-    if (t <= 0)
-        return;
-    printf("  Step time split:      data %.1f%%  forward %.1f%%  backward %.1f%%  optimizer %.1f%%\n",
-           100 * s->data / t, 100 * s->forward / t, 100 * s->backward / t,
-           100 * s->optimizer / t);
-}
-
-static void print_train(const Engine *e, const TrainStats *st)
-{
-    double gflops = st->images_per_s * engine_flops_per_image() * 1e-9;
-
-    printf("  Training wall time:   %.2f s%s\n", st->wall, st->stopped ? "  (stopped early)" : "");
-    printf("  Steps, images:        %ld steps, %ld images, %d epoch%s complete\n", st->steps,
-           st->images, st->epochs_done, st->epochs_done == 1 ? "" : "s");
-    printf("  Throughput:           %.1f images/s  (%.1f GFLOP/s)\n", st->images_per_s, gflops);
-    printf("  CPU:                  %.2f s user, %.2f s sys  (%.2f cores busy of %d threads)\n",
-           st->cpu_user, st->cpu_sys, st->wall > 0 ? (st->cpu_user + st->cpu_sys) / st->wall : 0.0,
-           engine_threads(e));
-    printf("  Minor page faults:    %ld\n", st->minor_faults);
-    printf("  Final training loss:  %.4f  (mean over the last epoch's steps; last step %.4f)\n",
-           st->final_loss, st->last_loss);
-    print_split(&st->split);
-}
-
-/* The loader's figures: data wait, queue depth, verdict. */
-static void print_loader(Engine *e, const TrainStats *st)
-{
-    LiveStats ls;
-    double fill = 0.0, t = st->split.data + st->split.forward + st->split.backward +
-                           st->split.optimizer;
-    long nfill = 0, total = engine_samples_total(e);
-    Sample s[256];
-    char aug[64];
-
-    engine_live(e, &ls);
-    for (long from = 0; from < total;) {
-        int n = engine_samples(e, s, 256, from);
-        if (n <= 0)
-            break;
-        for (int i = 0; i < n; i++)
-            if (s[i].queue_fill >= 0) {
-                fill += s[i].queue_fill;
-                nfill++;
-            }
-        from += n;
-    }
-    double share = t > 0 ? st->split.data / t : 0.0;
-    if (ls.workers)
-        printf("  Loader:               %d thread%s, prefetch %d", ls.workers,
-               ls.workers == 1 ? "" : "s", ls.prefetch);
-    else
-        printf("  Loader:               inline on the trainer (workers 0)");
-    RunConfig cfg;
-    engine_config(e, &cfg);
-    options_format_augment(cfg.augment, aug, sizeof aug);
-    printf(", augment %s\n", aug);
-    printf("  Data wait:            %.1f%% of step time (%.3f ms/step)", 100 * share,
-           st->steps ? 1e3 * st->split.data / (double)st->steps : 0.0);
-    if (nfill)
-        printf(", queue %.1f of %d full on average", ls.queue_cap * fill / (double)nfill,
-               ls.queue_cap);
-    printf("\n");
-    if (ls.load_samples_per_s > 0 && st->images_per_s > 0)
-        printf("  Loader alone:         %.0f samples/s (%.1fx the trainer's images/s)\n",
-               ls.load_samples_per_s, ls.load_samples_per_s / st->images_per_s);
-    printf("  Verdict:              %s (data wait %s %.0f%% of the step)\n",
-           share > CN_LOADER_BOUND ? "loader-bound" : "compute-bound",
-           share > CN_LOADER_BOUND ? "above" : "below", 100 * CN_LOADER_BOUND);
-}
-
-static int by_time(const void *a, const void *b)
-{
-    double x = ((const LayerTime *)a)->seconds, y = ((const LayerTime *)b)->seconds;
-    return x < y ? 1 : x > y ? -1 : 0;
-}
-
-static void print_profile(const Engine *e, const TrainStats *st)
-{
-    LayerTime lt[64];
-    int n = engine_profile(e, lt, 64);
-    double total = 0;
-
-    if (st->steps == 0)
-        return;
-    for (int i = 0; i < n; i++)
-        total += lt[i].seconds;
-    qsort(lt, (size_t)n, sizeof *lt, by_time);
-    printf("\n  %-22s %10s %7s\n", "Layer", "ms/step", "share");
-    for (int i = 0; i < n; i++)
-        printf("  %-22s %10.3f %6.1f%%\n", lt[i].name, 1e3 * lt[i].seconds / (double)st->steps,
-               total > 0 ? 100 * lt[i].seconds / total : 0.0);
-    printf("\n");
 }
 
 static void print_eval(const EvalResult *r)
@@ -228,55 +100,96 @@ static int open_engine(const Options *o, Engine **e)
     return 0;
 }
 
-int headless_run(const Options *o)
+static void calib_progress(void *ud, const char *what, double done)
 {
-    ProgressState ps = {.tty = isatty(2)};
-    Engine *e;
-    TrainStats st;
-    EvalResult ev;
-    char err[512];
-    int rc = EXIT_OK;
+    (void)ud;
+    fprintf(stderr, "%scnntop: calibrating (first use): %s, %.0f%%%s", isatty(2) ? "\r\033[K" : "",
+            what, 100 * done, isatty(2) ? "" : "\n");
+}
 
-    if (open_engine(o, &e) != 0)
+/* The machine's calibration from the cache, or measured now (a few
+ * seconds, once); NULL with a warning when it cannot be had. */
+static const Calibration *calibration(const Options *o, Calibration *c)
+{
+    char warn[512] = "", err[512];
+    CalibOpts co;
+
+    memset(&co, 0, sizeof co);
+    co.threads = o->cfg.threads;
+    co.progress = calib_progress;
+    if (calibrate_get(&co, c, o->recalibrate, warn, sizeof warn, err, sizeof err) != 0) {
+        fprintf(stderr, "%scnntop: calibration failed, no sketch on paper: %s\n",
+                isatty(2) ? "\r\033[K" : "", err);
+        return NULL;
+    }
+    if (!c->cached && isatty(2))
+        fputs("\r\033[K", stderr);
+    if (warn[0])
+        fprintf(stderr, "cnntop: %s\n", warn);
+    return c;
+}
+
+/* The time on paper next to the measured one. */
+static void print_sketch(const RunRecord *rec, const Calibration *c)
+{
+    Sketch sk;
+    char msg[256];
+    const TrainStats *st = &rec->train;
+
+    if (!c || st->images <= 0 || calibrate_sketch(c, st->images, rec->config.batch, &sk) != 0)
+        return;
+    printf("  On paper:             %.2f s  (%.2f GFLOP at %.1f GFLOP/s + %.2f GB at %.1f GB/s); "
+           "measured %.2f s, %.0f%% of the SGEMM rate\n",
+           sk.seconds, sk.flops * 1e-9, sk.gflops, sk.bytes * 1e-9, sk.gbps, st->wall,
+           st->wall > 0 ? 100 * sk.flops / st->wall * 1e-9 / sk.gflops : 0.0);
+    if (calibrate_check(&sk, st->wall, msg, sizeof msg))
+        printf("  Warning:              %s\n", msg);
+}
+
+int headless_run(const Options *o, int argc, char **argv)
+{
+    RunnerOpts ro = {.cfg = o->cfg, .runs = o->runs, .warmup = o->warmup,
+                     .vary_seed = o->vary_seed, .events = o->events, .load = o->load,
+                     .save = o->save, .trace = o->trace, .prefix = ""};
+    Calibration calib;
+    RunRecord rec;
+    Engine *e = NULL;
+    CounterSet *cs = NULL;
+    char err[512];
+    int rc;
+
+    if (o->export_path && export_check(o->export_path, o->force, err, sizeof err) != 0) {
+        fprintf(stderr, "cnntop: --export: %s\n", err);
         return EXIT_FAIL;
-    if (o->trace && engine_set_trace(e, o->trace, err, sizeof err) != 0) {
-        fprintf(stderr, "cnntop: --trace: %s\n", err);
-        engine_free(e);
-        return EXIT_FAIL;
     }
-    signals_install(e);
-    /* engine_train() clears the stop flag when it starts: a signal that came
-     * before it must not be lost. */
-    int trc = sig_caught ? 0 : engine_train(e, on_progress, &ps, err, sizeof err);
-    if (ps.shown)
-        fputc('\n', stderr);
-    engine_stats(e, &st);
-    print_header("run", o, e);
-    print_train(e, &st);
-    print_loader(e, &st);
-    print_profile(e, &st);
-    if (trc != 0) {
-        fprintf(stderr, "cnntop: %s\n", err);
-        rc = trc == -CN_EDIVERGED ? EXIT_DIVERGED : EXIT_FAIL;
-    } else if (!sig_caught && engine_evaluate(e, &ev, err, sizeof err) == 0) {
-        print_eval(&ev);
-    }
-    printf("  Peak memory (RSS):    %.1f MiB\n", engine_peak_rss_kib() / 1024.0);
-    fflush(stdout);
-    if (o->save && trc == 0 && engine_save(e, o->save, err, sizeof err) != 0) {
-        fprintf(stderr, "cnntop: %s\n", err);
-        rc = EXIT_FAIL;
-    }
-    if (o->trace) {
-        if (engine_write_trace(e, err, sizeof err) != 0) {
-            fprintf(stderr, "cnntop: %s\n", err);
-            rc = EXIT_FAIL;
-        } else
-            fprintf(stderr, "cnntop: trace written to %s\n", o->trace);
+    runner_signals();
+    ro.calib = calibration(o, &calib);
+    ro.cfg.eval_every = o->eval_every;
+    record_init(&rec);
+    record_set_command(&rec, argc, argv);
+    rc = runner_run(&ro, &rec, &e, &cs);
+    if (e || rec.train.steps > 0) {
+        summary_print(stdout, &rec, "run");
+        print_sketch(&rec, ro.calib);
+        summary_print_repeats(stdout, &rec);
+        if (cs) {
+            printf("\n Counters (the last run's threads, by role):\n");
+            counters_fmt_print(stdout, cs);
+        }
     }
     engine_free(e);
-    sig_engine = NULL;
-    return stdout_done(sig_caught ? 128 + sig_caught : rc);
+    counters_free(cs);
+    if (o->export_path) {
+        if (record_export(&rec, o->export_path, o->force, err, sizeof err) != 0) {
+            fprintf(stderr, "cnntop: --export: %s\n", err);
+            rc = rc ? rc : EXIT_FAIL;
+        } else
+            fprintf(stderr, "cnntop: %s written to %s\n",
+                    rec.interrupted ? "the partial run record (interrupted)" : "the run record",
+                    o->export_path);
+    }
+    record_done(&rec);
+    return stdout_done(rc);
 }
 
 int headless_eval(const Options *o)

@@ -17,7 +17,7 @@ enum {
 
 /* `cnntop run`: trains, evaluates, prints the summary; returns an exit code
  * (128 + signal number when stopped by SIGINT/SIGTERM). */
-int headless_run(const Options *o);
+int headless_run(const Options *o, int argc, char **argv);
 
 /* `cnntop eval`: loads a checkpoint and evaluates it. */
 int headless_eval(const Options *o);

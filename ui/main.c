@@ -3,8 +3,12 @@
  */
 #include <stdio.h>
 
+#include "calibrate_cmd.h"
+#include "events.h"
 #include "headless.h"
 #include "options.h"
+#include "report.h"
+#include "tui_main.h"
 
 int main(int argc, char **argv)
 {
@@ -17,9 +21,15 @@ int main(int argc, char **argv)
     }
     switch (o.cmd) {
     case CMD_RUN:
-        return headless_run(&o);
+        return headless_run(&o, argc, argv);
     case CMD_EVAL:
         return headless_eval(&o);
+    case CMD_EVENTS:
+        return events_main(&o);
+    case CMD_CALIBRATE:
+        return calibrate_main(&o);
+    case CMD_REPORT:
+        return report_main(&o);
     case CMD_VERSION:
         printf("cnntop %s\n", engine_version());
         return EXIT_OK;
@@ -27,6 +37,7 @@ int main(int argc, char **argv)
         options_usage(stdout);
         return EXIT_OK;
     case CMD_TUI:
+        return tui_main(&o);
     default:
         options_usage(stderr);
         return EXIT_USAGE;

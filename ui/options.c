@@ -97,12 +97,16 @@ static int parse_long(const char *name, const char *s, long lo, long hi, long *o
 
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || errno == ERANGE) {
+    if (*s == '\0' || *end != '\0') {
         snprintf(err, errlen, "%s: '%s' is not a whole number", name, s);
         return 2;
     }
-    if (v < lo || v > hi) {
-        snprintf(err, errlen, "%s: %ld is out of range (%ld..%ld)", name, v, lo, hi);
+    if (errno == ERANGE || v < lo || v > hi) {
+        /* A number too long for a long is out of range too, not "not a number". */
+        if (hi == LONG_MAX)
+            snprintf(err, errlen, "%s: %s is out of range (at least %ld)", name, s, lo);
+        else
+            snprintf(err, errlen, "%s: %s is out of range (%ld..%ld)", name, s, lo, hi);
         return 2;
     }
     *out = v;
@@ -340,12 +344,13 @@ static Command command_of(const char *s)
 int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen)
 {
     int i = 1;
+    const char *no_color = getenv("NO_COLOR");
 
     memset(o, 0, sizeof *o);
     engine_config_default(&o->cfg);
     o->cmd = CMD_TUI;
     o->runs = 1;
-    if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
+    if (no_color && *no_color)
         o->no_color = 1;
     if (argc > 1 && command_of(argv[1]) != CMD_TUI)
         o->cmd = command_of(argv[i++]);

@@ -224,6 +224,9 @@ void counters_sched(CounterSet *set, ThreadRole role, CounterSched *out);
  * The thread must be attached (by itself or by another thread) and must
  * not be detached by another thread meanwhile.  Returns the number of
  * events, or -CN_ESTATE if the calling thread is not attached.
+ * Cost, measured by test_counters on a 2-vCPU virtual machine (no PMU, so
+ * 4 software events open): 1.1-2.8 us per call, 0.3-0.7 us per event;
+ * budget about 0.5 us per open event.
  */
 int counters_self_read(CounterSet *set, CounterRaw *values, int max);
 

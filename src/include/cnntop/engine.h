@@ -61,6 +61,8 @@ typedef struct RunConfig {
     int workers;          /* loader threads; 0: load inline on the trainer */
     int prefetch;         /* loader queue capacity in batches; 0: 2 per worker */
     unsigned augment;     /* CN_AUG_* bits, 0: none */
+    int eval_epochs;      /* 1: evaluate on the test set at each epoch's end */
+    long eval_every;      /* also evaluate every N steps; 0: no */
 } RunConfig;
 
 /* Progress as the engine reports it to a callback after each step. */
@@ -163,6 +165,24 @@ void engine_stop(Engine *e);
 /* Evaluates the model in inference mode on the test set (test_limit images). */
 int engine_evaluate(Engine *e, EvalResult *out, char *err, size_t errlen);
 
+/*
+ * An evaluation made during training (RunConfig.eval_epochs, eval_every).
+ * Its time is left out of the run's wall time and rates: the training clock
+ * stops while the engine evaluates.
+ */
+typedef struct EvalPoint {
+    long step;        /* steps of the run done when it was made */
+    int epoch_end;    /* 1: made at the end of an epoch */
+    int epoch;        /* 0-based epoch of the run it ended or fell in */
+    double wall;      /* training seconds (evaluation excluded) up to it */
+    double train_loss;/* mean training loss of the epoch so far */
+    EvalResult r;
+} EvalPoint;
+
+#define CN_MAX_EVALS 4096
+/* The evaluations of the last engine_train() call, in order; returns how many. */
+int engine_evals(const Engine *e, EvalPoint *out, int max);
+
 /* Figures of the last engine_train() call (zeros before one). */
 void engine_stats(const Engine *e, TrainStats *out);
 
@@ -211,6 +231,7 @@ typedef struct LayerTime {
     char name[32];    /* e.g. "conv2 bwd" */
     double seconds;   /* wall time summed over the run's steps */
     long calls;       /* times it ran */
+    double flops;     /* floating-point operations over the run; 0: not a GEMM layer */
 } LayerTime;
 
 /* Fills up to max entries, in step order, for the last engine_train() call;

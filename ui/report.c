@@ -1,0 +1,201 @@
+/*
+ * report.c: `cnntop report`: stored run records, alone or side by side.
+ *
+ * Every file is read (a run export is one record, a sweep export several)
+ * before anything is printed, so a bad file costs one error line and no
+ * half-printed table.  Side by side, each record is one column, four to a
+ * block; the speedup compares throughputs (images/s), which stay
+ * comparable when runs trained for different numbers of images.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cnntop/record.h"
+#include "cnntop/stats.h"
+#include "headless.h"
+#include "report.h"
+#include "summary.h"
+
+#define COLS 4        /* records per block of the side-by-side table */
+#define COLW 22       /* characters per column */
+
+typedef struct Entry {
+    RunRecord r;
+    char name[80];     /* the file's base name, "#i" added for a sweep's runs */
+    StatsSummary ips;  /* images/s over the repeats */
+    StatsSummary wall; /* seconds over the repeats */
+} Entry;
+
+static void summarize(Entry *e)
+{
+    size_t cap = e->r.n_repeats ? e->r.n_repeats : 1;
+    double *v = malloc(cap * sizeof *v);
+
+    memset(&e->ips, 0, sizeof e->ips);
+    memset(&e->wall, 0, sizeof e->wall);
+    e->ips.mean = e->ips.sd = e->wall.mean = e->wall.sd = NAN;
+    if (!v)
+        return;
+    stats_summarize(v, record_throughputs(&e->r, v, cap), &e->ips);
+    stats_summarize(v, record_times(&e->r, v, cap), &e->wall);
+    free(v);
+}
+
+/* Reads every file; returns the entries (count in *n) or NULL after
+ * printing the error. */
+static Entry *load_all(const Options *o, size_t *n)
+{
+    Entry *all = NULL;
+    char err[640];
+
+    *n = 0;
+    for (int i = 0; i < o->n_positional; i++) {
+        const char *path = o->positional[i], *base = strrchr(path, '/');
+        RunRecord *recs;
+        size_t k;
+        if (record_load_any(path, &recs, &k, err, sizeof err) != 0) {
+            fprintf(stderr, "cnntop: %s\n", err);
+            goto fail;
+        }
+        Entry *grown = realloc(all, (*n + k) * sizeof *all);
+        if (!grown) {
+            for (size_t j = 0; j < k; j++)
+                record_done(&recs[j]);
+            free(recs);
+            fprintf(stderr, "cnntop: %s: out of memory\n", path);
+            goto fail;
+        }
+        all = grown;
+        for (size_t j = 0; j < k; j++) {
+            Entry *e = &all[(*n)++];
+            e->r = recs[j];
+            /* The arrays moved with the struct; the config's pointer too. */
+            e->r.config.data_dir = e->r.data_dir;
+            if (k > 1)
+                snprintf(e->name, sizeof e->name, "%.50s#%zu", base ? base + 1 : path, j + 1);
+            else
+                snprintf(e->name, sizeof e->name, "%s", base ? base + 1 : path);
+            summarize(e);
+        }
+        free(recs);
+    }
+    return all;
+fail:
+    for (size_t j = 0; j < *n; j++)
+        record_done(&all[j].r);
+    free(all);
+    *n = 0;
+    return NULL;
+}
+
+/* One cell, cut to fit its column. */
+static void cell(const char *s)
+{
+    printf("%-*.*s", COLW, COLW - 2, s);
+}
+
+static void fmt_pm(char *b, size_t len, double m, double sd, int dec)
+{
+    if (!isfinite(m))
+        snprintf(b, len, "n/a");
+    else if (isfinite(sd))
+        snprintf(b, len, "%.*f ± %.*f", dec, m, dec, sd);
+    else
+        snprintf(b, len, "%.*f", dec, m);
+}
+
+/* The speedup of e over the reference and what Welch's test says. */
+static void speedup(const Entry *e, const Entry *ref, char *sp, char *dist, size_t len)
+{
+    double x, u;
+    StatsWelch w;
+
+    stats_ratio(e->ips.mean, e->ips.sd, ref->ips.mean, ref->ips.sd, &x, &u);
+    fmt_pm(sp, len, x, u, 2);
+    if (e == ref)
+        snprintf(dist, len, "(reference)");
+    else if (stats_welch(&e->ips, &ref->ips, &w) != 0)
+        snprintf(dist, len, "too few runs");
+    else
+        snprintf(dist, len, "%s (p %s %.3f)", w.distinguishable ? "yes" : "no",
+                 w.p < 0.001 ? "<" : "=", w.p < 0.001 ? 0.001 : w.p);
+}
+
+static void row(const char *label, const Entry *e, size_t n, size_t from, const Entry *ref, int what)
+{
+    char b[96], d[96];
+
+    printf("  %-22s", label);
+    for (size_t i = from; i < n && i < from + COLS; i++) {
+        const RunRecord *r = &e[i].r;
+        double t = r->train.split.data + r->train.split.forward + r->train.split.backward +
+                   r->train.split.optimizer;
+        switch (what) {
+        case 0: cell(e[i].name); continue;
+        case 1: cell(record_label(r, b, sizeof b)); continue;
+        case 2: fmt_pm(b, sizeof b, e[i].wall.mean, e[i].wall.sd, 2); break;
+        case 3: fmt_pm(b, sizeof b, e[i].ips.mean, e[i].ips.sd, 1); break;
+        case 4: fmt_pm(b, sizeof b, e[i].ips.mean * r->flops_per_image * 1e-9, NAN, 1); break;
+        case 5: fmt_pm(b, sizeof b, r->train.cpu_user + r->train.cpu_sys, NAN, 2); break;
+        case 6:
+            if (r->have_eval)
+                snprintf(b, sizeof b, "%.2f%%", 100 * r->eval.accuracy);
+            else
+                snprintf(b, sizeof b, "n/a");
+            break;
+        case 7: fmt_pm(b, sizeof b, r->train.final_loss, NAN, 4); break;
+        case 8: fmt_pm(b, sizeof b, t > 0 ? 100 * r->train.split.data / t : NAN, NAN, 1); break;
+        case 9:
+            fmt_pm(b, sizeof b, r->peak_rss_kib >= 0 ? r->peak_rss_kib / 1024.0 : NAN, NAN, 1);
+            break;
+        case 10: speedup(&e[i], ref, b, d, sizeof b); break;
+        default: speedup(&e[i], ref, d, b, sizeof b); break;
+        }
+        cell(b);
+    }
+    printf("\n");
+}
+
+static void print_compare(const Entry *e, size_t n)
+{
+    static const char *labels[] = {
+        "", "Configuration", "Wall time [s]", "Throughput [img/s]", "Compute [GFLOP/s]",
+        "CPU user+sys [s]", "Test accuracy", "Final training loss", "Data wait [%]",
+        "Peak memory [MiB]", "Speedup", "Distinguishable"};
+
+    printf("\n Comparison of %zu runs (speedup: images/s over %s; mean ± σ over repeats):\n", n,
+           e[0].name);
+    for (size_t from = 0; from < n; from += COLS) {
+        if (from)
+            printf("\n");
+        for (int w = 0; w < (int)(sizeof labels / sizeof *labels); w++)
+            row(labels[w], e, n, from, &e[0], w);
+    }
+    printf("\n");
+    for (size_t i = 1; i < n; i++) {
+        char sp[96], d[96];
+        speedup(&e[i], &e[0], sp, d, sizeof sp);
+        printf("  %s is %s times as fast as %s; distinguishable: %s\n", e[i].name, sp,
+               e[0].name, d);
+    }
+}
+
+int report_main(const Options *o)
+{
+    size_t n;
+    Entry *e = load_all(o, &n);
+
+    if (!e)
+        return EXIT_FAIL;
+    if (n == 1)
+        summary_print(stdout, &e[0].r, "report");
+    else
+        print_compare(e, n);
+    fflush(stdout);
+    for (size_t i = 0; i < n; i++)
+        record_done(&e[i].r);
+    free(e);
+    return EXIT_OK;
+}

@@ -1,0 +1,49 @@
+/*
+ * runner.h: one configuration, trained R times, into a RunRecord.
+ *
+ * `cnntop run` and `cnntop sweep` (and the dashboard's history) share this:
+ * for each of K warm-up and R measured repeats it makes a fresh engine
+ * (fresh model; the same seed unless --vary-seed), trains, evaluates, and
+ * appends the repeat; the last measured repeat's details (series, segments,
+ * per-layer profile, counters over all measured repeats) fill the record.
+ *
+ * SIGINT and SIGTERM stop the current run after its step; the record is
+ * kept, marked interrupted, and runner_signal() says which signal came.
+ */
+#ifndef CNNTOP_RUNNER_H
+#define CNNTOP_RUNNER_H
+
+#include "cnntop/calibrate.h"
+#include "cnntop/counters.h"
+#include "cnntop/record.h"
+#include "options.h"
+
+typedef struct RunnerOpts {
+    RunConfig cfg;          /* the configuration (data_dir kept alive by the caller) */
+    int runs, warmup;       /* R >= 1, K >= 0 */
+    int vary_seed;
+    const char *events;     /* -e spec, NULL: the defaults */
+    const char *load;       /* checkpoint to start each repeat from, or NULL */
+    const char *save;       /* checkpoint to write after the last repeat, or NULL */
+    const char *trace;      /* trace of the last repeat, or NULL */
+    const Calibration *calib; /* for the sketch, or NULL */
+    const char *prefix;     /* progress line prefix, e.g. "[3/16] ", or "" */
+    double deadline;        /* timer_now()-style seconds to stop at; 0: none */
+} RunnerOpts;
+
+/* Installs the SIGINT/SIGTERM handlers (once) and ignores SIGPIPE. */
+void runner_signals(void);
+
+/* The signal that arrived, or 0. */
+int runner_signal(void);
+
+/*
+ * Runs the configuration into `rec` (already record_init()ed; command set
+ * by the caller).  Prints progress on stderr.  Returns the exit code `cnntop
+ * run` should give: 0, 1 (failure; message printed), 3 (diverged), 128+sig.
+ * When `last` is not NULL, the last measured engine is left open there for
+ * the caller's summary (free it with engine_free), with `counters` its set.
+ */
+int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet **counters);
+
+#endif

@@ -1,0 +1,183 @@
+/*
+ * summary.c: the end-of-run summary, from a RunRecord (see summary.h).
+ *
+ * The layout is that of `cnntop run`: a heading, then one figure per line
+ * with its label in a 22-column field, the per-layer table sorted by time,
+ * the test accuracy and the peak memory.  With --runs R the spread of the
+ * repeats follows, as hyperfine shows it.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cnntop/stats.h"
+#include "summary.h"
+
+static void print_header(FILE *f, const RunRecord *r, const char *what)
+{
+    const MachineInfo *m = &r->machine;
+
+    fprintf(f, "\n Performance of cnntop %s (batch %d, %d threads, seed %llu):\n", what,
+            r->config.batch, r->threads_used, (unsigned long long)r->config.seed);
+    fprintf(f, "  Data:                 %s", r->data_dir ? r->data_dir : "unknown");
+    if (r->train_images >= 0 && r->test_images >= 0)
+        fprintf(f, " (%ld training, %ld test images)", r->train_images, r->test_images);
+    fprintf(f, "\n  Machine:              %s, %d cores, OpenBLAS %s\n", m->cpu_model, m->cores,
+            m->blas_core);
+    if (m->blas_warning[0])
+        fprintf(f, "  Note:                 %s\n", m->blas_warning);
+    if (r->interrupted)
+        fprintf(f, "  Interrupted:          by a signal; the figures cover the part that ran\n");
+    if (r->error)
+        fprintf(f, "  Failed:               %s\n", r->error);
+}
+
+static void print_split(FILE *f, const StepSplit *s)
+{
+    double t = s->data + s->forward + s->backward + s->optimizer;
+
+    if (!(t > 0))
+        return;
+    fprintf(f, "  Step time split:      data %.1f%%  forward %.1f%%  backward %.1f%%  optimizer %.1f%%\n",
+            100 * s->data / t, 100 * s->forward / t, 100 * s->backward / t, 100 * s->optimizer / t);
+}
+
+static void print_train(FILE *f, const RunRecord *r)
+{
+    const TrainStats *st = &r->train;
+
+    fprintf(f, "  Training wall time:   %.2f s%s\n", st->wall, st->stopped ? "  (stopped early)" : "");
+    fprintf(f, "  Steps, images:        %ld steps, %ld images, %d epoch%s complete\n", st->steps,
+            st->images, st->epochs_done, st->epochs_done == 1 ? "" : "s");
+    fprintf(f, "  Throughput:           %.1f images/s", st->images_per_s);
+    if (isfinite(r->flops_per_image))
+        fprintf(f, "  (%.1f GFLOP/s)", st->images_per_s * r->flops_per_image * 1e-9);
+    fprintf(f, "\n  CPU:                  %.2f s user, %.2f s sys  (%.2f cores busy of %d threads)\n",
+            st->cpu_user, st->cpu_sys, st->wall > 0 ? (st->cpu_user + st->cpu_sys) / st->wall : 0.0,
+            r->threads_used);
+    fprintf(f, "  Minor page faults:    %ld\n", st->minor_faults);
+    fprintf(f, "  Final training loss:  %.4f  (mean over the last epoch's steps; last step %.4f)\n",
+            st->final_loss, st->last_loss);
+    print_split(f, &st->split);
+}
+
+/* The queue's capacity in batches: the last segment's, else the config's
+ * (0 there means two per worker, as engine.h says). */
+static int queue_cap(const RunRecord *r)
+{
+    if (r->n_segments)
+        return r->segments[r->n_segments - 1].prefetch;
+    return r->config.prefetch ? r->config.prefetch : 2 * r->config.workers;
+}
+
+static void print_augment(FILE *f, unsigned aug)
+{
+    static const struct { unsigned bit; const char *name; } names[] = {
+        {CN_AUG_SHIFT, "shift"}, {CN_AUG_ROTATE, "rotate"}, {CN_AUG_ELASTIC, "elastic"}};
+    int any = 0;
+
+    fprintf(f, ", augment ");
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (aug & names[i].bit)
+            fprintf(f, "%s%s", any++ ? "," : "", names[i].name);
+    fprintf(f, "%s\n", any ? "" : "none");
+}
+
+static void print_loader(FILE *f, const RunRecord *r)
+{
+    const TrainStats *st = &r->train;
+    double fill = 0, t = st->split.data + st->split.forward + st->split.backward + st->split.optimizer;
+    long nfill = 0;
+    int workers = r->n_segments ? r->segments[r->n_segments - 1].workers : r->config.workers;
+
+    for (size_t i = 0; i < r->n_samples; i++)
+        if (r->samples[i].s.queue_fill >= 0) {
+            fill += r->samples[i].s.queue_fill;
+            nfill++;
+        }
+    double share = t > 0 ? st->split.data / t : 0.0;
+    if (workers)
+        fprintf(f, "  Loader:               %d thread%s, prefetch %d", workers,
+                workers == 1 ? "" : "s", queue_cap(r));
+    else
+        fprintf(f, "  Loader:               inline on the trainer (workers 0)");
+    print_augment(f, r->config.augment);
+    fprintf(f, "  Data wait:            %.1f%% of step time (%.3f ms/step)", 100 * share,
+            st->steps ? 1e3 * st->split.data / (double)st->steps : 0.0);
+    if (nfill)
+        fprintf(f, ", queue %.1f of %d full on average", queue_cap(r) * fill / (double)nfill,
+                queue_cap(r));
+    fprintf(f, "\n");
+    if (r->loader_samples_per_s > 0 && st->images_per_s > 0)
+        fprintf(f, "  Loader alone:         %.0f samples/s (%.1fx the trainer's images/s)\n",
+                r->loader_samples_per_s, r->loader_samples_per_s / st->images_per_s);
+    fprintf(f, "  Verdict:              %s (data wait %s %.0f%% of the step)\n",
+            share > CN_LOADER_BOUND ? "loader-bound" : "compute-bound",
+            share > CN_LOADER_BOUND ? "above" : "below", 100 * CN_LOADER_BOUND);
+}
+
+static int by_time(const void *a, const void *b)
+{
+    double x = ((const RecordLayer *)a)->seconds, y = ((const RecordLayer *)b)->seconds;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void print_profile(FILE *f, const RunRecord *r)
+{
+    RecordLayer *lt;
+    double total = 0;
+
+    if (r->train.steps == 0 || r->n_layers == 0)
+        return;
+    lt = malloc(r->n_layers * sizeof *lt);
+    if (!lt)
+        return;
+    memcpy(lt, r->layers, r->n_layers * sizeof *lt);
+    for (size_t i = 0; i < r->n_layers; i++)
+        total += lt[i].seconds;
+    qsort(lt, r->n_layers, sizeof *lt, by_time);
+    fprintf(f, "\n  %-22s %10s %7s\n", "Layer", "ms/step", "share");
+    for (size_t i = 0; i < r->n_layers; i++)
+        fprintf(f, "  %-22s %10.3f %6.1f%%\n", lt[i].name, 1e3 * lt[i].seconds / (double)r->train.steps,
+                total > 0 ? 100 * lt[i].seconds / total : 0.0);
+    fprintf(f, "\n");
+    free(lt);
+}
+
+void summary_print_repeats(FILE *f, const RunRecord *r)
+{
+    size_t n = r->n_repeats;
+    double *t;
+    StatsSummary s;
+
+    if (n < 2 || !(t = malloc(n * sizeof *t)))
+        return;
+    n = record_times(r, t, n);
+    stats_summarize(t, n, &s);
+    fprintf(f, "  Time (mean ± σ):      %.3f s ± %.3f s    [median %.3f s, range %.3f … %.3f s, %zu runs]\n",
+            s.mean, s.sd, s.median, s.min, s.max, n);
+    long out = stats_outliers(t, n, STATS_OUTLIER_Z, NULL);
+    if (out > 0)
+        fprintf(f, "  Warning:              %ld statistical outlier%s (modified Z-score above %.1f)\n",
+                out, out == 1 ? "" : "s", STATS_OUTLIER_Z);
+    if (stats_noisy(&s))
+        fprintf(f, "  Warning:              noisy machine: runs vary by %.1f%% (more than %.0f%%); "
+                   "close other programs or pin the CPU frequency\n",
+                100 * s.sd / s.mean, 100 * STATS_NOISY_CV);
+    free(t);
+}
+
+void summary_print(FILE *f, const RunRecord *r, const char *what)
+{
+    print_header(f, r, what);
+    print_train(f, r);
+    summary_print_repeats(f, r);
+    print_loader(f, r);
+    print_profile(f, r);
+    if (r->have_eval)
+        fprintf(f, "  Test accuracy:        %.2f%%  (%ld of %ld images, loss %.4f, %.2f s)\n",
+                100.0 * r->eval.accuracy, r->eval.correct, r->eval.images, r->eval.loss,
+                r->eval.wall);
+    if (r->peak_rss_kib >= 0)
+        fprintf(f, "  Peak memory (RSS):    %.1f MiB\n", r->peak_rss_kib / 1024.0);
+}

@@ -1,0 +1,814 @@
+/*
+ * tui_draw.c: drawing the dashboard from the state tui_poll() copied.
+ *
+ * One call, tui_draw(), erases the virtual screen, draws every panel of
+ * the current view and refreshes; curses sends only the cells that
+ * changed, so a 10 Hz redraw does not flicker.  Nothing here asks the
+ * engine or the run thread for anything: all figures come from Tui.
+ * Every figure that cannot be had is drawn as "n/a: <reason>".
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui.h"
+#include "tui_fmt.h"
+
+#define MAX_ROWS 256
+#define MAX_COLS 512
+
+static attr_t pair(const Tui *t, int p)
+{
+    return t->color ? COLOR_PAIR(p) : A_NORMAL;
+}
+
+/* Prints at (y, x) at most w columns, in attribute a. */
+__attribute__((format(printf, 5, 6)))
+static void put(int y, int x, int w, attr_t a, const char *fmt, ...)
+{
+    char text[1024], fit[1200];
+    va_list ap;
+
+    if (w <= 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    fmt_fit(fit, sizeof fit, text, w);
+    attrset(a);
+    mvaddstr(y, x, fit);
+    attrset(A_NORMAL);
+}
+
+/* A panel's title row: the name in bold, then the rest. */
+static void title(const Tui *t, Rect r, const char *name, const char *rest)
+{
+    put(r.y, r.x, r.w, A_BOLD | pair(t, PAIR_TITLE), "%s", name);
+    int n = fmt_cols(name);
+    if (rest && *rest)
+        put(r.y, r.x + n + 1, r.w - n - 1, A_NORMAL, "%s", rest);
+}
+
+/* --- header -------------------------------------------------------- */
+
+static const char *state_name(RunState s)
+{
+    static const char *const names[] = {"idle", "loading", "running", "evaluating",
+                                        "finished", "stopped", "failed"};
+    return names[s];
+}
+
+static void header_state(Tui *t, int y)
+{
+    const RunView *v = &t->rv;
+    const Rect r = t->lay.header;
+    char a[64], b[64], c[64], bar[128];
+
+    switch (v->state) {
+    case RUN_IDLE:
+        put(y, 0, r.w, A_NORMAL, "idle: press s to start a run, ? for help");
+        return;
+    case RUN_LOADING:
+        put(y, 0, r.w, pair(t, PAIR_WARN), "run %d loading: reading the data set, building the model",
+            v->seq);
+        return;
+    case RUN_FAILED:
+        put(y, 0, r.w, A_BOLD | pair(t, PAIR_BAD), "run %d failed: %s", v->seq, v->reason);
+        return;
+    default:
+        break;
+    }
+    const Progress *p = &v->p;
+    double frac = p->steps ? (double)p->step / (double)p->steps : 0;
+    double eta = p->step ? p->elapsed / (double)p->step * (double)(p->steps - p->step) : NAN;
+    char head[160];
+    if (v->state == RUN_TRAINING)
+        snprintf(head, sizeof head, "run %d running  epoch %d/%d  step %ld/%ld ", v->seq,
+                 p->epoch + 1, p->epochs, p->step, p->steps);
+    else if (v->state == RUN_EVALUATING)
+        snprintf(head, sizeof head, "run %d evaluating on %ld test images ", v->seq,
+                 v->test_images);
+    else
+        snprintf(head, sizeof head, "run %d %s  step %ld/%ld ", v->seq, state_name(v->state),
+                 p->step, p->steps);
+    attr_t at = v->state == RUN_TRAINING ? A_BOLD | pair(t, PAIR_GOOD)
+                : v->state == RUN_STOPPED ? pair(t, PAIR_WARN) : A_BOLD;
+    put(y, 0, r.w, at, "%s", head);
+    int x = fmt_cols(head);
+    char tail[200];
+    if (v->state == RUN_TRAINING)
+        snprintf(tail, sizeof tail, " %3.0f%%  ETA %s  loss %.4f", 100 * frac,
+                 fmt_duration(a, sizeof a, eta), (double)p->loss);
+    else if (v->have_ev)
+        snprintf(tail, sizeof tail, " %s in %s, %s img/s, accuracy %.2f%%",
+                 fmt_si(b, sizeof b, (double)v->st.images), fmt_duration(a, sizeof a, v->st.wall),
+                 fmt_si(c, sizeof c, v->st.images_per_s), 100 * v->ev.accuracy);
+    else
+        snprintf(tail, sizeof tail, " %s in %s, %s img/s, accuracy n/a: %s",
+                 fmt_si(b, sizeof b, (double)v->st.images), fmt_duration(a, sizeof a, v->st.wall),
+                 fmt_si(c, sizeof c, v->st.images_per_s),
+                 v->state == RUN_EVALUATING ? "evaluating" : "not evaluated");
+    int bw = r.w - x - fmt_cols(tail);
+    if (bw > 40)
+        bw = 40;
+    if (bw >= 6) {
+        fmt_bar(bar, sizeof bar, frac, bw);
+        put(y, x, bw, pair(t, PAIR_BAR), "%s", bar);
+        x += bw;
+    }
+    put(y, x, r.w - x, A_NORMAL, "%s", tail);
+}
+
+static void draw_header(Tui *t)
+{
+    const Rect r = t->lay.header;
+    char cores[32];
+
+    snprintf(cores, sizeof cores, "%d core%s", t->mi.cores, t->mi.cores == 1 ? "" : "s");
+    put(0, 0, r.w, A_BOLD | pair(t, PAIR_TITLE), "cnntop %s", engine_version());
+    put(0, 13, r.w - 13, A_NORMAL, "%s, %s, OpenBLAS %s | %s", t->mi.cpu_model, cores,
+        t->mi.blas_core, t->ctr_desc);
+    const char *dir = t->rv.seq ? (t->engine ? engine_data_dir(t->engine) : NULL) : NULL;
+    if (t->rv.train_images)
+        put(1, 0, r.w, A_NORMAL, "data %s: %ld training, %ld test images",
+            dir ? dir : (t->set.data[0] ? t->set.data : CN_DEFAULT_DATA_DIR), t->rv.train_images,
+            t->rv.test_images);
+    else
+        put(1, 0, r.w, A_NORMAL, "data %s (read when a run starts)",
+            t->set.data[0] ? t->set.data : CN_DEFAULT_DATA_DIR);
+    header_state(t, 2);
+    if (r.h > 3)
+        put(3, 0, r.w, A_BOLD | pair(t, PAIR_WARN), "! %s", t->mi.blas_warning);
+}
+
+/* --- status line --------------------------------------------------- */
+
+static const char *const tab_names[VIEW_COUNT] = {" main ", " layers ", " history "};
+
+static void draw_status(Tui *t)
+{
+    const Rect r = t->lay.status;
+    int tabs_w = 0;
+
+    for (int i = 0; i < VIEW_COUNT; i++)
+        tabs_w += fmt_cols(tab_names[i]);
+    int x = r.w - tabs_w;
+    for (int i = 0; i < VIEW_COUNT; i++) {
+        put(r.y, x, r.w - x, i == (int)t->view ? A_REVERSE | A_BOLD : A_DIM, "%s", tab_names[i]);
+        x += fmt_cols(tab_names[i]);
+    }
+    int w = r.w - tabs_w - 1;
+    if (t->prompt == PROMPT_QUIT) {
+        put(r.y, 0, w, A_BOLD | pair(t, PAIR_WARN), "run %d is going: stop it and quit? (y/n)",
+            t->rv.seq);
+    } else if (t->prompt == PROMPT_EXPORT) {
+        put(r.y, 0, w, A_BOLD, "export to (.json .csv .md, Enter writes, Esc cancels): %s_",
+            t->input);
+    } else if (t->prompt == PROMPT_EDIT) {
+        put(r.y, 0, w, A_BOLD, "%s = %s_   (Enter sets, Esc cancels)", tui_setting_name(t->sel),
+            t->input);
+    } else if (t->status[0] && t->now - t->status_t < 8.0) {
+        put(r.y, 0, w, t->status_err ? A_BOLD | pair(t, PAIR_BAD) : A_NORMAL, "%s", t->status);
+    } else {
+        put(r.y, 0, w, A_DIM, "s start  x stop  w/W workers  b/B batch  Tab view  ? help  q quit");
+    }
+}
+
+/* --- charts -------------------------------------------------------- */
+
+typedef struct ChartSpec {
+    const char *name;
+    char now[96];      /* the current value, e.g. "now 1.52k" */
+    const double *t, *v;
+    int n;
+    int pct;           /* values are 0..1 shown as % with a fixed top of 100% */
+    const char *na;    /* non-NULL: the chart is n/a for this reason */
+} ChartSpec;
+
+/* The time window [*t0, *t1) of the charts, seconds into the run. */
+static void chart_window(const Tui *t, double *t0, double *t1)
+{
+    int w = tui_window_seconds(t->win);
+    double end = t->nsamples ? t->samples[t->nsamples - 1].t : 0;
+
+    if (t->paused)
+        end = t->pause_t1;
+    if (w) {
+        *t1 = end > w ? end : w;
+        *t0 = *t1 - w;
+    } else {
+        *t0 = 0;
+        *t1 = end > 1 ? end : 1;
+    }
+}
+
+static void draw_chart(Tui *t, Rect r, ChartSpec *cs)
+{
+    static unsigned char cells[MAX_ROWS * MAX_COLS];
+    static double vals[CHART_MAX_BUCKETS];
+    char win[48], lab[32], cell[4];
+    int w = tui_window_seconds(t->win);
+
+    if (r.h < 2 || r.w < 12)
+        return;
+    if (t->paused)
+        snprintf(win, sizeof win, "[paused at %.0fs]", t->pause_t1);
+    else if (w)
+        snprintf(win, sizeof win, "[%dm]", w / 60);
+    else
+        snprintf(win, sizeof win, "[run]");
+    title(t, r, cs->name, cs->now);
+    put(r.y, r.x + r.w - fmt_cols(win) - 1, fmt_cols(win), A_DIM, "%s", win);
+    int rows = r.h - 1, axis = 6, pw = r.w - axis - 2;
+    if (rows > MAX_ROWS)
+        rows = MAX_ROWS;
+    if (pw > MAX_COLS)
+        pw = MAX_COLS;
+    if (cs->na) {
+        put(r.y + 1 + (rows - 1) / 2, r.x + 2, r.w - 3, A_DIM, "n/a: %s", cs->na);
+        return;
+    }
+    double t0, t1;
+    chart_window(t, &t0, &t1);
+    int nd = t->utf8 ? 2 * pw : pw;
+    if (nd > CHART_MAX_BUCKETS)
+        nd = CHART_MAX_BUCKETS;
+    chart_bucket(cs->t, cs->v, cs->n, t0, t1, vals, nd);
+    chart_fill_gaps(vals, nd);
+    double mx = 0;
+    for (int i = 0; i < nd; i++)
+        if (!isnan(vals[i]) && vals[i] > mx)
+            mx = vals[i];
+    double hi = cs->pct ? 1.0 : chart_nice_max(mx);
+    chart_plot(vals, 0.0, hi, rows, nd / (t->utf8 ? 2 : 1), t->utf8, cells);
+    int cols = nd / (t->utf8 ? 2 : 1);
+    if (cs->pct)
+        snprintf(lab, sizeof lab, "100%%");
+    else
+        fmt_si(lab, sizeof lab, hi);
+    put(r.y + 1, r.x, axis, A_DIM, "%*s", axis, lab);
+    put(r.y + rows, r.x, axis, A_DIM, "%*s", axis, "0");
+    for (int y = 0; y < rows; y++)
+        put(r.y + 1 + y, r.x + axis, 1, A_DIM, "%s", t->utf8 ? "\xe2\x94\x82" : "|");
+    /* Segment boundaries: a mark in the empty cells of their column. */
+    static unsigned char marked[MAX_COLS];
+    memset(marked, 0, (size_t)cols);
+    for (int s = 1; s < t->nsegs; s++) {
+        double ts = t->segs[s].t0;
+        if (ts >= t0 && ts < t1)
+            marked[(int)((ts - t0) / (t1 - t0) * cols)] = 1;
+    }
+    for (int y = 0; y < rows; y++) {
+        move(r.y + 1 + y, r.x + axis + 1);
+        for (int x = 0; x < cols; x++) {
+            unsigned char c = cells[y * cols + x];
+            if (marked[x] && chart_cell_blank(c, t->utf8)) {
+                attrset(pair(t, PAIR_MARK) | A_DIM);
+                addstr(t->utf8 ? "\xe2\x94\x8a" : ":");
+            } else {
+                attrset(pair(t, PAIR_CHART));
+                addstr(chart_cell_text(c, t->utf8, cell));
+            }
+        }
+    }
+    attrset(A_NORMAL);
+}
+
+/* Fills t->tbuf/t->vbuf with one field of the samples. */
+static int sample_series(Tui *t, int field)
+{
+    int n = t->nsamples;
+
+    for (int i = 0; i < n; i++) {
+        const Sample *s = &t->samples[i];
+        t->tbuf[i] = s->t;
+        switch (field) {
+        case 0: t->vbuf[i] = s->images_per_s; break;
+        case 1: t->vbuf[i] = s->queue_fill < 0 ? NAN : s->queue_fill; break;
+        default: t->vbuf[i] = isfinite(s->loss) ? s->loss : NAN; break;
+        }
+    }
+    return n;
+}
+
+static void draw_charts(Tui *t)
+{
+    ChartSpec cs;
+    char a[32], b[32];
+    int running = t->have_live && t->live.running;
+
+    memset(&cs, 0, sizeof cs);
+    cs.name = "images/s";
+    cs.n = sample_series(t, 0);
+    cs.t = t->tbuf;
+    cs.v = t->vbuf;
+    if (running)
+        snprintf(cs.now, sizeof cs.now, "now %s", fmt_si(a, sizeof a, t->live.images_per_s_now));
+    if (!t->nsamples)
+        cs.na = t->rv.seq ? "waiting for the first samples" : "no run yet (s starts one)";
+    draw_chart(t, t->lay.chart[CHART_IPS], &cs);
+
+    memset(&cs, 0, sizeof cs);
+    cs.name = "IPC";
+    cs.t = t->ipc.t;
+    cs.v = t->ipc.v;
+    cs.n = t->ipc.n;
+    if (t->ctr.ipc_ok)
+        snprintf(cs.now, sizeof cs.now, "now %.2f  miss %s", t->ctr.ipc,
+                 t->ctr.miss_ok ? (snprintf(b, sizeof b, "%.1f%%", 100 * t->ctr.miss_rate), b)
+                                : "n/a");
+    else
+        snprintf(cs.now, sizeof cs.now, "and cache-miss rate");
+    if (!t->ctr.ipc_ok)
+        cs.na = t->ctr.why;
+    draw_chart(t, t->lay.chart[CHART_COUNTERS], &cs);
+
+    memset(&cs, 0, sizeof cs);
+    cs.name = "loader queue";
+    cs.n = sample_series(t, 1);
+    cs.t = t->tbuf;
+    cs.v = t->vbuf;
+    cs.pct = 1;
+    if (t->have_live) {
+        if (t->live.queue_cap > 0)
+            snprintf(cs.now, sizeof cs.now, "%d/%d batches", t->live.queue_filled,
+                     t->live.queue_cap);
+        else
+            snprintf(cs.now, sizeof cs.now, "none: workers 0 load inline");
+    }
+    if (!t->nsamples)
+        cs.na = t->rv.seq ? "waiting for the first samples" : "no run yet";
+    draw_chart(t, t->lay.chart[CHART_QUEUE], &cs);
+
+    memset(&cs, 0, sizeof cs);
+    cs.name = "loss";
+    cs.n = sample_series(t, 2);
+    cs.t = t->tbuf;
+    cs.v = t->vbuf;
+    if (t->rv.have_p)
+        snprintf(cs.now, sizeof cs.now, "now %.4f  epoch mean %.4f", (double)t->rv.p.loss,
+                 t->rv.p.epoch_loss);
+    if (!t->nsamples)
+        cs.na = t->rv.seq ? "waiting for the first samples" : "no run yet";
+    draw_chart(t, t->lay.chart[CHART_LOSS], &cs);
+}
+
+/* --- figures ------------------------------------------------------- */
+
+typedef struct Lines {
+    Rect r;
+    int y;
+} Lines;
+
+__attribute__((format(printf, 4, 5)))
+static void line(Lines *l, attr_t a, const char *label, const char *fmt, ...)
+{
+    char text[600];
+    va_list ap;
+
+    if (l->y >= l->r.y + l->r.h)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    put(l->y, l->r.x, 10, A_BOLD, "%s", label);
+    put(l->y, l->r.x + 10, l->r.w - 11, a, "%s", text);
+    l->y++;
+}
+
+/* The step split as a bar of letters d f b o, coloured when colours work. */
+static void split_bar(Tui *t, Lines *l, const StepSplit *s)
+{
+    double tot = s->data + s->forward + s->backward + s->optimizer;
+    const double part[4] = {s->data, s->forward, s->backward, s->optimizer};
+    static const char letter[4] = {'d', 'f', 'b', 'o'};
+    static const int pairs[4] = {PAIR_DATA, PAIR_FWD, PAIR_BWD, PAIR_OPT};
+    int w = l->r.w - 12, x = l->r.x + 10, used = 0;
+
+    if (l->y >= l->r.y + l->r.h)
+        return;
+    if (!(tot > 0)) {
+        line(l, A_DIM, "step", "n/a: no step timed yet");
+        return;
+    }
+    put(l->y, l->r.x, 10, A_BOLD, "step");
+    double acc = 0;
+    for (int k = 0; k < 4 && w > 0; k++) {
+        acc += part[k];
+        int end = (int)(acc / tot * w + 0.5);
+        move(l->y, x + used);
+        attrset(pair(t, pairs[k]));
+        for (; used < end; used++)
+            addch((chtype)(unsigned char)letter[k]);
+    }
+    attrset(A_NORMAL);
+    l->y++;
+    line(l, A_NORMAL, "", "data %.1f%%  fwd %.1f%%  bwd %.1f%%  opt %.1f%%",
+         100 * s->data / tot, 100 * s->forward / tot, 100 * s->backward / tot,
+         100 * s->optimizer / tot);
+}
+
+static void segment_lines(Tui *t, Lines *l)
+{
+    char a[64], b[64];
+
+    if (t->nsegs == 0) {
+        line(l, A_DIM, "segment", "n/a: no run yet");
+        return;
+    }
+    const Segment *c = &t->segs[t->nsegs - 1];
+    long nc = c->steps - c->warmup_steps;
+    line(l, A_NORMAL, "segment", "%d: b%d w%d p%d  %s img/s  (%ld warm-up step%s left out)",
+         t->nsegs, c->batch, c->workers, c->prefetch,
+         nc > 0 ? fmt_pm(a, sizeof a, c->images_per_s, c->images_per_s_sd) : "n/a: warming up",
+         c->warmup_steps, c->warmup_steps == 1 ? "" : "s");
+    if (t->nsegs < 2) {
+        line(l, A_DIM, "before", "n/a: no live change in this run yet (w/W, b/B)");
+        return;
+    }
+    const Segment *p = &t->segs[t->nsegs - 2];
+    long np = p->steps - p->warmup_steps;
+    line(l, A_NORMAL, "before", "%d: b%d w%d p%d  %s img/s", t->nsegs - 1, p->batch, p->workers,
+         p->prefetch,
+         np > 0 ? fmt_pm(b, sizeof b, p->images_per_s, p->images_per_s_sd) : "n/a: too short");
+    if (nc < 2 || np < 2 || !(p->images_per_s > 0)) {
+        line(l, A_DIM, "change", "n/a: needs 2 measured steps in each segment");
+        return;
+    }
+    double se_c = c->images_per_s_sd / sqrt((double)nc), se_p = p->images_per_s_sd / sqrt((double)np);
+    double se = sqrt(se_c * se_c + se_p * se_p), d = c->images_per_s - p->images_per_s;
+    double ratio = c->images_per_s / p->images_per_s;
+    double rerr = ratio * sqrt(pow(se_c / c->images_per_s, 2) + pow(se_p / p->images_per_s, 2));
+    int real = fabs(d) > 2 * se;
+    line(l, real ? A_BOLD | pair(t, ratio >= 1 ? PAIR_GOOD : PAIR_BAD) : A_DIM, "change",
+         "x%.3f %s%.3f: %s", ratio, "\xc2\xb1", rerr,
+         real ? "distinguishable from noise (> 2 SE)" : "within noise (< 2 SE)");
+}
+
+static void draw_figures(Tui *t)
+{
+    Rect r = t->lay.figures;
+    Lines l = {r, r.y + 1};
+    char a[64], b[64], c[64], d[64];
+    int running = t->have_live && t->live.running;
+    const TrainStats *st = &t->rv.st;
+
+    if (r.h < 2)
+        return;
+    title(t, r, "figures", running ? "(live)" : t->rv.have_st ? "(last run)" : "");
+    if (running) {
+        line(&l, A_BOLD, "images/s", "now %s  run %s  GFLOP/s %s",
+             fmt_si(a, sizeof a, t->live.images_per_s_now),
+             fmt_si(b, sizeof b, t->live.p.images_per_s),
+             fmt_si(c, sizeof c, t->live.images_per_s_now * t->flops_per_image * 1e-9));
+        split_bar(t, &l, &t->live.split);
+    } else if (t->rv.have_st && st->steps > 0) {
+        line(&l, A_BOLD, "images/s", "run %s  GFLOP/s %s", fmt_si(a, sizeof a, st->images_per_s),
+             fmt_si(c, sizeof c, st->images_per_s * t->flops_per_image * 1e-9));
+        split_bar(t, &l, &st->split);
+    } else {
+        line(&l, A_DIM, "images/s", "n/a: no run yet");
+        line(&l, A_DIM, "step", "n/a: no run yet");
+    }
+    line(&l, A_NORMAL, "CPU", "%s cores busy  peak RSS %s",
+         isnan(t->cpu_util) ? "n/a: measuring" : (snprintf(d, sizeof d, "%.2f", t->cpu_util), d),
+         fmt_bytes(a, sizeof a, (double)engine_peak_rss_kib() * 1024.0));
+    if (running) {
+        double share = t->live.data_wait_share;
+        line(&l, A_BOLD | pair(t, t->live.loader_bound ? PAIR_WARN : PAIR_GOOD), "verdict",
+             "%s: data wait %.1f%% of the step (%s %.0f%%)",
+             t->live.loader_bound ? "loader-bound" : "compute-bound", 100 * share,
+             t->live.loader_bound ? ">" : "<=", 100 * CN_LOADER_BOUND);
+        if (t->live.workers > 0)
+            line(&l, A_NORMAL, "loader", "%d workers, queue %d/%d, alone %s img/s",
+                 t->live.workers, t->live.queue_filled, t->live.queue_cap,
+                 fmt_si(a, sizeof a, t->live.load_samples_per_s));
+        else
+            line(&l, A_NORMAL, "loader", "inline on the trainer (workers 0)");
+    } else if (t->rv.have_st && st->steps > 0) {
+        double tot = st->split.data + st->split.forward + st->split.backward + st->split.optimizer;
+        double share = tot > 0 ? st->split.data / tot : 0;
+        line(&l, A_NORMAL, "verdict", "%s: data wait %.1f%% of the step",
+             share > CN_LOADER_BOUND ? "loader-bound" : "compute-bound", 100 * share);
+    } else {
+        line(&l, A_DIM, "verdict", "n/a: no run yet");
+    }
+    segment_lines(t, &l);
+    if (t->ctr.ipc_ok || t->ctr.miss_ok)
+        line(&l, A_NORMAL, "counters", "IPC %s  cache misses %s",
+             t->ctr.ipc_ok ? (snprintf(a, sizeof a, "%.2f", t->ctr.ipc), a) : "n/a",
+             t->ctr.miss_ok ? (snprintf(b, sizeof b, "%.2f%%", 100 * t->ctr.miss_rate), b) : "n/a");
+    else
+        line(&l, A_DIM, "counters", "IPC, miss rate n/a: %s", t->ctr.why);
+    /* Where there is room: every segment of the run. */
+    if (l.y + 2 < r.y + r.h && t->nsegs > 1) {
+        l.y++;
+        line(&l, A_BOLD, "segments", "  batch wkrs pref  steps   img/s");
+        for (int i = 0; i < t->nsegs && l.y < r.y + r.h; i++) {
+            const Segment *s = &t->segs[i];
+            line(&l, i == t->nsegs - 1 ? A_BOLD : A_NORMAL, "", "%2d %5d %4d %4d %6ld  %s", i + 1,
+                 s->batch, s->workers, s->prefetch, s->steps,
+                 s->steps > s->warmup_steps ? fmt_pm(a, sizeof a, s->images_per_s, s->images_per_s_sd)
+                                            : "warming up");
+        }
+    }
+}
+
+/* --- settings ------------------------------------------------------ */
+
+static void draw_settings(Tui *t)
+{
+    Rect r = t->lay.settings;
+    char next[128], cur[128];
+    int running = t->rv.seq && t->rv.state != RUN_FAILED;
+    RunConfig rc = t->rv.cfg;
+
+    if (r.h < 2)
+        return;
+    if (t->have_live) {
+        rc.batch = t->live.batch;
+        rc.workers = t->live.workers;
+        rc.prefetch = t->live.prefetch;
+    }
+    rc.threads = t->rv.threads ? t->rv.threads : rc.threads;
+    put(r.y, r.x, r.w, A_BOLD | pair(t, PAIR_TITLE), "%-11s%9s %9s", "settings", "next run",
+        t->rv.state == RUN_TRAINING ? "running" : "last run");
+    int vis = r.h - 1, top = t->sel >= vis ? t->sel - vis + 1 : 0;
+    for (int k = 0; k < vis && top + k < SET_COUNT; k++) {
+        int i = top + k, y = r.y + 1 + k;
+        tui_setting_format(t, i, &t->set.cfg, t->set.data, next, sizeof next);
+        if (t->prompt == PROMPT_EDIT && i == t->sel)
+            snprintf(next, sizeof next, "%.100s_", t->input);
+        if (running)
+            tui_setting_format(t, i, &rc, t->rv.cfg.data_dir, cur, sizeof cur);
+        else
+            snprintf(cur, sizeof cur, "-");
+        if (i == SET_DATA && running)
+            snprintf(cur, sizeof cur, "%s", "(header)");
+        attr_t a = i == t->sel ? A_REVERSE : A_NORMAL;
+        put(y, r.x, r.w, a, "%c %-9s%9.9s %9.9s %s", i == t->sel ? '>' : ' ', tui_setting_name(i),
+            next, cur, tui_setting_live(i) ? "live" : "new run");
+    }
+}
+
+/* --- history ------------------------------------------------------- */
+
+static void history_row(Tui *t, int i, int y, Rect r, int full)
+{
+    const HistRow *h = &t->hist.rows[i];
+    char aug[32], acc[32], sp[64], ips[32], wall[32], len[32];
+    double ratio, err;
+
+    options_format_augment(h->augment, aug, sizeof aug);
+    if (isnan(h->accuracy))
+        snprintf(acc, sizeof acc, "n/a");
+    else
+        snprintf(acc, sizeof acc, "%.2f%%", 100 * h->accuracy);
+    if (i == t->hist.baseline)
+        snprintf(sp, sizeof sp, "baseline");
+    else if (t->hist.baseline < 0)
+        snprintf(sp, sizeof sp, "n/a: m marks one");
+    else if (history_speedup(&t->hist, i, &ratio, &err) != 0)
+        snprintf(sp, sizeof sp, "n/a: %s", h->live ? "live change" : "not comparable");
+    else if (isnan(err))
+        snprintf(sp, sizeof sp, "x%.2f (1 run)", ratio);
+    else
+        snprintf(sp, sizeof sp, "x%.2f \xc2\xb1%.2f", ratio, err);
+    if (h->steps)
+        snprintf(len, sizeof len, "%lds", h->steps);
+    else
+        snprintf(len, sizeof len, "%de", h->epochs);
+    attr_t a = full && i == t->hist_sel ? A_REVERSE : h->session ? A_NORMAL : A_DIM;
+    fmt_si(ips, sizeof ips, h->ips);
+    fmt_duration(wall, sizeof wall, h->wall);
+    if (full) {
+        double mean, sd;
+        char grp[64];
+        int n = history_group(&t->hist, i, &mean, &sd);
+        if (n > 1)
+            snprintf(grp, sizeof grp, "%s (%d runs)", fmt_pm(grp + 32, 32, mean, sd), n);
+        else
+            snprintf(grp, sizeof grp, "-");
+        put(y, r.x, r.w, a, "%3d%c %5d %4d %4d %3d %-8.8s %6s %7s %7s %8s %-16s %-9s %-22s", i + 1,
+            i == t->hist.baseline ? '*' : ' ', h->batch, h->workers, h->prefetch, h->threads, aug,
+            len, wall, ips, acc, sp, h->state, grp);
+    } else {
+        put(y, r.x, r.w, a, "%3d%c %5d %4d %3d %-8.8s %6s %7s %7s %8s %-16s %s", i + 1,
+            i == t->hist.baseline ? '*' : ' ', h->batch, h->workers, h->threads, aug, len, wall,
+            ips, acc, sp, h->state);
+    }
+}
+
+static void draw_history(Tui *t, Rect r, int full)
+{
+    if (r.h < 2)
+        return;
+    if (full)
+        put(r.y, r.x, r.w, A_BOLD | pair(t, PAIR_TITLE),
+            "%4s %5s %4s %4s %3s %-8s %6s %7s %7s %8s %-16s %-9s %s", "run", "batch", "wkrs", "pref",
+            "thr", "augment", "length", "wall", "img/s", "accuracy", "speedup", "state",
+            "repeats img/s");
+    else
+        put(r.y, r.x, r.w, A_BOLD | pair(t, PAIR_TITLE),
+            "%4s %5s %4s %3s %-8s %6s %7s %7s %8s %-16s %s", "run", "batch", "wkrs", "thr",
+            "augment", "length", "wall", "img/s", "accuracy", "speedup", "state");
+    int vis = r.h - 1;
+    if (t->hist.n == 0) {
+        put(r.y + 1, r.x, r.w, A_DIM, "no finished run yet: a row appears here after each run");
+        return;
+    }
+    int top = full ? t->table_top : (t->hist.n > vis ? t->hist.n - vis : 0);
+    if (full) {
+        if (t->hist_sel < top)
+            top = t->hist_sel;
+        if (t->hist_sel >= top + vis)
+            top = t->hist_sel - vis + 1;
+        t->table_top = top;
+    }
+    for (int k = 0; k < vis && top + k < t->hist.n; k++)
+        history_row(t, top + k, r.y + 1 + k, r, full);
+}
+
+/* --- per-layer table ----------------------------------------------- */
+
+static const LayerTime *sort_base;
+static int sort_mode;
+
+static int layer_cmp(const void *a, const void *b)
+{
+    const LayerTime *x = &sort_base[*(const int *)a], *y = &sort_base[*(const int *)b];
+    if (sort_mode == 1)
+        return x->seconds < y->seconds ? 1 : x->seconds > y->seconds ? -1 : 0;
+    if (sort_mode == 2)
+        return strcmp(x->name, y->name);
+    return *(const int *)a - *(const int *)b;
+}
+
+static void draw_layers(Tui *t)
+{
+    Rect r = t->lay.table;
+    const RunView *v = &t->rv;
+    int idx[TUIRUN_MAX_LAYERS];
+    double total = 0;
+    static const char *const order[] = {"step order", "time", "name"};
+    char gf[48];
+
+    put(r.y, r.x, r.w, A_BOLD | pair(t, PAIR_TITLE),
+        "%-22s %9s %7s %9s %8s   sorted by %s (o changes)%s", "layer", "ms/step", "share",
+        "GFLOP/s", "calls", order[t->set.sort], v->state == RUN_TRAINING ? ", live" : "");
+    if (v->nprof == 0 || v->prof_steps == 0) {
+        put(r.y + 1, r.x, r.w, A_DIM, "n/a: no step timed yet (s starts a run)");
+        return;
+    }
+    for (int i = 0; i < v->nprof; i++) {
+        idx[i] = i;
+        total += v->prof[i].seconds;
+    }
+    sort_base = v->prof;
+    sort_mode = t->set.sort;
+    qsort(idx, (size_t)v->nprof, sizeof idx[0], layer_cmp);
+    double ipc = (double)v->prof_images / (double)v->prof_steps; /* images per step */
+    int vis = r.h - 2;
+    if (t->table_top > v->nprof - 1)
+        t->table_top = v->nprof - 1;
+    for (int k = 0; k < vis && t->table_top + k < v->nprof; k++) {
+        const LayerTime *lt = &v->prof[idx[t->table_top + k]];
+        double per = lt->calls ? lt->seconds / (double)lt->calls : 0;
+        double fl = tui_layer_flops(lt->name);
+        if (!t->layer_flops_ok)
+            snprintf(gf, sizeof gf, "n/a");
+        else if (isnan(fl))
+            snprintf(gf, sizeof gf, "-");
+        else
+            snprintf(gf, sizeof gf, "%.1f", per > 0 ? fl * ipc / per * 1e-9 : 0.0);
+        double share = total > 0 ? lt->seconds / total : 0;
+        char bar[64];
+        int bw = r.w - 62;
+        if (bw > 40)
+            bw = 40;
+        bar[0] = '\0';
+        if (bw >= 4)
+            fmt_bar(bar, sizeof bar, share, bw);
+        put(r.y + 1 + k, r.x, r.w, A_NORMAL, "%-22s %9.3f %6.1f%% %9s %8ld   %s", lt->name,
+            1e3 * per, 100 * share, gf, lt->calls, bar);
+    }
+    put(r.y + r.h - 1, r.x, r.w, A_DIM, "%s",
+        t->layer_flops_ok
+            ? "GFLOP/s: FLOPs of the reference model's conv and fc layers; - where a layer's are not counted"
+            : "GFLOP/s n/a: the per-layer FLOPs do not add up to the engine's total");
+}
+
+/* --- help and too small -------------------------------------------- */
+
+static void draw_help(Tui *t)
+{
+    static const char *const keys[] = {
+        "s, Enter       start a run with the next-run settings",
+        "x              stop the run after the current step (it is still evaluated)",
+        "q, F10         quit (asks when a run is going); Ctrl-C does the same",
+        "Up/Down        choose a setting (main view), a row (history), scroll (layers)",
+        "Left/Right +/- change the chosen setting; typing digits sets it, c types any value",
+        "b / B          halve / double the batch size (live: at the next step)",
+        "w / W          one loader worker fewer / more (live)",
+        "               batch, workers, prefetch apply live; the rest to the next run",
+        "m              mark the baseline run (the chosen row in the history view)",
+        "e              export the last run (asks the file name: .json .csv .md)",
+        "Tab, Shift-Tab cycle the views: main, per-layer, history",
+        "o              change the per-layer table's order",
+        "p              pause the display (training goes on); Left/Right scroll back",
+        "t              cycle the chart window: 1 min, 5 min, 15 min, the whole run",
+        "?, h, F1       this help; any key closes it",
+        "mouse          click a setting, a history row or a view's name",
+    };
+    int n = (int)(sizeof keys / sizeof keys[0]);
+    int w = 86 < t->lay.cols - 2 ? 86 : t->lay.cols - 2, h = n + 6;
+    if (h > t->lay.lines - 2)
+        h = t->lay.lines - 2;
+    int y0 = (t->lay.lines - h) / 2, x0 = (t->lay.cols - w) / 2;
+    for (int y = 0; y < h; y++) {
+        move(y0 + y, x0);
+        attrset(A_REVERSE);
+        for (int x = 0; x < w; x++)
+            addch(' ');
+    }
+    put(y0, x0 + 2, w - 4, A_REVERSE | A_BOLD, "cnntop %s: keys", engine_version());
+    for (int i = 0; i < n && i + 2 < h - 3; i++)
+        put(y0 + 2 + i, x0 + 2, w - 4, A_REVERSE, "%s", keys[i]);
+    char cost[128];
+    if (isnan(t->ui_share))
+        snprintf(cost, sizeof cost, "n/a: measuring (1 s)");
+    else
+        snprintf(cost, sizeof cost, "%.2f%% of one core", 100 * t->ui_share);
+    put(y0 + h - 2, x0 + 2, w - 4, A_REVERSE, "dashboard (UI thread) CPU: %s, redrawn at 10 Hz;  %s",
+        cost, t->utf8 ? "charts in braille" : "charts in ASCII (locale not UTF-8)");
+    attrset(A_NORMAL);
+}
+
+static void draw_too_small(Tui *t)
+{
+    put(0, 0, t->lay.cols, A_BOLD, "terminal too small: %dx%d", t->lay.cols, t->lay.lines);
+    put(1, 0, t->lay.cols, A_NORMAL, "cnntop needs at least %dx%d", t->lay.need_cols,
+        t->lay.need_lines);
+    put(2, 0, t->lay.cols, A_DIM, "q quits");
+}
+
+/* --- the frame ----------------------------------------------------- */
+
+void tui_draw(Tui *t)
+{
+    layout_compute(&t->lay, COLS, LINES, t->view, t->mi.blas_warning[0] ? 4 : 3);
+    erase();
+    if (t->lay.too_small) {
+        draw_too_small(t);
+        refresh();
+        return;
+    }
+    draw_header(t);
+    if (t->view == VIEW_MAIN) {
+        draw_charts(t);
+        draw_figures(t);
+        draw_settings(t);
+        draw_history(t, t->lay.history, 0);
+    } else if (t->view == VIEW_LAYERS) {
+        draw_layers(t);
+    } else {
+        draw_history(t, t->lay.table, 1);
+    }
+    draw_status(t);
+    if (t->help)
+        draw_help(t);
+    refresh();
+}
+
+/* --- per-layer FLOPs ----------------------------------------------- */
+
+/* FLOPs of one image through a layer of the reference model (DESIGN.md):
+ * 2 x multiply-adds.  Backward is twice the forward (input and weight
+ * gradients), except conv1, whose input needs no gradient. */
+double tui_layer_flops(const char *name)
+{
+    static const struct { const char *layer; double fwd; int no_dinp; } model[] = {
+        {"conv1", 2.0 * 28 * 28 * 32 * 9 * 1, 1},
+        {"conv2", 2.0 * 14 * 14 * 64 * 9 * 32, 0},
+        {"conv3", 2.0 * 7 * 7 * 128 * 9 * 64, 0},
+        {"fc1", 2.0 * 1152 * 256, 0},
+        {"fc2", 2.0 * 256 * 128, 0},
+        {"fc3", 2.0 * 128 * 10, 0},
+    };
+    size_t n = strcspn(name, " +");
+    const char *dir = strrchr(name, ' ');
+
+    if (!dir)
+        return NAN;
+    for (size_t i = 0; i < sizeof model / sizeof model[0]; i++) {
+        if (strlen(model[i].layer) != n || strncmp(name, model[i].layer, n))
+            continue;
+        if (!strcmp(dir, " fwd"))
+            return model[i].fwd;
+        if (!strcmp(dir, " bwd"))
+            return model[i].no_dinp ? model[i].fwd : 2 * model[i].fwd;
+    }
+    return NAN;
+}

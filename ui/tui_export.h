@@ -1,0 +1,16 @@
+/*
+ * tui_export.h: the `e` key: the last run as a run record file.
+ */
+#ifndef CNNTOP_TUI_EXPORT_H
+#define CNNTOP_TUI_EXPORT_H
+
+#include <stddef.h>
+
+#include "tui.h"
+
+/* Writes the dashboard's last run (t->rv, its samples, segments, profile
+ * and evaluation) to path, the format chosen by the extension (.json,
+ * .csv, .md).  Returns 0, or -1 with err naming the file and the problem. */
+int tui_export(const Tui *t, const char *path, char *err, size_t errlen);
+
+#endif

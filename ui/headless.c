@@ -171,7 +171,6 @@ int headless_run(const Options *o, int argc, char **argv)
     if (e || rec.train.steps > 0) {
         summary_print(stdout, &rec, "run");
         print_sketch(&rec, ro.calib);
-        summary_print_repeats(stdout, &rec);
         if (cs) {
             printf("\n Counters (the last run's threads, by role):\n");
             counters_fmt_print(stdout, cs);

@@ -7,6 +7,7 @@
 #include "events.h"
 #include "headless.h"
 #include "options.h"
+#include "sweep.h"
 #include "report.h"
 #include "tui_main.h"
 
@@ -30,6 +31,8 @@ int main(int argc, char **argv)
         return calibrate_main(&o);
     case CMD_REPORT:
         return report_main(&o);
+    case CMD_SWEEP:
+        return sweep_main(&o, argc, argv);
     case CMD_VERSION:
         printf("cnntop %s\n", engine_version());
         return EXIT_OK;

@@ -90,10 +90,21 @@ fail:
     return NULL;
 }
 
-/* One cell, cut to fit its column. */
-static void cell(const char *s)
+/* One cell, cut to fit its column.  Widths count characters, not bytes:
+ * printf's "%-22s" would pad "±" (two bytes of UTF-8) one short. */
+static void cell(const char *s, int last)
 {
-    printf("%-*.*s", COLW, COLW - 2, s);
+    int w = 0;
+
+    for (; *s && w < COLW - 2; w++) {
+        int len = 1;
+        while ((s[len] & 0xC0) == 0x80)
+            len++;
+        fwrite(s, 1, (size_t)len, stdout);
+        s += len;
+    }
+    if (!last)
+        printf("%*s", COLW - w, "");
 }
 
 static void fmt_pm(char *b, size_t len, double m, double sd, int dec)
@@ -113,7 +124,8 @@ static void speedup(const Entry *e, const Entry *ref, char *sp, char *dist, size
     StatsWelch w;
 
     stats_ratio(e->ips.mean, e->ips.sd, ref->ips.mean, ref->ips.sd, &x, &u);
-    fmt_pm(sp, len, x, u, 2);
+    /* The reference against itself is 1 by definition, as in hyperfine. */
+    fmt_pm(sp, len, x, e == ref ? NAN : u, 2);
     if (e == ref)
         snprintf(dist, len, "(reference)");
     else if (stats_welch(&e->ips, &ref->ips, &w) != 0)
@@ -130,11 +142,12 @@ static void row(const char *label, const Entry *e, size_t n, size_t from, const 
     printf("  %-22s", label);
     for (size_t i = from; i < n && i < from + COLS; i++) {
         const RunRecord *r = &e[i].r;
+        int last = i + 1 == n || i + 1 == from + COLS;
         double t = r->train.split.data + r->train.split.forward + r->train.split.backward +
                    r->train.split.optimizer;
         switch (what) {
-        case 0: cell(e[i].name); continue;
-        case 1: cell(record_label(r, b, sizeof b)); continue;
+        case 0: cell(e[i].name, last); continue;
+        case 1: cell(record_label(r, b, sizeof b), last); continue;
         case 2: fmt_pm(b, sizeof b, e[i].wall.mean, e[i].wall.sd, 2); break;
         case 3: fmt_pm(b, sizeof b, e[i].ips.mean, e[i].ips.sd, 1); break;
         case 4: fmt_pm(b, sizeof b, e[i].ips.mean * r->flops_per_image * 1e-9, NAN, 1); break;
@@ -153,7 +166,7 @@ static void row(const char *label, const Entry *e, size_t n, size_t from, const 
         case 10: speedup(&e[i], ref, b, d, sizeof b); break;
         default: speedup(&e[i], ref, d, b, sizeof b); break;
         }
-        cell(b);
+        cell(b, last);
     }
     printf("\n");
 }

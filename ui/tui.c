@@ -316,9 +316,9 @@ static void record_run(Tui *t)
     snprintf(r.state, sizeof r.state, "%s",
              v->state == RUN_FINISHED ? "finished" : v->state == RUN_STOPPED ? "stopped" : "failed");
     r.live = t->live_changed;
-    history_add(&t->hist, &r);
+    tuihist_add(&t->hist, &r);
     t->hist_sel = t->hist.n - 1;
-    if (t->o->history && history_save(&t->hist, t->o->history, err, sizeof err) != 0)
+    if (t->o->history && tuihist_save(&t->hist, t->o->history, err, sizeof err) != 0)
         tui_message(t, 1, "history: %s", err);
 }
 
@@ -352,7 +352,6 @@ static void poll_samples(Tui *t, Engine *e)
         }
         t->cap_samples = cap;
     }
-    if (getenv("TUIDBG")) fprintf(stderr, "e=%p gen=%u total=%ld n=%d cap=%d\n", (void *)e, gen, total, t->nsamples, t->cap_samples);
     if (total > t->nsamples)
         t->nsamples += engine_samples(e, t->samples + t->nsamples, (int)(total - t->nsamples),
                                       t->nsamples);
@@ -749,10 +748,10 @@ int tui_main(const Options *o)
     t->o = o;
     t->cpu_util = NAN;
     t->ui_share = NAN;
-    history_init(&t->hist);
+    tuihist_init(&t->hist);
     tuirun_init(&t->run);
     load_settings(t);
-    if (o->history && history_load(&t->hist, o->history, err, sizeof err) < 0)
+    if (o->history && tuihist_load(&t->hist, o->history, err, sizeof err) < 0)
         tui_message(t, 1, "history: %s", err);
     t->hist_sel = t->hist.n - 1;
     engine_machine_info(&t->mi);

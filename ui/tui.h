@@ -43,7 +43,7 @@ typedef struct Tui {
     const Options *o;
     TuiSettings set;          /* the next run's settings */
     char cfg_path[4096];      /* the settings file, "" if none */
-    History hist;
+    TuiHistory hist;
     TuiRun run;
     int seq;                  /* runs started in this session */
     int recorded_seq;         /* last run whose row went into the history */

@@ -219,7 +219,9 @@ static void draw_chart(Tui *t, Rect r, ChartSpec *cs)
         snprintf(win, sizeof win, "[%dm]", w / 60);
     else
         snprintf(win, sizeof win, "[run]");
-    title(t, r, cs->name, cs->now);
+    Rect tr = r;
+    tr.w = r.w - fmt_cols(win) - 2;
+    title(t, tr, cs->name, cs->now);
     put(r.y, r.x + r.w - fmt_cols(win) - 1, fmt_cols(win), A_DIM, "%s", win);
     int rows = r.h - 1, axis = 6, pw = r.w - axis - 2;
     if (rows > MAX_ROWS)
@@ -373,8 +375,8 @@ static void line(Lines *l, attr_t a, const char *label, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    put(l->y, l->r.x, 10, A_BOLD, "%s", label);
-    put(l->y, l->r.x + 10, l->r.w - 11, a, "%s", text);
+    put(l->y, l->r.x, 9, A_BOLD, "%s", label);
+    put(l->y, l->r.x + 9, l->r.w - 10, a, "%s", text);
     l->y++;
 }
 
@@ -385,7 +387,7 @@ static void split_bar(Tui *t, Lines *l, const StepSplit *s)
     const double part[4] = {s->data, s->forward, s->backward, s->optimizer};
     static const char letter[4] = {'d', 'f', 'b', 'o'};
     static const int pairs[4] = {PAIR_DATA, PAIR_FWD, PAIR_BWD, PAIR_OPT};
-    int w = l->r.w - 12, x = l->r.x + 10, used = 0;
+    int w = l->r.w - 11, x = l->r.x + 9, used = 0;
 
     if (l->y >= l->r.y + l->r.h)
         return;
@@ -393,7 +395,7 @@ static void split_bar(Tui *t, Lines *l, const StepSplit *s)
         line(l, A_DIM, "step", "n/a: no step timed yet");
         return;
     }
-    put(l->y, l->r.x, 10, A_BOLD, "step");
+    put(l->y, l->r.x, 9, A_BOLD, "step");
     double acc = 0;
     for (int k = 0; k < 4 && w > 0; k++) {
         acc += part[k];
@@ -420,17 +422,17 @@ static void segment_lines(Tui *t, Lines *l)
     }
     const Segment *c = &t->segs[t->nsegs - 1];
     long nc = c->steps - c->warmup_steps;
-    line(l, A_NORMAL, "segment", "%d: b%d w%d p%d  %s img/s  (%ld warm-up step%s left out)",
+    line(l, A_NORMAL, "segment", "%d b%d w%d p%d %s img/s (%ld warm-up step%s out)",
          t->nsegs, c->batch, c->workers, c->prefetch,
          nc > 0 ? fmt_pm(a, sizeof a, c->images_per_s, c->images_per_s_sd) : "n/a: warming up",
          c->warmup_steps, c->warmup_steps == 1 ? "" : "s");
     if (t->nsegs < 2) {
-        line(l, A_DIM, "before", "n/a: no live change in this run yet (w/W, b/B)");
+        line(l, A_DIM, "before", "n/a: no live change yet (w/W b/B)");
         return;
     }
     const Segment *p = &t->segs[t->nsegs - 2];
     long np = p->steps - p->warmup_steps;
-    line(l, A_NORMAL, "before", "%d: b%d w%d p%d  %s img/s", t->nsegs - 1, p->batch, p->workers,
+    line(l, A_NORMAL, "before", "%d b%d w%d p%d %s img/s", t->nsegs - 1, p->batch, p->workers,
          p->prefetch,
          np > 0 ? fmt_pm(b, sizeof b, p->images_per_s, p->images_per_s_sd) : "n/a: too short");
     if (nc < 2 || np < 2 || !(p->images_per_s > 0)) {
@@ -444,7 +446,7 @@ static void segment_lines(Tui *t, Lines *l)
     int real = fabs(d) > 2 * se;
     line(l, real ? A_BOLD | pair(t, ratio >= 1 ? PAIR_GOOD : PAIR_BAD) : A_DIM, "change",
          "x%.3f %s%.3f: %s", ratio, "\xc2\xb1", rerr,
-         real ? "distinguishable from noise (> 2 SE)" : "within noise (< 2 SE)");
+         real ? "real (> 2 SE)" : "within noise (< 2 SE)");
 }
 
 static void draw_figures(Tui *t)
@@ -472,17 +474,17 @@ static void draw_figures(Tui *t)
         line(&l, A_DIM, "images/s", "n/a: no run yet");
         line(&l, A_DIM, "step", "n/a: no run yet");
     }
-    line(&l, A_NORMAL, "CPU", "%s cores busy  peak RSS %s",
+    line(&l, A_NORMAL, "CPU", "%s cores busy  RSS peak %s",
          isnan(t->cpu_util) ? "n/a: measuring" : (snprintf(d, sizeof d, "%.2f", t->cpu_util), d),
          fmt_bytes(a, sizeof a, (double)engine_peak_rss_kib() * 1024.0));
     if (running) {
         double share = t->live.data_wait_share;
         line(&l, A_BOLD | pair(t, t->live.loader_bound ? PAIR_WARN : PAIR_GOOD), "verdict",
-             "%s: data wait %.1f%% of the step (%s %.0f%%)",
+             "%s: data wait %.1f%% of step (%s %.0f%%)",
              t->live.loader_bound ? "loader-bound" : "compute-bound", 100 * share,
              t->live.loader_bound ? ">" : "<=", 100 * CN_LOADER_BOUND);
         if (t->live.workers > 0)
-            line(&l, A_NORMAL, "loader", "%d workers, queue %d/%d, alone %s img/s",
+            line(&l, A_NORMAL, "loader", "%d workers, queue %d/%d, alone %s/s",
                  t->live.workers, t->live.queue_filled, t->live.queue_cap,
                  fmt_si(a, sizeof a, t->live.load_samples_per_s));
         else
@@ -501,7 +503,7 @@ static void draw_figures(Tui *t)
              t->ctr.ipc_ok ? (snprintf(a, sizeof a, "%.2f", t->ctr.ipc), a) : "n/a",
              t->ctr.miss_ok ? (snprintf(b, sizeof b, "%.2f%%", 100 * t->ctr.miss_rate), b) : "n/a");
     else
-        line(&l, A_DIM, "counters", "IPC, miss rate n/a: %s", t->ctr.why);
+        line(&l, A_DIM, "IPC,miss", "n/a: %s", t->ctr.why);
     /* Where there is room: every segment of the run. */
     if (l.y + 2 < r.y + r.h && t->nsegs > 1) {
         l.y++;
@@ -549,7 +551,7 @@ static void draw_settings(Tui *t)
             snprintf(cur, sizeof cur, "%s", "(header)");
         attr_t a = i == t->sel ? A_REVERSE : A_NORMAL;
         put(y, r.x, r.w, a, "%c %-9s%9.9s %9.9s %s", i == t->sel ? '>' : ' ', tui_setting_name(i),
-            next, cur, tui_setting_live(i) ? "live" : "new run");
+            next, cur, tui_setting_live(i) ? "live" : "new");
     }
 }
 
@@ -570,7 +572,7 @@ static void history_row(Tui *t, int i, int y, Rect r, int full)
         snprintf(sp, sizeof sp, "baseline");
     else if (t->hist.baseline < 0)
         snprintf(sp, sizeof sp, "n/a: m marks one");
-    else if (history_speedup(&t->hist, i, &ratio, &err) != 0)
+    else if (tuihist_speedup(&t->hist, i, &ratio, &err) != 0)
         snprintf(sp, sizeof sp, "n/a: %s", h->live ? "live change" : "not comparable");
     else if (isnan(err))
         snprintf(sp, sizeof sp, "x%.2f (1 run)", ratio);
@@ -586,7 +588,7 @@ static void history_row(Tui *t, int i, int y, Rect r, int full)
     if (full) {
         double mean, sd;
         char grp[64];
-        int n = history_group(&t->hist, i, &mean, &sd);
+        int n = tuihist_group(&t->hist, i, &mean, &sd);
         if (n > 1)
             snprintf(grp, sizeof grp, "%s (%d runs)", fmt_pm(grp + 32, 32, mean, sd), n);
         else

@@ -12,13 +12,13 @@
 #include "tui_history.h"
 #include "tui_settings.h"
 
-void history_init(History *h)
+void tuihist_init(TuiHistory *h)
 {
     h->n = 0;
     h->baseline = -1;
 }
 
-void history_add(History *h, const HistRow *r)
+void tuihist_add(TuiHistory *h, const HistRow *r)
 {
     if (h->n == HIST_MAX) {
         memmove(h->rows, h->rows + 1, sizeof h->rows[0] * (HIST_MAX - 1));
@@ -29,7 +29,7 @@ void history_add(History *h, const HistRow *r)
     h->rows[h->n++] = *r;
 }
 
-int history_same_config(const HistRow *a, const HistRow *b)
+int tuihist_same_config(const HistRow *a, const HistRow *b)
 {
     return a->batch == b->batch && a->workers == b->workers && a->prefetch == b->prefetch &&
            a->threads == b->threads && a->augment == b->augment && a->epochs == b->epochs &&
@@ -41,7 +41,7 @@ static int comparable(const HistRow *r)
     return !r->live && r->ips > 0 && strcmp(r->state, "failed") != 0;
 }
 
-int history_group(const History *h, int i, double *mean, double *sd)
+int tuihist_group(const TuiHistory *h, int i, double *mean, double *sd)
 {
     double sum = 0, sum2 = 0;
     int n = 0;
@@ -51,22 +51,22 @@ int history_group(const History *h, int i, double *mean, double *sd)
     if (i < 0 || i >= h->n || !comparable(&h->rows[i]))
         return 0;
     for (int k = 0; k < h->n; k++)
-        if (comparable(&h->rows[k]) && history_same_config(&h->rows[k], &h->rows[i])) {
+        if (comparable(&h->rows[k]) && tuihist_same_config(&h->rows[k], &h->rows[i])) {
             sum += h->rows[k].ips;
             n++;
         }
     *mean = sum / n;
     for (int k = 0; k < h->n; k++)
-        if (comparable(&h->rows[k]) && history_same_config(&h->rows[k], &h->rows[i]))
+        if (comparable(&h->rows[k]) && tuihist_same_config(&h->rows[k], &h->rows[i]))
             sum2 += (h->rows[k].ips - *mean) * (h->rows[k].ips - *mean);
     *sd = n > 1 ? sqrt(sum2 / (n - 1)) : 0.0;
     return n;
 }
 
-int history_speedup(const History *h, int i, double *ratio, double *err)
+int tuihist_speedup(const TuiHistory *h, int i, double *ratio, double *err)
 {
     double ma, sa, mb, sb;
-    int na = history_group(h, i, &ma, &sa), nb = history_group(h, h->baseline, &mb, &sb);
+    int na = tuihist_group(h, i, &ma, &sa), nb = tuihist_group(h, h->baseline, &mb, &sb);
 
     *ratio = NAN;
     *err = NAN;
@@ -78,7 +78,7 @@ int history_speedup(const History *h, int i, double *ratio, double *err)
     return 0;
 }
 
-void history_format_line(const HistRow *r, char *buf, size_t len)
+void tuihist_format_line(const HistRow *r, char *buf, size_t len)
 {
     char aug[64];
 
@@ -140,7 +140,7 @@ static int set_field(HistRow *r, const char *k, const char *v, char *err, size_t
     return 0; /* unknown keys: from a later version, ignored */
 }
 
-int history_parse_line(const char *line, HistRow *r, char *err, size_t errlen)
+int tuihist_parse_line(const char *line, HistRow *r, char *err, size_t errlen)
 {
     char buf[2048];
 
@@ -166,7 +166,7 @@ int history_parse_line(const char *line, HistRow *r, char *err, size_t errlen)
     return 0;
 }
 
-int history_load(History *h, const char *path, char *err, size_t errlen)
+int tuihist_load(TuiHistory *h, const char *path, char *err, size_t errlen)
 {
     char line[2048], msg[256];
     int lineno = 0, rc = 0;
@@ -183,19 +183,19 @@ int history_load(History *h, const char *path, char *err, size_t errlen)
         lineno++;
         if (line[0] == '#' || line[0] == '\n')
             continue;
-        if (history_parse_line(line, &r, msg, sizeof msg)) {
+        if (tuihist_parse_line(line, &r, msg, sizeof msg)) {
             snprintf(err, errlen, "%s:%d: %s", path, lineno, msg);
             rc = -1;
             break;
         }
         r.session = 0;
-        history_add(h, &r);
+        tuihist_add(h, &r);
     }
     fclose(f);
     return rc;
 }
 
-int history_save(const History *h, const char *path, char *err, size_t errlen)
+int tuihist_save(const TuiHistory *h, const char *path, char *err, size_t errlen)
 {
     size_t cap = 256 + (size_t)h->n * 600, n = 0;
     char *text = malloc(cap);
@@ -208,7 +208,7 @@ int history_save(const History *h, const char *path, char *err, size_t errlen)
     n += (size_t)snprintf(text, cap,
                           "# cnntop run history: one run per line, tab-separated key=value.\n");
     for (int i = 0; i < h->n && n < cap; i++) {
-        history_format_line(&h->rows[i], text + n, cap - n);
+        tuihist_format_line(&h->rows[i], text + n, cap - n);
         n += strlen(text + n);
         if (n + 1 < cap)
             text[n++] = '\n';

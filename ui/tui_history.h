@@ -46,24 +46,24 @@ typedef struct HistRow {
     int live;           /* 1: settings changed while it ran */
 } HistRow;
 
-typedef struct History {
+typedef struct TuiHistory {
     HistRow rows[HIST_MAX]; /* oldest first */
     int n;
     int baseline;           /* row index of the baseline, -1: none */
-} History;
+} TuiHistory;
 
-void history_init(History *h);
+void tuihist_init(TuiHistory *h);
 
 /* Appends r; when full, the oldest row goes (and the baseline index moves). */
-void history_add(History *h, const HistRow *r);
+void tuihist_add(TuiHistory *h, const HistRow *r);
 
 /* 1 when rows a and b are repeats of one configuration. */
-int history_same_config(const HistRow *a, const HistRow *b);
+int tuihist_same_config(const HistRow *a, const HistRow *b);
 
 /* Mean and sample standard deviation (0 for one run) of images/s over the
  * comparable repeats of row i; returns how many there are (0: row i is not
  * comparable: live-changed, failed or without a rate). */
-int history_group(const History *h, int i, double *mean, double *sd);
+int tuihist_group(const TuiHistory *h, int i, double *mean, double *sd);
 
 /*
  * Speedup of row i's configuration over the baseline's (mean images/s
@@ -71,20 +71,20 @@ int history_group(const History *h, int i, double *mean, double *sd);
  * single run.  Returns 0, or -1 when there is no baseline or either side is
  * not comparable.
  */
-int history_speedup(const History *h, int i, double *ratio, double *err);
+int tuihist_speedup(const TuiHistory *h, int i, double *ratio, double *err);
 
 /* One line of the --history file (no newline). */
-void history_format_line(const HistRow *r, char *buf, size_t len);
+void tuihist_format_line(const HistRow *r, char *buf, size_t len);
 
 /* Parses one line; returns 0, or -1 with err saying which field is bad. */
-int history_parse_line(const char *line, HistRow *r, char *err, size_t errlen);
+int tuihist_parse_line(const char *line, HistRow *r, char *err, size_t errlen);
 
 /* Reads `path` into h (rows marked session 0).  Returns 0, 1 when the file
  * does not exist, -1 with err "path:line: problem" (the rows before it are
  * kept). */
-int history_load(History *h, const char *path, char *err, size_t errlen);
+int tuihist_load(TuiHistory *h, const char *path, char *err, size_t errlen);
 
 /* Writes every row to `path` atomically.  Returns 0 or -1 with err. */
-int history_save(const History *h, const char *path, char *err, size_t errlen);
+int tuihist_save(const TuiHistory *h, const char *path, char *err, size_t errlen);
 
 #endif

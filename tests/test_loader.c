@@ -363,6 +363,32 @@ static void test_engine(void)
         CHECK_INT(ls.workers, ==, w < 3 ? w : 0);
         Segment seg[8];
         CHECK_INT(engine_segments(rec.e, seg, 8), ==, w < 3 ? 1 : 2);
+        if (w == 0) {
+            /* The per-layer profile: FLOPs as computed by hand for the
+             * reference model, and times that add up to the step's. */
+            LayerTime lt[64];
+            TrainStats st;
+            int n = engine_profile(rec.e, lt, 64);
+            double fwd = 0, all = 0, secs = 0, c1 = 0;
+            engine_stats(rec.e, &st);
+            for (int i = 0; i < n; i++) {
+                all += lt[i].flops;
+                secs += lt[i].seconds;
+                if (strstr(lt[i].name, "fwd") || !strcmp(lt[i].name, "fc3 fwd"))
+                    fwd += lt[i].flops;
+                if (!strcmp(lt[i].name, "conv1 fwd"))
+                    c1 = lt[i].flops;
+            }
+            double img = (double)st.images;
+            CHECK_NEAR(c1 / img, 2.0 * 32 * 9 * 28 * 28, 0.5);
+            CHECK_NEAR(fwd / img, 15560192.0, 0.5); /* conv 451584 + 2 x 7225344, fc 657920 */
+            CHECK_NEAR(all / img, engine_flops_per_image(), 1.0);
+            double step = st.split.data + st.split.forward + st.split.backward + st.split.optimizer;
+            CHECK(fabs(secs - step) <= 0.03 * step);
+            CHECK(step <= st.wall && step >= 0.9 * st.wall);
+            fprintf(stderr, "  profile: %.1f MFLOP forward per image, layers %.4f s, steps %.4f s, "
+                            "wall %.4f s\n", fwd / img * 1e-6, secs, step, st.wall);
+        }
         engine_free(rec.e);
         CHECK_INT(rec.n, ==, steps);
         if (w == 0)

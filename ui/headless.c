@@ -163,11 +163,14 @@ int headless_run(const Options *o, int argc, char **argv)
         return EXIT_FAIL;
     }
     runner_signals();
-    ro.calib = calibration(o, &calib);
     ro.cfg.eval_every = o->eval_every;
     record_init(&rec);
     record_set_command(&rec, argc, argv);
     rc = runner_run(&ro, &rec, &e, &cs);
+    /* The sketch needs the machine's calibration: from the cache, or
+     * measured now, after the run, on first use. */
+    if (rec.train.steps > 0 && !runner_signal() && (ro.calib = calibration(o, &calib)))
+        runner_set_peak(&rec, ro.calib);
     if (e || rec.train.steps > 0) {
         summary_print(stdout, &rec, "run");
         print_sketch(&rec, ro.calib);

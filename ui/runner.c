@@ -157,6 +157,16 @@ static void fill_counters(RunRecord *rec, CounterSet *cs)
     }
 }
 
+void runner_set_peak(RunRecord *rec, const Calibration *c)
+{
+    /* the SGEMM rate measured at the nearest batch size's shapes */
+    int k = 0;
+    for (int i = 1; i < CALIB_NBATCH; i++)
+        if (abs(c->batch[i] - rec->config.batch) < abs(c->batch[k] - rec->config.batch))
+            k = i;
+    rec->peak_gflops = c->model_gflops[k];
+}
+
 int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet **counters)
 {
     char err[512];
@@ -263,14 +273,8 @@ int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet *
             break;
     }
     rec->peak_rss_kib = engine_peak_rss_kib();
-    if (ro->calib) {
-        /* the SGEMM rate measured at the nearest batch size's shapes */
-        int k = 0;
-        for (int i = 1; i < CALIB_NBATCH; i++)
-            if (abs(ro->calib->batch[i] - ro->cfg.batch) < abs(ro->calib->batch[k] - ro->cfg.batch))
-                k = i;
-        rec->peak_gflops = ro->calib->model_gflops[k];
-    }
+    if (ro->calib)
+        runner_set_peak(rec, ro->calib);
     fill_counters(rec, cs);
     if (sig_caught)
         rc = 128 + sig_caught;

@@ -46,4 +46,7 @@ int runner_signal(void);
  */
 int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet **counters);
 
+/* Sets rec->peak_gflops from the calibration at the record's batch size. */
+void runner_set_peak(RunRecord *rec, const Calibration *c);
+
 #endif

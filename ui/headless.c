@@ -167,6 +167,10 @@ int headless_run(const Options *o, int argc, char **argv)
     record_init(&rec);
     record_set_command(&rec, argc, argv);
     rc = runner_run(&ro, &rec, &e, &cs);
+    if (rc == EXIT_USAGE) { /* a bad -e list: nothing ran */
+        record_done(&rec);
+        return rc;
+    }
     /* The sketch needs the machine's calibration: from the cache, or
      * measured now, after the run, on first use. */
     if (rec.train.steps > 0 && !runner_signal() && (ro.calib = calibration(o, &calib)))
@@ -175,7 +179,7 @@ int headless_run(const Options *o, int argc, char **argv)
         summary_print(stdout, &rec, "run");
         print_sketch(&rec, ro.calib);
         if (cs) {
-            printf("\n Counters (the last run's threads, by role):\n");
+            printf("\n Counters (the threads of every measured run, by role):\n");
             counters_fmt_print(stdout, cs);
         }
     }

@@ -180,7 +180,7 @@ int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet *
     runner_signals();
     if (counters_new(&cs, ro->events, err, sizeof err) != 0) {
         fprintf(stderr, "cnntop: -e: %s\n", err);
-        return 1;
+        return 2;
     }
     for (int r = 0; r < total && !sig_caught && rc == 0; r++) {
         int measured = r >= ro->warmup;

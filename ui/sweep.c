@@ -140,13 +140,13 @@ static void recommend(Row *rows, int n)
     char a[96], b[96];
 
     for (int i = 0; i < n; i++) {
-        if (!rows[i].done || rows[i].rec.interrupted || isnan(rows[i].ips.mean))
+        if (!rows[i].done || rows[i].rec.interrupted || rows[i].rec.error || isnan(rows[i].ips.mean))
             continue;
         if (acc_best < 0 || rows[i].accuracy > rows[acc_best].accuracy)
             acc_best = i;
     }
     for (int i = 0; i < n; i++) {
-        if (!rows[i].done || rows[i].rec.interrupted || isnan(rows[i].ips.mean))
+        if (!rows[i].done || rows[i].rec.interrupted || rows[i].rec.error || isnan(rows[i].ips.mean))
             continue;
         if (best < 0 || rows[i].ips.mean > rows[best].ips.mean) {
             second = best;
@@ -184,7 +184,8 @@ static void recommend(Row *rows, int n)
                    : "");
         int alt = -1;
         for (int i = 0; i < n; i++)
-            if (rows[i].done && !rows[i].rec.interrupted && !isnan(rows[i].accuracy) &&
+            if (rows[i].done && !rows[i].rec.interrupted && !rows[i].rec.error &&
+                !isnan(rows[i].accuracy) &&
                 100 * (rows[acc_best].accuracy - rows[i].accuracy) <= SWEEP_ACCURACY_SLACK &&
                 (alt < 0 || rows[i].ips.mean > rows[alt].ips.mean))
                 alt = i;
@@ -242,11 +243,13 @@ int sweep_main(const Options *o, int argc, char **argv)
         ro.prefix = prefix;
         record_set_command(&w->rec, argc, argv);
         int r = runner_run(&ro, &w->rec, NULL, NULL);
-        if (r == 1) {
-            rc = EXIT_FAIL;
+        if (r == EXIT_FAIL || r == EXIT_USAGE) {
+            rc = r;
             break;
         }
         w->done = w->rec.train.steps > 0;
+        if (r == EXIT_DIVERGED)
+            rc = EXIT_DIVERGED; /* shown in the table, never recommended */
         if (o->budget > 0 && now() >= t0 + o->budget && w->rec.train.stopped)
             w->rec.interrupted = 1;
         summarize(w, o->target_accuracy);

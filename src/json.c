@@ -240,12 +240,14 @@ static int format_real(double x, int single, char *buf, size_t len)
 {
     int lo = single ? 6 : 15, hi = single ? 9 : 17;
 
-    if (len)
-        buf[0] = '\0';
-    if (!isfinite(x) || len < 32)
+    if (!buf || len < 32)
+        return -1;
+    buf[0] = '\0';
+    if (!isfinite(x))
         return -1;
     for (int prec = lo; prec <= hi; prec++) {
-        snprintf(buf, len, "%.*g", prec, x);
+        if (snprintf(buf, len, "%.*g", prec, x) >= (int)len)
+            return -1;
         if (single ? strtof(buf, NULL) == (float)x : strtod(buf, NULL) == x)
             break;
     }

@@ -579,7 +579,7 @@ static int handle_key(Tui *t, int ch)
     case 'e': case 'E': {
         char name[64];
         snprintf(name, sizeof name, "cnntop-run-%d.json", t->rv.seq ? t->rv.seq : 1);
-        begin_prompt(t, PROMPT_EXPORT, name);
+        begin_prompt(t, PROMPT_EXPORT, t->o->export_path ? t->o->export_path : name);
         break;
     }
     case 'o': case 'O': t->set.sort = (t->set.sort + 1) % 3; break;
@@ -757,6 +757,7 @@ int tui_main(const Options *o)
     engine_machine_info(&t->mi);
     t->flops_per_image = engine_flops_per_image();
     t->layer_flops_ok = layer_flops_check(t->flops_per_image);
+    tui_counters_set_events(o->events);
     tui_counters_describe(t->ctr_desc, sizeof t->ctr_desc);
     terminal_init(t);
     if (o->autostart)

@@ -23,13 +23,19 @@ static CounterSet *set;             /* under mu */
 static char set_why[CTR_REASON_LEN] = "no run is going";
 static double prev[4];              /* instructions, cycles, refs, misses */
 static int have_prev;
+static const char *spec;            /* -e LIST, or NULL: the defaults; set before runs */
+
+void tui_counters_set_events(const char *events)
+{
+    spec = events;
+}
 
 void tui_counters_attach(Engine *e)
 {
     CounterSet *cs = NULL;
     char err[256];
 
-    if (counters_new(&cs, NULL, err, sizeof err) != 0) {
+    if (counters_new(&cs, spec, err, sizeof err) != 0) {
         pthread_mutex_lock(&mu);
         snprintf(set_why, sizeof set_why, "%.180s", err);
         pthread_mutex_unlock(&mu);
@@ -121,8 +127,8 @@ void tui_counters_describe(char *buf, size_t len)
     CounterEventInfo ev;
     char err[256];
 
-    if (counters_new(&cs, NULL, err, sizeof err) != 0) {
-        snprintf(buf, len, "counters n/a: %s", err);
+    if (counters_new(&cs, spec, err, sizeof err) != 0) {
+        snprintf(buf, len, "counters n/a: %.200s", err);
         return;
     }
     int ok = 0, n = counters_count(cs);

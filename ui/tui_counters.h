@@ -25,6 +25,10 @@ typedef struct TuiCounterFigs {
     char why[192];       /* why a figure is n/a, e.g. "counters not wired yet" */
 } TuiCounterFigs;
 
+/* The event list (-e/--events as given, NULL: the defaults); call before
+ * the first run.  The string must outlive the dashboard (argv does). */
+void tui_counters_set_events(const char *events);
+
 /* Run thread, after engine_new(): start counting the engine's threads. */
 void tui_counters_attach(Engine *e);
 

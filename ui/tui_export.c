@@ -63,7 +63,7 @@ int tui_export(const Tui *t, const char *path, char *err, size_t errlen)
     if (rc != 0)
         snprintf(err, errlen, "%s: out of memory building the record", path);
     else
-        rc = record_export(&r, path, 0, err, errlen);
+        rc = record_export(&r, path, t->o->force, err, errlen);
     record_done(&r);
     return rc ? -1 : 0;
 }

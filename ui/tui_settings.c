@@ -175,13 +175,23 @@ int settings_write_atomic(const char *path, const char *text, size_t len, char *
     const char *op = "open";
     int fd = -1, saved;
 
+    /* Make the missing directories of the path (~/.config may not exist). */
     snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash && slash != dir) {
-        *slash = '\0';
-        if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-            snprintf(err, errlen, "%s: mkdir: %s", dir, strerror(errno));
-            return -1;
+    char *last = strrchr(dir, '/');
+    if (last && last != dir) {
+        *last = '\0';
+        for (char *p = dir + 1;; p++) {
+            if (*p != '/' && *p != '\0')
+                continue;
+            char c = *p;
+            *p = '\0';
+            if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+                snprintf(err, errlen, "%s: mkdir: %s", dir, strerror(errno));
+                return -1;
+            }
+            *p = c;
+            if (c == '\0')
+                break;
         }
     }
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());

@@ -62,8 +62,7 @@ int settings_save(const TuiSettings *s, const char *path, char *err, size_t errl
 
 /*
  * Writes `text` to `path` atomically: a temporary file in the same
- * directory, fsync, rename.  Makes the parent directory (one level) if it
- * is missing.  Returns 0 or -1 with err set.
+ * directory, fsync, rename.  Makes the missing directories of the path.  Returns 0 or -1 with err set.
  */
 int settings_write_atomic(const char *path, const char *text, size_t len, char *err,
                           size_t errlen);

@@ -93,8 +93,9 @@ typedef struct Calibration {
     int cached;               /* 1 when calibrate_get() read it from the cache */
 } Calibration;
 
-/* Progress while measuring: `what` names the part ("sgemm at batch 64
- * shapes"), `done` runs 0..1 over the whole calibration. */
+/* Progress while measuring, on the calling thread: `what` names the part
+ * ("SGEMM at the model's shapes, 8 threads"), `done` runs 0..1 over the
+ * whole calibration. */
 typedef void (*CalibProgressFn)(void *userdata, const char *what, double done);
 
 typedef struct CalibOpts {
@@ -115,7 +116,11 @@ int calibrate_cache_path(char *buf, size_t len, char *err, size_t errlen);
 /*
  * Measures now (opts may be NULL: defaults), ignoring and not touching the
  * cache.  Leaves OpenBLAS at one thread per call, as the engine wants it.
- * Returns 0 or -CN_ENOMEM (buffers or threads could not be had).
+ * Not while an engine trains in this process: the square product sets
+ * OpenBLAS's thread count for the whole process for a moment, and the
+ * figures would measure the two fighting over the cores.
+ * Returns 0, -CN_EINVAL (threads over CN_MAX_THREADS) or -CN_ENOMEM
+ * (buffers or threads could not be had).
  */
 int calibrate_measure(const CalibOpts *opts, Calibration *out, char *err, size_t errlen);
 

@@ -1,0 +1,199 @@
+#!/bin/sh
+# test_signals.sh CNNTOP: cnntop under signals and limits.
+#   - a reader that goes away (`cnntop run | head -1`, `| true`) ends the
+#     output quietly: exit 0, nothing on stderr but progress;
+#   - a summary that cannot be written (stdout on /dev/full) is an error:
+#     exit 1 and one line naming standard output;
+#   - SIGTERM in the middle of a run stops it within a second, with the
+#     summary of the steps done, exit 143;
+#   - an address-space limit (ulimit -v) too small for the batch gives
+#     "batch N needs M MiB" and exit 1, not a crash, while a small batch
+#     still runs under the same limit;
+#   - pinned to one core (taskset -c 0), a run uses and reports 1 thread.
+# Data: a synthetic 28x28 set written here (4096 + 16 images), so the test
+# needs neither the real data set nor much time.  Cases that a sanitizer
+# build cannot take (ulimit -v with ASan's shadow memory) or that the
+# machine lacks (taskset) are skipped with the reason.
+set -u
+CNNTOP=$1
+fails=0
+checks=0
+skips=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+D=$tmp/data
+
+fail() {
+    echo "FAIL: $*" >&2
+    fails=$((fails + 1))
+}
+
+skip() {
+    echo "SKIP: $*" >&2
+    skips=$((skips + 1))
+}
+
+# Whole milliseconds since the epoch.
+now_ms() {
+    echo $(($(date +%s%N) / 1000000))
+}
+
+# Lines of stderr that are not progress lines.
+messages() {
+    grep -v '^epoch [0-9]*/[0-9]*  step ' "$1"
+}
+
+python3 - "$D" <<'EOF' || { echo "test_signals: cannot write the data" >&2; exit 1; }
+import os, struct, sys
+d = sys.argv[1]
+os.makedirs(d)
+def idx(dims, data):
+    return bytes([0, 0, 8, len(dims)]) + b"".join(struct.pack(">I", x) for x in dims) + data
+for name, n in (("train", 4096), ("t10k", 16)):
+    with open(os.path.join(d, name + "-images-idx3-ubyte"), "wb") as f:
+        f.write(idx([n, 28, 28], bytes((i * 13) % 251 for i in range(n * 784))))
+    with open(os.path.join(d, name + "-labels-idx1-ubyte"), "wb") as f:
+        f.write(idx([n], bytes(i % 10 for i in range(n))))
+EOF
+short="--data $D --steps 1 --limit 64 --test-limit 16"
+
+# ---- a reader that goes away ----
+
+# pipe_case READER CMD...: cnntop CMD | READER; exit 0, quiet.
+pipe_case() {
+    reader=$1
+    shift
+    checks=$((checks + 1))
+    { "$CNNTOP" "$@" 2>"$tmp/err"; echo $? >"$tmp/rc"; } | $reader >/dev/null
+    rc=$(cat "$tmp/rc")
+    if [ "$rc" -ne 0 ]; then
+        fail "cnntop $* | $reader: exit $rc, want 0; stderr:"
+        cat "$tmp/err" >&2
+    elif [ -n "$(messages "$tmp/err")" ]; then
+        fail "cnntop $* | $reader: not quiet:"
+        messages "$tmp/err" >&2
+    fi
+}
+"$CNNTOP" run $short --save "$tmp/m.ckpt" >/dev/null 2>"$tmp/err" ||
+    { echo "test_signals: cannot train one step:" >&2; cat "$tmp/err" >&2; exit 1; }
+# shellcheck disable=SC2086 # $short is split on purpose
+{
+pipe_case "head -1" run $short
+pipe_case true run $short
+pipe_case "head -c 1" run $short
+pipe_case "head -1" eval --load "$tmp/m.ckpt" --data "$D" --test-limit 16
+pipe_case true eval --load "$tmp/m.ckpt" --data "$D" --test-limit 16
+}
+# The run still saves its checkpoint when nobody reads the summary.
+checks=$((checks + 1))
+rm -f "$tmp/m.ckpt"
+# shellcheck disable=SC2086
+"$CNNTOP" run $short --save "$tmp/m.ckpt" 2>/dev/null | true
+[ -s "$tmp/m.ckpt" ] || fail "cnntop run --save ... | true: no checkpoint written"
+
+# ---- a summary that cannot be written ----
+
+if [ -w /dev/full ]; then
+    for cmd in run eval; do
+        checks=$((checks + 1))
+        if [ $cmd = run ]; then
+            # shellcheck disable=SC2086
+            "$CNNTOP" run $short >/dev/full 2>"$tmp/err"
+        else
+            "$CNNTOP" eval --load "$tmp/m.ckpt" --data "$D" --test-limit 16 >/dev/full 2>"$tmp/err"
+        fi
+        rc=$?
+        msg=$(messages "$tmp/err")
+        if [ "$rc" -ne 1 ] || [ "$(echo "$msg" | wc -l)" -ne 1 ] ||
+            ! echo "$msg" | grep -q '^cnntop: standard output: No space left on device'; then
+            fail "cnntop $cmd >/dev/full: exit $rc (want 1), stderr:"
+            cat "$tmp/err" >&2
+        fi
+    done
+else
+    skip "/dev/full: not writable here"
+fi
+
+# ---- SIGTERM in the middle of a run ----
+
+checks=$((checks + 1))
+"$CNNTOP" run --data "$D" --batch 16 --steps 1000000 --test-limit 16 \
+    >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+n=0
+while ! grep -q "step 1/" "$tmp/err" 2>/dev/null && [ $n -lt 300 ]; do
+    sleep 0.2
+    n=$((n + 1))
+done
+t0=$(now_ms)
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+dt=$(($(now_ms) - t0))
+if [ "$rc" -ne 143 ]; then
+    fail "SIGTERM: exit $rc, want 143; stderr:"
+    cat "$tmp/err" >&2
+elif [ "$dt" -gt 1000 ]; then
+    fail "SIGTERM: took $dt ms to stop, want at most 1000"
+elif ! grep -q "stopped early" "$tmp/out" || ! grep -q "Training wall time" "$tmp/out"; then
+    fail "SIGTERM: no summary of the steps done:"
+    cat "$tmp/out" >&2
+elif [ -n "$(messages "$tmp/err")" ]; then
+    fail "SIGTERM: messages on stderr:"
+    messages "$tmp/err" >&2
+fi
+
+# ---- an address-space limit ----
+
+# 800 MiB: enough for a batch of 64 on one thread (OpenBLAS's buffer
+# included), far too little for a batch of 4096 (about 1.1 GiB of
+# activations).  A sanitizer's shadow memory does not fit under any such
+# limit, which the probe shows.
+limit=800000
+# (The probe is not the subshell's last command, so that the subshell, not
+# this shell, reports the abort of a build that cannot start, to /dev/null.)
+probe=$( (ulimit -v $limit && "$CNNTOP" --version >/dev/null && echo ok) 2>/dev/null)
+if [ "$probe" != ok ]; then
+    skip "ulimit -v: this build cannot start under a limit (a sanitizer build?)"
+else
+    checks=$((checks + 1))
+    (ulimit -v $limit && exec timeout -k 5 60 "$CNNTOP" run --data "$D" --batch 4096 \
+        --threads 1 --steps 1 --test-limit 16 --save "$tmp/big.ckpt") >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    msg=$(messages "$tmp/err")
+    if [ "$rc" -ne 1 ]; then
+        fail "ulimit -v $limit, batch 4096: exit $rc, want 1; stderr:"
+        cat "$tmp/err" >&2
+    elif [ "$(echo "$msg" | wc -l)" -ne 1 ] ||
+        ! echo "$msg" | grep -q '^cnntop: batch 4096 needs [0-9.]* MiB'; then
+        fail "ulimit -v $limit, batch 4096: want 'cnntop: batch 4096 needs N MiB', got:"
+        cat "$tmp/err" >&2
+    elif [ -e "$tmp/big.ckpt" ]; then
+        fail "ulimit -v $limit, batch 4096: a checkpoint was written"
+    fi
+    checks=$((checks + 1))
+    # shellcheck disable=SC2086
+    (ulimit -v $limit && exec timeout -k 5 60 "$CNNTOP" run $short --threads 1) \
+        >"$tmp/out" 2>"$tmp/err" ||
+        { fail "ulimit -v $limit, batch 64: exit $?, want 0:"; cat "$tmp/err" >&2; }
+fi
+
+# ---- one core ----
+
+if ! command -v taskset >/dev/null 2>&1; then
+    skip "taskset: not installed"
+else
+    checks=$((checks + 1))
+    # shellcheck disable=SC2086
+    if ! taskset -c 0 "$CNNTOP" run $short >"$tmp/out" 2>"$tmp/err"; then
+        fail "taskset -c 0: exit $?:"
+        cat "$tmp/err" >&2
+    elif ! grep -q "Performance of cnntop run (batch 64, 1 threads" "$tmp/out" ||
+        ! grep -q "Machine:.* 1 cores" "$tmp/out"; then
+        fail "taskset -c 0: the summary does not say 1 thread on 1 core:"
+        cat "$tmp/out" >&2
+    fi
+fi
+
+echo "test_signals: $((checks - fails)) passed, $fails failed, $skips skipped"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,136 @@
+#!/bin/sh
+# test_tui.sh CNNTOP [SCREENSHOT]: the dashboard as a person meets it,
+# driven through a private tmux server (keys in, capture-pane out).
+# 80x24: panels, a run that progresses, a live worker change, stop, the
+# history row, an export that parses, help, resize to 60x20 and back, a
+# clean quit.  200x50: --autostart, the wide layout, quit while running.
+# Polls with timeouts rather than sleeping; exits 77 without tmux or data.
+# With SCREENSHOT, the mid-run 80x24 capture is written there.
+set -u
+CNNTOP=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SHOT=${2:-}
+DATA=/usr/share/datasets/fashion-mnist
+command -v tmux >/dev/null 2>&1 || { echo "test_tui: skipped: tmux is not installed"; exit 77; }
+[ -r "$DATA" ] || { echo "test_tui: skipped: no $DATA"; exit 77; }
+tmp=$(mktemp -d)
+SOCK=cnntop$$
+T() { tmux -L "$SOCK" -f /dev/null "$@"; }
+trap 'T kill-server >/dev/null 2>&1; tmux -L "cnntop$$" kill-server >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+fails=0
+checks=0
+
+cap() { T capture-pane -p -t t; }
+# wait_for PATTERN SECONDS: polls the screen every 0.2 s.
+wait_for() {
+    n=0
+    while [ $n -lt $(($2 * 5)) ]; do
+        cap >"$tmp/screen" 2>/dev/null
+        grep -q -- "$1" "$tmp/screen" && return 0
+        sleep 0.2
+        n=$((n + 1))
+    done
+    return 1
+}
+check() { # check DESCRIPTION PATTERN SECONDS
+    checks=$((checks + 1))
+    if ! wait_for "$2" "$3"; then
+        echo "FAIL: $1 (no '$2' on screen):" >&2
+        cat "$tmp/screen" >&2
+        fails=$((fails + 1))
+        return 1
+    fi
+    return 0
+}
+step_of() { sed -n 's/.* step \([0-9]*\)\/.*/\1/p' "$1" | head -1; }
+start() { # start COLS LINES ARGS...: a shell in a fresh session, then cnntop
+    c=$1 l=$2
+    shift 2
+    T new-session -d -s t -x "$c" -y "$l" -c "$tmp" \
+        "env -i PATH=/usr/bin:/bin HOME=$tmp XDG_CONFIG_HOME=$tmp/cfg TERM=screen-256color LANG=C.UTF-8 PS1='tui\$ ' sh"
+    T send-keys -t t "$CNNTOP --limit 2000 --test-limit 1000 --history $tmp/hist.tsv $*" Enter
+}
+quit_clean() { # the shell prompt is back and the screen holds no debris
+    check "quit restores the shell" "^tui\\$ *$" 15 || return
+    checks=$((checks + 1))
+    if grep -q '\^\[\|\[?[0-9]\|\[[0-9;]*m' "$tmp/screen"; then
+        echo "FAIL: escape debris after quit:" >&2
+        cat "$tmp/screen" >&2
+        fails=$((fails + 1))
+    fi
+}
+
+# --- 80x24 ----------------------------------------------------------------
+start 80 24 --epochs 50 --workers 0
+check "dashboard starts" "idle: press s" 20 || { echo "test_tui: the dashboard did not start" >&2; exit 1; }
+for p in "images/s" "loader queue" "loss" "IPC" "figures" "settings" "main  layers  history"; do
+    check "panel $p" "$p" 2
+done
+T send-keys -t t s
+check "s starts a run" "run 1 running" 30
+wait_for "images/s now [1-9]" 20
+cp "$tmp/screen" "$tmp/a"
+sleep 1.5
+check "run progresses" "run 1 running" 5
+cp "$tmp/screen" "$tmp/b"
+a=$(step_of "$tmp/a") b=$(step_of "$tmp/b")
+checks=$((checks + 1))
+if [ -z "$a" ] || [ -z "$b" ] || [ "$b" -le "$a" ] ||
+    [ "$(grep 'images/s now' "$tmp/a")" = "$(grep 'images/s now' "$tmp/b")" ]; then
+    echo "FAIL: no progress between captures (step '$a' -> '$b')" >&2
+    cat "$tmp/a" "$tmp/b" >&2
+    fails=$((fails + 1))
+fi
+T send-keys -t t W
+check "W applies workers live" "workers 1: applied live" 5
+check "the running column shows 1 worker" "workers  *1  *1 live" 5
+check "a second segment starts" "segment  2 " 10
+if [ -n "$SHOT" ]; then # a screenshot once the change has a figure
+    wait_for "change   x" 20
+    cap >"$SHOT"
+fi
+T send-keys -t t x
+check "x stops the run" "run 1 stopped" 30
+T send-keys -t t Tab Tab
+check "history view has the run" "stopped" 5
+check "history row has an accuracy" "[0-9]\.[0-9][0-9]%" 5
+T send-keys -t t Tab e
+check "e asks a file name" "export to" 5
+T send-keys -t t Enter
+check "export written" "exported run 1 to cnntop-run-1.json" 10
+checks=$((checks + 1))
+python3 -m json.tool "$tmp/cnntop-run-1.json" >/dev/null 2>&1 ||
+    { echo "FAIL: the export does not parse" >&2; fails=$((fails + 1)); }
+T send-keys -t t '?'
+check "? shows help" "cnntop .*: keys" 5
+check "help shows the UI cost" "dashboard (UI thread) CPU" 5
+T send-keys -t t Escape
+T resize-window -t t -x 60 -y 20
+check "60x20 still draws" "settings" 10
+T resize-window -t t -x 40 -y 10
+check "40x10 says too small" "needs at least 60x20" 10
+T resize-window -t t -x 80 -y 24
+check "back to 80x24" "main  layers  history" 10
+T send-keys -t t q
+quit_clean
+checks=$((checks + 1))
+grep -q "^workers=1$" "$tmp/cfg/cnntop/config" 2>/dev/null ||
+    { echo "FAIL: settings file not written with workers=1" >&2; fails=$((fails + 1)); }
+checks=$((checks + 1))
+grep -q "state=stopped" "$tmp/hist.tsv" 2>/dev/null ||
+    { echo "FAIL: --history file lacks the run" >&2; fails=$((fails + 1)); }
+T kill-server
+SOCK=cnntop$$w # a fresh server: the first one may still be exiting
+
+# --- 200x50 ---------------------------------------------------------------
+start 200 50 --epochs 50 --autostart
+check "--autostart starts a run" "run 2 running\|run 1 running" 30
+check "the settings file was read (workers 1)" "workers  *1  *1 live" 10
+check "history from the file" "stopped" 5
+check "wide layout: segments and history" "batch wkrs" 10
+T send-keys -t t q
+check "q asks while a run is going" "stop it and quit" 5
+T send-keys -t t y
+quit_clean
+
+echo "test_tui: $((checks - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]

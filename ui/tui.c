@@ -717,23 +717,6 @@ static void loop(Tui *t)
     }
 }
 
-/* 1 when the per-layer FLOPs of tui_layer_flops() add up to the engine's
- * figure for a training image (within 1%), so that they can be shown. */
-static int layer_flops_check(double total)
-{
-    static const char *const names[] = {"conv1", "conv2", "conv3", "fc1", "fc2", "fc3"};
-    char name[32];
-    double sum = 0;
-
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        snprintf(name, sizeof name, "%s fwd", names[i]);
-        sum += tui_layer_flops(name);
-        snprintf(name, sizeof name, "%s bwd", names[i]);
-        sum += tui_layer_flops(name);
-    }
-    return total > 0 && fabs(sum - total) <= 0.01 * total;
-}
-
 int tui_main(const Options *o)
 {
     static Tui tui; /* large (series, history): not on the stack */
@@ -756,7 +739,6 @@ int tui_main(const Options *o)
     t->hist_sel = t->hist.n - 1;
     engine_machine_info(&t->mi);
     t->flops_per_image = engine_flops_per_image();
-    t->layer_flops_ok = layer_flops_check(t->flops_per_image);
     tui_counters_set_events(o->events);
     tui_counters_describe(t->ctr_desc, sizeof t->ctr_desc);
     terminal_init(t);

@@ -66,7 +66,6 @@ typedef struct Tui {
     char ctr_desc[256];
     MachineInfo mi;
     double flops_per_image;
-    int layer_flops_ok;       /* the per-layer FLOP table adds up to the engine's */
     double cpu_util;          /* cores busy over the last second; NaN: not yet */
     double ui_share;          /* UI thread CPU / wall over the last second */
     double cpu_t_last, cpu_w_last, ui_t_last;
@@ -102,10 +101,6 @@ int tui_setting_live(int i);
 /* Formats setting i of cfg (the next run's or the running one's). */
 void tui_setting_format(const Tui *t, int i, const RunConfig *cfg, const char *data, char *buf,
                         size_t len);
-
-/* Per-layer FLOPs of one training image for a profile entry's name, from the
- * reference model of DESIGN.md; NaN when the name is not a conv or fc. */
-double tui_layer_flops(const char *name);
 
 /* Sets the status line's message. */
 void tui_message(Tui *t, int is_error, const char *fmt, ...)

@@ -671,20 +671,16 @@ static void draw_layers(Tui *t)
     sort_base = v->prof;
     sort_mode = t->set.sort;
     qsort(idx, (size_t)v->nprof, sizeof idx[0], layer_cmp);
-    double ipc = (double)v->prof_images / (double)v->prof_steps; /* images per step */
     int vis = r.h - 2;
     if (t->table_top > v->nprof - 1)
         t->table_top = v->nprof - 1;
     for (int k = 0; k < vis && t->table_top + k < v->nprof; k++) {
         const LayerTime *lt = &v->prof[idx[t->table_top + k]];
         double per = lt->calls ? lt->seconds / (double)lt->calls : 0;
-        double fl = tui_layer_flops(lt->name);
-        if (!t->layer_flops_ok)
-            snprintf(gf, sizeof gf, "n/a");
-        else if (isnan(fl))
+        if (lt->flops <= 0)
             snprintf(gf, sizeof gf, "-");
         else
-            snprintf(gf, sizeof gf, "%.1f", per > 0 ? fl * ipc / per * 1e-9 : 0.0);
+            snprintf(gf, sizeof gf, "%.1f", lt->seconds > 0 ? lt->flops / lt->seconds * 1e-9 : 0.0);
         double share = total > 0 ? lt->seconds / total : 0;
         char bar[64];
         int bw = r.w - 62;
@@ -697,9 +693,7 @@ static void draw_layers(Tui *t)
             1e3 * per, 100 * share, gf, lt->calls, bar);
     }
     put(r.y + r.h - 1, r.x, r.w, A_DIM, "%s",
-        t->layer_flops_ok
-            ? "GFLOP/s: FLOPs of the reference model's conv and fc layers; - where a layer's are not counted"
-            : "GFLOP/s n/a: the per-layer FLOPs do not add up to the engine's total");
+        "GFLOP/s: the engine's FLOP count of each GEMM layer; - for the elementwise ones");
 }
 
 /* --- help and too small -------------------------------------------- */
@@ -784,33 +778,3 @@ void tui_draw(Tui *t)
     refresh();
 }
 
-/* --- per-layer FLOPs ----------------------------------------------- */
-
-/* FLOPs of one image through a layer of the reference model (DESIGN.md):
- * 2 x multiply-adds.  Backward is twice the forward (input and weight
- * gradients), except conv1, whose input needs no gradient. */
-double tui_layer_flops(const char *name)
-{
-    static const struct { const char *layer; double fwd; int no_dinp; } model[] = {
-        {"conv1", 2.0 * 28 * 28 * 32 * 9 * 1, 1},
-        {"conv2", 2.0 * 14 * 14 * 64 * 9 * 32, 0},
-        {"conv3", 2.0 * 7 * 7 * 128 * 9 * 64, 0},
-        {"fc1", 2.0 * 1152 * 256, 0},
-        {"fc2", 2.0 * 256 * 128, 0},
-        {"fc3", 2.0 * 128 * 10, 0},
-    };
-    size_t n = strcspn(name, " +");
-    const char *dir = strrchr(name, ' ');
-
-    if (!dir)
-        return NAN;
-    for (size_t i = 0; i < sizeof model / sizeof model[0]; i++) {
-        if (strlen(model[i].layer) != n || strncmp(name, model[i].layer, n))
-            continue;
-        if (!strcmp(dir, " fwd"))
-            return model[i].fwd;
-        if (!strcmp(dir, " bwd"))
-            return model[i].no_dinp ? model[i].fwd : 2 * model[i].fwd;
-    }
-    return NAN;
-}

@@ -36,9 +36,7 @@ static int fill(const Tui *t, RunRecord *r)
     for (int i = 0; i < t->nsegs; i++)
         rc |= record_add_segment(r, &t->segs[i]);
     for (int i = 0; i < v->nprof; i++) {
-        double f = tui_layer_flops(v->prof[i].name);
-        rc |= record_add_layer(r, &v->prof[i],
-                               t->layer_flops_ok && !isnan(f) ? f * (double)v->prof_images : NAN);
+        rc |= record_add_layer(r, &v->prof[i], v->prof[i].flops > 0 ? v->prof[i].flops : NAN);
     }
     return rc;
 }

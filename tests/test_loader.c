@@ -276,6 +276,7 @@ static void test_augment(const uint8_t *img, long n)
 {
     static AugParams ap;
     float lut[256], plain[NPIX], out[NPIX];
+    static uint8_t labs[256]; /* stand-in labels for samples 0..199 */
     uint8_t lab;
     uint32_t idx = 3;
     unsigned kinds[] = {CN_AUG_SHIFT, CN_AUG_ROTATE, CN_AUG_ELASTIC,
@@ -284,7 +285,7 @@ static void test_augment(const uint8_t *img, long n)
     float lo = (0.0f - LOADER_MEAN) / LOADER_STD, hi = (1.0f - LOADER_MEAN) / LOADER_STD;
 
     loader_lut(lut);
-    loader_fill(plain, &lab, img, &lab, &idx, 1, NPIX, lut);
+    loader_fill(plain, &lab, img, labs, &idx, 1, NPIX, lut);
     memset(&ap, 0, sizeof ap);
     augment_apply(out, img + 3 * NPIX, R, C, &ap);
     CHECK(memcmp(out, plain, sizeof out) == 0);
@@ -297,7 +298,7 @@ static void test_augment(const uint8_t *img, long n)
         for (long s = 0; s < (n < 200 ? n : 200); s++) {
             augment_draw(&ap, kinds[k], R, C, 1, 0, (uint32_t)s);
             augment_apply(out, img + s * NPIX, R, C, &ap);
-            loader_fill(plain, &lab, img, &lab, &(uint32_t){(uint32_t)s}, 1, NPIX, lut);
+            loader_fill(plain, &lab, img, labs, &(uint32_t){(uint32_t)s}, 1, NPIX, lut);
             changed += memcmp(out, plain, sizeof out) != 0;
             for (int i = 0; i < NPIX; i++)
                 in_range &= out[i] >= lo - 1e-5f && out[i] <= hi + 1e-5f;

@@ -26,6 +26,7 @@
 #include <sys/resource.h>
 
 #include "checkpoint.h"
+#include "cnntop/counters.h"
 #include "err.h"
 #include "fileio.h"
 #include "gemm.h"
@@ -78,6 +79,7 @@ struct Engine {
     int sampler_quit;          /* under live_mu */
     pthread_cond_t sampler_cv;
     Trace *trace;              /* --trace, or NULL */
+    CounterSet *cs;            /* engine_set_counters(), or NULL */
     EvalPoint *evals;          /* (CN_MAX_EVALS) of the last run */
     int nevals;
     char trace_path[4096];
@@ -346,11 +348,27 @@ static void live_loader(Engine *e)
     L->load_samples_per_s = per * (ls.workers ? ls.workers : 1);
 }
 
+/* The trainer role's cycles, instructions, cache references and misses
+ * now (NAN for those not counted). */
+static void role_counts(CounterSet *cs, double v[4])
+{
+    CounterReading r[CTR_MAX_EVENTS];
+    int n = counters_read(cs, CN_ROLE_TRAIN, r, CTR_MAX_EVENTS);
+
+    v[0] = v[1] = v[2] = v[3] = NAN;
+    for (int i = 0; i < n; i++) {
+        int k = r[i].kind == CTR_KIND_CYCLES ? 0 : r[i].kind == CTR_KIND_INSTRUCTIONS ? 1
+              : r[i].kind == CTR_KIND_CACHE_REFS ? 2 : r[i].kind == CTR_KIND_CACHE_MISSES ? 3 : -1;
+        if (k >= 0 && r[i].status == CTR_OK)
+            v[k] = r[i].value;
+    }
+}
+
 static void *sampler_main(void *arg)
 {
     Engine *e = arg;
     long last_images = 0;
-    double last_t = 0.0, last_wait = 0.0, last_busy = 0.0;
+    double last_t = 0.0, last_wait = 0.0, last_busy = 0.0, last_c[4] = {NAN, NAN, NAN, NAN};
 
     pthread_setname_np(pthread_self(), "cnntop-sample");
     pthread_mutex_lock(&e->live_mu);
@@ -376,6 +394,18 @@ static void *sampler_main(void *arg)
         s.queue_fill = L->queue_cap ? (float)L->queue_filled / (float)L->queue_cap : -1.0f;
         s.data_wait_share = busy > last_busy ? (float)((wait - last_wait) / (busy - last_busy))
                                              : 0.0f;
+        s.ipc = s.miss_rate = NAN;
+        if (e->cs) {
+            double c[4];
+            role_counts(e->cs, c); /* a few reads; the lock is the sampler's own */
+            double dc = c[0] - last_c[0], di = c[1] - last_c[1];
+            double dr = c[2] - last_c[2], dm = c[3] - last_c[3];
+            if (dc > 0 && di >= 0)
+                s.ipc = (float)(di / dc);
+            if (dr > 0 && dm >= 0)
+                s.miss_rate = (float)(dm / dr);
+            memcpy(last_c, c, sizeof c);
+        }
         history_add(&e->hist, &s);
         /* images/s now: over the last second of samples */
         int n = e->hist.n, k = n - 1;
@@ -479,8 +509,12 @@ static int train_step(Engine *e, int *nb, double *loss_out, double *wait)
     double t0 = timer_now(), t1, t2, t3, t4;
     Batch b;
 
+    if (e->prof.cs)
+        profile_counters_mark(&e->prof);
     if (loader_next(e->loader, &b, &e->stop) != 0)
         return 1;
+    if (e->prof.cs)
+        profile_counters_lap(&e->prof, PROF_DATA);
     if (e->trace)
         trace_add(e->trace, "wait", "data wait", t0, timer_now(), -1);
     if (b.epoch != e->epochs_done || b.pos != e->epoch_pos) {
@@ -545,6 +579,11 @@ int engine_train(Engine *e, ProgressFn fn, void *userdata, char *err, size_t err
     memset(&e->stats, 0, sizeof e->stats);
     memset(&e->prof, 0, sizeof e->prof);
     e->prof.trace = e->trace;
+    e->prof.cs = e->cs;
+    if (e->cs) {
+        int n = counters_count(e->cs);
+        e->prof.nev = n < PROF_EVENTS ? n : PROF_EVENTS;
+    }
     e->nevals = 0;
     memset(&p, 0, sizeof p);
     atomic_store(&e->stop, 0);
@@ -770,6 +809,9 @@ int engine_profile(const Engine *e, LayerTime *out, int max)
         out[n].seconds = e->prof.seconds[op];
         out[n].calls = e->prof.calls[op];
         out[n].flops = model_op_flops((ProfOp)op) * (double)e->stats.images;
+        out[n].ncounts = e->prof.cs ? e->prof.nev : 0;
+        for (int i = 0; i < CN_LAYER_EVENTS; i++)
+            out[n].counts[i] = i < out[n].ncounts && e->prof.ctr_ok[i] ? e->prof.ctr[op][i] : NAN;
     }
     return n;
 }
@@ -904,4 +946,12 @@ int engine_evals(const Engine *e, EvalPoint *out, int max)
     for (; n < e->nevals && n < max; n++)
         out[n] = e->evals[n];
     return n;
+}
+
+void engine_set_counters(Engine *e, CounterSet *cs)
+{
+    engine_set_thread_hook(e, NULL, NULL);
+    e->cs = cs;
+    if (cs)
+        engine_set_thread_hook(e, counters_thread_hook, cs);
 }

@@ -184,6 +184,7 @@ int record_add_layer(RunRecord *r, const LayerTime *lt, double flops)
     l.calls = lt->calls;
     l.flops = flops;
     l.gflops = isfinite(flops) && lt->seconds > 0 ? flops / lt->seconds * 1e-9 : NAN;
+    l.ipc = l.miss_rate = NAN;
     return PUSH(r, layers, &l);
 }
 
@@ -456,6 +457,8 @@ static void write_layers(JsonWriter *w, const RunRecord *r)
         kv_int(w, "calls", l->calls);
         kv_num(w, "flops", l->flops);
         kv_num(w, "gflops", l->gflops);
+        kv_num(w, "ipc", l->ipc);
+        kv_num(w, "miss_rate", l->miss_rate);
         json_end_object(w);
     }
     json_end_array(w);
@@ -1443,6 +1446,9 @@ static void read_layers(Reader *rd, const JsonValue *root, RunRecord *r)
         l.calls = (long)get_int(rd, o, w, "calls", 0, L_MAX);
         l.flops = get_num(rd, o, w, "flops");
         l.gflops = get_num(rd, o, w, "gflops");
+        /* added within version 1: absent in older files */
+        l.ipc = json_get(o, "ipc") ? get_num(rd, o, w, "ipc") : NAN;
+        l.miss_rate = json_get(o, "miss_rate") ? get_num(rd, o, w, "miss_rate") : NAN;
         if (!rd->failed && PUSH(r, layers, &l) != 0)
             bad(rd, "out of memory");
     }

@@ -1,6 +1,7 @@
 /*
  * timers.c: names of the profiled ops.
  */
+#include "cnntop/counters.h"
 #include "timers.h"
 
 static const char *const prof_names[PROF_NOPS] = {
@@ -20,4 +21,41 @@ static const char *const prof_names[PROF_NOPS] = {
 const char *profile_name(ProfOp op)
 {
     return (op >= 0 && op < PROF_NOPS) ? prof_names[op] : "?";
+}
+
+static int read_self(Profile *p, CounterRaw *now)
+{
+    int n = counters_self_read(p->cs, now, CTR_MAX_EVENTS);
+    return n < 0 ? 0 : n < p->nev ? n : p->nev;
+}
+
+void profile_counters_mark(Profile *p)
+{
+    CounterRaw now[CTR_MAX_EVENTS];
+    int n = read_self(p, now);
+
+    for (int i = 0; i < n; i++) {
+        p->last[i][0] = now[i].value;
+        p->last[i][1] = now[i].enabled;
+        p->last[i][2] = now[i].running;
+        p->ctr_ok[i] = now[i].valid;
+    }
+}
+
+void profile_counters_lap(Profile *p, ProfOp op)
+{
+    CounterRaw now[CTR_MAX_EVENTS];
+    int n = read_self(p, now);
+
+    for (int i = 0; i < n; i++) {
+        CounterRaw then = {p->last[i][0], p->last[i][1], p->last[i][2], p->ctr_ok[i]};
+        CounterRaw d = counters_raw_sub(&now[i], &then);
+        double v, frac;
+        if (counters_scale(&d, &v, &frac) == CTR_OK)
+            p->ctr[op][i] += v;
+        p->last[i][0] = now[i].value;
+        p->last[i][1] = now[i].enabled;
+        p->last[i][2] = now[i].running;
+        p->ctr_ok[i] = now[i].valid;
+    }
 }

@@ -23,12 +23,29 @@ typedef enum ProfOp {
 } ProfOp;
 
 typedef struct Trace Trace;
+typedef struct CounterSet CounterSet;
+
+#define PROF_EVENTS 8   /* counters kept per op: the set's first events */
 
 typedef struct Profile {
     double seconds[PROF_NOPS]; /* wall time summed over calls */
     long calls[PROF_NOPS];     /* times each op ran */
     Trace *trace;              /* also record each op here, or NULL */
+    /* Per-op counters of the trainer thread, when `cs` is set: each lap
+     * reads the thread's own counters (counters_self_read) and adds the
+     * scaled difference since the last lap to the op. */
+    CounterSet *cs;
+    int nev;                   /* events kept, <= PROF_EVENTS */
+    int ctr_ok[PROF_EVENTS];   /* 1: the event counted on this thread */
+    double ctr[PROF_NOPS][PROF_EVENTS];
+    uint64_t last[PROF_EVENTS][3]; /* value, enabled, running at the last lap */
 } Profile;
+
+/* Takes the counters' baseline for the next lap (start of a step). */
+void profile_counters_mark(Profile *p);
+
+/* Adds the counters since the last lap or mark to op (timers.c). */
+void profile_counters_lap(Profile *p, ProfOp op);
 
 /* Records op from t0 to t1 in the trace (trace.c). */
 void profile_trace(Profile *p, ProfOp op, double t0, double t1);
@@ -49,6 +66,8 @@ static inline void profile_lap(Profile *p, ProfOp op, double *t0)
     p->calls[op]++;
     if (p->trace)
         profile_trace(p, op, *t0, t);
+    if (p->cs)
+        profile_counters_lap(p, op);
     *t0 = t;
 }
 

@@ -25,6 +25,7 @@
 #include "augment.h"
 #include "check.h"
 #include "idx.h"
+#include "cnntop/counters.h"
 #include "cnntop/engine.h"
 #include "loader.h"
 #include "rng.h"
@@ -358,6 +359,9 @@ static void test_engine(void)
             fprintf(stderr, "  engine part skipped: %s\n", err);
             return;
         }
+        CounterSet *cs = NULL;
+        if (w == 0 && counters_new(&cs, "task-clock,instructions", err, sizeof err) == 0)
+            engine_set_counters(rec.e, cs);
         CHECK_INT(engine_train(rec.e, record_loss, &rec, err, sizeof err), ==, 0);
         LiveStats ls;
         engine_live(rec.e, &ls);
@@ -387,10 +391,30 @@ static void test_engine(void)
             double step = st.split.data + st.split.forward + st.split.backward + st.split.optimizer;
             CHECK(fabs(secs - step) <= 0.03 * step);
             CHECK(step <= st.wall && step >= 0.9 * st.wall);
+            /* Per-layer counters: the trainer's task-clock in each op, which
+             * cannot exceed the op's wall time (how much of it the trainer
+             * got depends on the machine's load: not judged). */
+            double tc = 0.0;
+            int tc_ok = 1;
+            for (int i = 0; i < n; i++) {
+                if (lt[i].ncounts != 2 || isnan(lt[i].counts[0])) {
+                    tc_ok = 0;
+                    continue;
+                }
+                tc += lt[i].counts[0] * 1e-9;
+                CHECK(lt[i].counts[0] * 1e-9 <= lt[i].seconds * 1.02 + 2e-4);
+                /* instructions: a count where a PMU exists, NAN where not */
+                CHECK(isnan(lt[i].counts[1]) || lt[i].counts[1] > 0);
+            }
+            CHECK(tc_ok);
+            CHECK(tc <= secs * 1.02 && tc > 0);
+            fprintf(stderr, "  per-layer counters: trainer task-clock %.4f s over layers of %.4f s\n",
+                    tc, secs);
             fprintf(stderr, "  profile: %.1f MFLOP forward per image, layers %.4f s, steps %.4f s, "
                             "wall %.4f s\n", fwd / img * 1e-6, secs, step, st.wall);
         }
         engine_free(rec.e);
+        counters_free(cs);
         CHECK_INT(rec.n, ==, steps);
         if (w == 0)
             memcpy(ref, rec.loss, sizeof ref);

@@ -90,7 +90,26 @@ static int on_progress(const Progress *p, void *ud)
 }
 
 /* Copies the engine's figures of its last run into the record. */
-static void fill_record(RunRecord *rec, Engine *e, const TrainStats *st)
+/* Per-layer IPC and miss rate from the trainer's counts in each op. */
+static void layer_ratios(RunRecord *rec, const LayerTime *lt, CounterSet *cs)
+{
+    RecordLayer *l = &rec->layers[rec->n_layers - 1];
+    double v[CTR_KIND_PAGE_FAULTS + 1];
+
+    for (int k = 0; k <= CTR_KIND_PAGE_FAULTS; k++)
+        v[k] = NAN;
+    for (int i = 0; cs && i < lt->ncounts; i++) {
+        CounterEventInfo ei;
+        if (counters_event_info(cs, i, &ei) == 0 && ei.kind > 0 && ei.kind <= CTR_KIND_PAGE_FAULTS)
+            v[ei.kind] = lt->counts[i];
+    }
+    if (v[CTR_KIND_CYCLES] > 0 && !isnan(v[CTR_KIND_INSTRUCTIONS]))
+        l->ipc = v[CTR_KIND_INSTRUCTIONS] / v[CTR_KIND_CYCLES];
+    if (v[CTR_KIND_CACHE_REFS] > 0 && !isnan(v[CTR_KIND_CACHE_MISSES]))
+        l->miss_rate = v[CTR_KIND_CACHE_MISSES] / v[CTR_KIND_CACHE_REFS];
+}
+
+static void fill_record(RunRecord *rec, Engine *e, const TrainStats *st, CounterSet *cs)
 {
     RunConfig cfg;
     LayerTime lt[64];
@@ -112,7 +131,8 @@ static void fill_record(RunRecord *rec, Engine *e, const TrainStats *st)
     rec->loader_samples_per_s = ls.load_samples_per_s > 0 ? ls.load_samples_per_s : NAN;
     int n = engine_profile(e, lt, 64);
     for (int i = 0; i < n; i++)
-        record_add_layer(rec, &lt[i], lt[i].flops > 0 ? lt[i].flops : NAN);
+        if (record_add_layer(rec, &lt[i], lt[i].flops > 0 ? lt[i].flops : NAN) == 0)
+            layer_ratios(rec, &lt[i], cs);
     n = engine_segments(e, seg, CN_MAX_SEGMENTS);
     for (int i = 0; i < n; i++)
         record_add_segment(rec, &seg[i]);
@@ -122,7 +142,8 @@ static void fill_record(RunRecord *rec, Engine *e, const TrainStats *st)
         if (k <= 0)
             break;
         for (int i = 0; i < k; i++)
-            record_add_sample(rec, &s[i], n_train ? (int)(s[i].images / n_train) : -1, NAN, NAN);
+            record_add_sample(rec, &s[i], n_train ? (int)(s[i].images / n_train) : -1, s[i].ipc,
+                              s[i].miss_rate);
         from += k;
     }
     n = ev ? engine_evals(e, ev, CN_MAX_EVALS) : 0;
@@ -209,7 +230,7 @@ int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet *
             break;
         }
         if (measured)
-            engine_set_thread_hook(e, counters_thread_hook, cs);
+            engine_set_counters(e, cs);
         sig_engine = e;
         int trc = sig_caught ? 0 : engine_train(e, on_progress, &ps, err, sizeof err);
         sig_engine = NULL;
@@ -250,7 +271,7 @@ int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet *
         }
         int keep = measured && (is_last || sig_caught || rc != 0);
         if (keep) {
-            fill_record(rec, e, &st);
+            fill_record(rec, e, &st, cs);
             if (trc == 0 && ro->save && engine_save(e, ro->save, err, sizeof err) != 0) {
                 fprintf(stderr, "cnntop: %s\n", err);
                 rc = 1;
@@ -283,7 +304,7 @@ int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet *
         *counters = cs; /* the caller frees the engine first, then the set */
     else {
         if (last && *last)
-            engine_set_thread_hook(*last, NULL, NULL);
+            engine_set_counters(*last, NULL);
         counters_free(cs);
     }
     return rc;

@@ -136,10 +136,26 @@ static void print_profile(FILE *f, const RunRecord *r)
     for (size_t i = 0; i < r->n_layers; i++)
         total += lt[i].seconds;
     qsort(lt, r->n_layers, sizeof *lt, by_time);
-    fprintf(f, "\n  %-22s %10s %7s\n", "Layer", "ms/step", "share");
+    int ctr = 0;
     for (size_t i = 0; i < r->n_layers; i++)
-        fprintf(f, "  %-22s %10.3f %6.1f%%\n", lt[i].name, 1e3 * lt[i].seconds / (double)r->train.steps,
-                total > 0 ? 100 * lt[i].seconds / total : 0.0);
+        ctr |= !isnan(lt[i].ipc) || !isnan(lt[i].miss_rate);
+    fprintf(f, "\n  %-22s %10s %7s %9s%s\n", "Layer", "ms/step", "share", "GFLOP/s",
+            ctr ? "      IPC   miss" : "");
+    for (size_t i = 0; i < r->n_layers; i++) {
+        char g[16] = "-", ipc[16] = "n/a", miss[16] = "n/a";
+        if (!isnan(lt[i].gflops))
+            snprintf(g, sizeof g, "%.1f", lt[i].gflops);
+        if (!isnan(lt[i].ipc))
+            snprintf(ipc, sizeof ipc, "%.2f", lt[i].ipc);
+        if (!isnan(lt[i].miss_rate))
+            snprintf(miss, sizeof miss, "%.1f%%", 100 * lt[i].miss_rate);
+        fprintf(f, "  %-22s %10.3f %6.1f%% %9s", lt[i].name,
+                1e3 * lt[i].seconds / (double)r->train.steps,
+                total > 0 ? 100 * lt[i].seconds / total : 0.0, g);
+        if (ctr)
+            fprintf(f, " %8s %6s", ipc, miss);
+        fputc('\n', f);
+    }
     fprintf(f, "\n");
     free(lt);
 }

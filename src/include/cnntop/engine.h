@@ -232,7 +232,14 @@ typedef struct LayerTime {
     double seconds;   /* wall time summed over the run's steps */
     long calls;       /* times it ran */
     double flops;     /* floating-point operations over the run; 0: not a GEMM layer */
+    /* With engine_set_counters(): the trainer thread's counts in this op,
+     * for the set's first CN_LAYER_EVENTS events in order; NAN where the
+     * event did not count on that thread.  (Compute threads work on the
+     * op too; their counts are in the role totals, not here.) */
+    int ncounts;
+    double counts[8];
 } LayerTime;
+#define CN_LAYER_EVENTS 8
 
 /* Fills up to max entries, in step order, for the last engine_train() call;
  * returns how many. */
@@ -298,6 +305,8 @@ typedef struct Sample {
     float data_wait_share;  /* share of this interval's step time spent waiting */
     int workers, batch;
     int segment;
+    float ipc;              /* trainer role over the interval; NAN: not counted */
+    float miss_rate;        /* cache-misses / cache-references, 0..1; NAN: not counted */
 } Sample;
 
 /* Copies samples from index `from` on (up to max); returns how many.  The
@@ -341,6 +350,17 @@ void engine_set_thread_hook(Engine *e, ThreadHook fn, void *ud);
  */
 int engine_set_trace(Engine *e, const char *path, char *err, size_t errlen);
 int engine_write_trace(Engine *e, char *err, size_t errlen);
+
+/*
+ * Counts with `cs` (cnntop/counters.h): every engine thread is attached to
+ * it by role as it starts (the thread hook is set to counters_thread_hook),
+ * the trainer's counters are read at each layer boundary into the profile
+ * (LayerTime.counts), and the sampler derives IPC and the cache-miss rate
+ * of the trainer role per interval.  NULL stops it.  Call between runs;
+ * free the engine before the set.
+ */
+typedef struct CounterSet CounterSet;
+void engine_set_counters(Engine *e, CounterSet *cs);
 
 /* "0.1.0" */
 const char *engine_version(void);

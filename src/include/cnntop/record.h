@@ -58,6 +58,8 @@ typedef struct RecordLayer {
     long calls;       /* times it ran */
     double flops;     /* floating-point operations summed over the run; NAN: unknown */
     double gflops;    /* flops / seconds / 1e9; NAN: unknown */
+    double ipc;       /* the trainer thread's instructions / cycles in it; NAN: not counted */
+    double miss_rate; /* its cache-misses / cache-references; NAN: not counted */
 } RecordLayer;
 
 /* What became of a counter. */

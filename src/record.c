@@ -46,6 +46,8 @@ void record_init(RunRecord *r)
     r->config.data_dir = NULL;
     r->train_images = r->test_images = -1;
     r->peak_gflops = NAN;
+    r->target_accuracy = NAN;
+    r->time_to_target = NAN;
     r->flops_per_image = NAN;
     r->peak_rss_kib = -1;
     r->loader_samples_per_s = NAN;
@@ -63,6 +65,7 @@ void record_done(RunRecord *r)
     free(r->layers);
     free(r->counters);
     free(r->repeats);
+    free(r->evals);
     memset(r, 0, sizeof *r);
 }
 
@@ -164,6 +167,7 @@ static int push(void **arr, size_t *n, size_t *cap, const void *elem, size_t siz
     push((void **)&(r)->field, &(r)->n_##field, &(r)->cap_##field, (elem), sizeof *(r)->field)
 
 int record_add_epoch(RunRecord *r, const RecordEpoch *e) { return PUSH(r, epochs, e); }
+int record_add_eval(RunRecord *r, const RecordEval *ev) { return PUSH(r, evals, ev); }
 int record_add_segment(RunRecord *r, const Segment *s) { return PUSH(r, segments, s); }
 int record_add_counter(RunRecord *r, const RecordCounter *c) { return PUSH(r, counters, c); }
 int record_add_repeat(RunRecord *r, const RecordRepeat *rep) { return PUSH(r, repeats, rep); }
@@ -392,6 +396,26 @@ static void write_epochs(JsonWriter *w, const RunRecord *r)
     json_end_array(w);
 }
 
+static void write_evals(JsonWriter *w, const RunRecord *r)
+{
+    kv_num(w, "target_accuracy", r->target_accuracy);
+    kv_num(w, "time_to_target", r->time_to_target);
+    json_key(w, "evals");
+    json_begin_array(w);
+    for (size_t i = 0; i < r->n_evals; i++) {
+        const RecordEval *e = &r->evals[i];
+        json_begin_object(w);
+        kv_int(w, "step", e->step);
+        kv_int(w, "epoch", e->epoch);
+        kv_bool(w, "epoch_end", e->epoch_end);
+        kv_num(w, "wall", e->wall);
+        kv_num(w, "accuracy", e->accuracy);
+        kv_num(w, "loss", e->loss);
+        json_end_object(w);
+    }
+    json_end_array(w);
+}
+
 static void write_samples(JsonWriter *w, const RunRecord *r)
 {
     json_key(w, "samples");
@@ -565,6 +589,7 @@ static void write_run_body(JsonWriter *w, const RunRecord *r)
     kv_int(w, "exit_code", r->exit_code);
     kv_str(w, "error", r->error);
     write_epochs(w, r);
+    write_evals(w, r);
     write_samples(w, r);
     write_segments(w, r);
     write_layers(w, r);
@@ -1380,6 +1405,31 @@ static void read_epochs(Reader *rd, const JsonValue *root, RunRecord *r)
     }
 }
 
+/* Added within version 1: absent in older files. */
+static void read_evals(Reader *rd, const JsonValue *root, RunRecord *r)
+{
+    if (json_get(root, "target_accuracy"))
+        r->target_accuracy = get_num(rd, root, "", "target_accuracy");
+    if (json_get(root, "time_to_target"))
+        r->time_to_target = get_num(rd, root, "", "time_to_target");
+    if (!json_get(root, "evals"))
+        return;
+    const JsonValue *a = object_array(rd, root, "evals");
+    for (size_t i = 0; i < json_count(a) && !rd->failed; i++) {
+        const JsonValue *o = json_at(a, i);
+        RecordEval e = {
+            .step = (long)get_int(rd, o, "evals[]", "step", 0, L_MAX),
+            .epoch = (int)get_int(rd, o, "evals[]", "epoch", 0, I_MAX),
+            .epoch_end = get_bool(rd, o, "evals[]", "epoch_end"),
+            .wall = get_num(rd, o, "evals[]", "wall"),
+            .accuracy = get_num(rd, o, "evals[]", "accuracy"),
+            .loss = get_num(rd, o, "evals[]", "loss"),
+        };
+        if (record_add_eval(r, &e) != 0)
+            bad(rd, "out of memory");
+    }
+}
+
 static void read_samples(Reader *rd, const JsonValue *root, RunRecord *r)
 {
     const JsonValue *a = object_array(rd, root, "samples");
@@ -1566,6 +1616,7 @@ static void read_run(Reader *rd, const JsonValue *o, RunRecord *r)
     r->exit_code = (int)get_int(rd, o, "", "exit_code", 0, 255);
     get_dup(rd, o, "", "error", &r->error);
     read_epochs(rd, o, r);
+    read_evals(rd, o, r);
     read_samples(rd, o, r);
     read_segments(rd, o, r);
     read_layers(rd, o, r);

@@ -80,6 +80,19 @@ echo '{"schema":"cnntop.run/2"}' >"$tmp/v2.json"
 check "report refuses another schema version" test $? -eq 1
 check "... naming the file" grep -q "v2.json" "$tmp/err"
 
+# Evaluations every N steps and the time to a target accuracy.
+"$CNNTOP" run --steps 6 --limit 640 --test-limit 200 --eval-every 2 --target-accuracy 0.05 \
+    --export "$tmp/tt.json" >"$tmp/tt.out" 2>/dev/null
+check "time to target is printed" grep -q "^  Time to 5.00%: *[0-9.]* s of training" "$tmp/tt.out"
+check "evals and time_to_target are exported" $PY - "$tmp/tt.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+steps = [e["step"] for e in d["evals"]]
+assert steps == [2, 4, 6], steps
+assert d["target_accuracy"] == 0.05 and d["time_to_target"] <= d["evals"][0]["wall"] + 1e-9
+assert all("ipc" in l and "miss_rate" in l for l in d["layers"])
+PYEOF
+
 # 3. SIGINT in the middle of a sweep: a valid partial export.
 "$CNNTOP" sweep --batch 32,64 --workers 0 --steps 400 --limit 6400 --test-limit 200 \
     --export "$tmp/part.json" >"$tmp/part.out" 2>"$tmp/part.err" &

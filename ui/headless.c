@@ -150,7 +150,8 @@ int headless_run(const Options *o, int argc, char **argv)
 {
     RunnerOpts ro = {.cfg = o->cfg, .runs = o->runs, .warmup = o->warmup,
                      .vary_seed = o->vary_seed, .events = o->events, .load = o->load,
-                     .save = o->save, .trace = o->trace, .prefix = ""};
+                     .save = o->save, .trace = o->trace, .prefix = "",
+                     .target = o->target_accuracy};
     Calibration calib;
     RunRecord rec;
     Engine *e = NULL;

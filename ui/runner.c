@@ -147,6 +147,14 @@ static void fill_record(RunRecord *rec, Engine *e, const TrainStats *st, Counter
         from += k;
     }
     n = ev ? engine_evals(e, ev, CN_MAX_EVALS) : 0;
+    for (int i = 0; i < n; i++) {
+        RecordEval re = {.step = ev[i].step, .epoch = ev[i].epoch, .epoch_end = ev[i].epoch_end,
+                         .wall = ev[i].wall, .accuracy = ev[i].r.accuracy, .loss = ev[i].r.loss};
+        record_add_eval(rec, &re);
+        if (rec->target_accuracy > 0 && isnan(rec->time_to_target) &&
+            ev[i].r.accuracy >= rec->target_accuracy)
+            rec->time_to_target = ev[i].wall;
+    }
     for (int i = 0; i < n; i++)
         if (ev[i].epoch_end) {
             RecordEpoch re = {.epoch = ev[i].epoch, .loss = ev[i].train_loss,
@@ -199,6 +207,8 @@ int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet *
     if (counters)
         *counters = NULL;
     runner_signals();
+    if (ro->target > 0)
+        rec->target_accuracy = ro->target;
     if (counters_new(&cs, ro->events, err, sizeof err) != 0) {
         fprintf(stderr, "cnntop: -e: %s\n", err);
         return 2;

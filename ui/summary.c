@@ -194,6 +194,15 @@ void summary_print(FILE *f, const RunRecord *r, const char *what)
         fprintf(f, "  Test accuracy:        %.2f%%  (%ld of %ld images, loss %.4f, %.2f s)\n",
                 100.0 * r->eval.accuracy, r->eval.correct, r->eval.images, r->eval.loss,
                 r->eval.wall);
+    if (r->target_accuracy > 0) {
+        char label[32];
+        snprintf(label, sizeof label, "Time to %.2f%%:", 100 * r->target_accuracy);
+        if (isnan(r->time_to_target))
+            fprintf(f, "  %-22snot reached in %zu evaluation%s\n", label, r->n_evals,
+                    r->n_evals == 1 ? "" : "s");
+        else
+            fprintf(f, "  %-22s%.2f s of training\n", label, r->time_to_target);
+    }
     if (r->peak_rss_kib >= 0)
         fprintf(f, "  Peak memory (RSS):    %.1f MiB\n", r->peak_rss_kib / 1024.0);
 }

@@ -52,12 +52,8 @@ static void summarize(Row *w, double target)
     const StepSplit *sp = &w->rec.train.split;
     double t = sp->data + sp->forward + sp->backward + sp->optimizer;
     w->wait_share = t > 0 ? sp->data / t : NAN;
-    w->tta = NAN;
-    for (size_t i = 0; target > 0 && i < w->rec.n_epochs; i++)
-        if (w->rec.epochs[i].accuracy >= target) {
-            w->tta = w->rec.epochs[i].wall;
-            break;
-        }
+    (void)target;
+    w->tta = w->rec.time_to_target;
 }
 
 /* "m ± sd" with `dec` decimals; "m" when sd is NAN; "n/a" when m is. */
@@ -221,7 +217,8 @@ int sweep_main(const Options *o, int argc, char **argv)
     for (int i = 0; i < n && !runner_signal(); i++) {
         Row *w = &rows[i];
         RunnerOpts ro = {.cfg = o->cfg, .runs = o->runs, .warmup = o->warmup,
-                         .vary_seed = o->vary_seed, .events = o->events};
+                         .vary_seed = o->vary_seed, .events = o->events,
+                         .target = o->target_accuracy};
         char prefix[48];
         ro.cfg.batch = o->n_batch ? o->batch_list[i / (nw * nt)] : o->cfg.batch;
         ro.cfg.workers = o->n_workers ? o->workers_list[i / nt % nw] : o->cfg.workers;

@@ -11,7 +11,8 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/corpus}
-mkdir -p "$out/fuzz_idx" "$out/fuzz_checkpoint" "$out/fuzz_options"
+mkdir -p "$out/fuzz_idx" "$out/fuzz_checkpoint" "$out/fuzz_options" "$out/fuzz_json" \
+         "$out/fuzz_calibrate"
 
 python3 - "$out" <<'EOF'
 import gzip, os, struct, sys, zlib
@@ -92,5 +93,35 @@ lines = [
 ]
 for i, words in enumerate(lines):
     put("fuzz_options", "args-%02d" % i, b"\0".join(w.encode() for w in words))
+
+# JSON: a run record's shape, and the corners of the grammar.
+docs = [
+    '{"schema": "cnntop-run", "version": 1, "config": {"batch": 64, "lr": 0.001, '
+    '"seed": 18446744073709551615}, "result": {"accuracy": 0.8837, "images_per_s": 2062.3, '
+    '"stopped": false, "note": null}, "epochs": [{"loss": 0.4867, "wall": 29.09}]}',
+    '[1, -0, 0.5e-3, 1E+2, -9223372036854775808, 18446744073709551616, 1.7976931348623157e308]',
+    '"esc \\" \\\\ \\/ \\b \\f \\n \\r \\t \\u00e9 \\ud83d\\ude00 \\u0000"',
+    '{"a": {"b": {"c": [[[[]]]]}}, "": "", "dup": 1, "dup": 2}',
+    '  true ',
+    '{"a": 1,}',
+    '[01]',
+    '"\udcff\udcfe"',  # not UTF-8: raw bytes ff fe
+    '[' * 70 + ']' * 70,
+]
+for i, d in enumerate(docs):
+    put("fuzz_json", "doc-%02d" % i, d.encode("utf-8", "surrogateescape"))
+
+# Calibration cache files (see calibrate_format()).
+cal = ("# cnntop calibration\ncnntop-calibration 1\ncpu_model=Intel(R) Xeon(R) Processor\n"
+       "cores=2\nblas_core=SkylakeX\nthreads=2\nbatch_a=64\nmodel_gflops_a=95.300\n"
+       "batch_b=512\nmodel_gflops_b=120.125\nsquare_n=2048\nsquare_threads=2\n"
+       "square_gflops=180.000\ntriad_gbps=12.500\ntriad_mib=96.000\nllc_mib=32.000\n"
+       "seconds=3.250\nmeasured_at=1764528000\nend\n")
+put("fuzz_calibrate", "valid", cal.encode())
+put("fuzz_calibrate", "version-2", cal.replace("calibration 1", "calibration 2").encode())
+put("fuzz_calibrate", "no-end", cal.replace("end\n", "").encode())
+put("fuzz_calibrate", "unknown-key", cal.replace("cores=2", "colour=blue").encode())
+put("fuzz_calibrate", "bad-number", cal.replace("=95.300", "=9.5e1").encode())
+put("fuzz_calibrate", "truncated", cal[:200].encode())
 EOF
 echo "seed corpora written to $out"

@@ -43,6 +43,17 @@ typedef struct RecordEpoch {
     double wall;      /* seconds since training started, at the epoch's end */
 } RecordEpoch;
 
+/* One evaluation on the test set made during training: at each epoch's
+ * end, and every N steps with --eval-every N. */
+typedef struct RecordEval {
+    long step;        /* steps of the run done */
+    int epoch;        /* 0-based epoch it ended (epoch_end) or fell in */
+    int epoch_end;    /* 1: at the end of an epoch */
+    double wall;      /* training seconds up to it (evaluation time excluded) */
+    double accuracy;  /* 0..1 */
+    double loss;      /* mean test cross-entropy */
+} RecordEval;
+
 /* One interval sample with the figures the engine's Sample lacks. */
 typedef struct RecordSample {
     Sample s;         /* as engine_samples() gave it */
@@ -117,6 +128,9 @@ typedef struct RunRecord {
     RecordLayer *layers;     size_t n_layers, cap_layers;
     RecordCounter *counters; size_t n_counters, cap_counters;
     RecordRepeat *repeats;   size_t n_repeats, cap_repeats;
+    RecordEval *evals;       size_t n_evals, cap_evals;
+    double target_accuracy;  /* --target-accuracy, 0..1; NAN: none */
+    double time_to_target;   /* training seconds to first reach it; NAN: not reached or none */
 } RunRecord;
 
 /* Makes an empty record: version from engine_version(), date now, the
@@ -147,6 +161,7 @@ int record_add_segment(RunRecord *r, const Segment *s);
 int record_add_layer(RunRecord *r, const LayerTime *lt, double flops);
 int record_add_counter(RunRecord *r, const RecordCounter *c);
 int record_add_repeat(RunRecord *r, const RecordRepeat *rep);
+int record_add_eval(RunRecord *r, const RecordEval *ev);
 
 /* The label of a record: r->label, or one made from the configuration
  * ("batch 64, 2 workers, 8 threads"), in buf. */

@@ -1,0 +1,110 @@
+/*
+ * fuzz_json.c: libFuzzer target for the JSON parser (src/json.c), the door
+ * through which `cnntop report` and the run history read files.
+ *
+ * Each input is handed to json_parse() as it is (not NUL-terminated).  On
+ * failure the message must be one line, "LINE:COLUMN: problem".  On success
+ * the tree is written back with the JsonWriter and parsed again, and that
+ * second text must parse and write back to exactly the same bytes: the
+ * parser accepts what the writer writes, and the two agree on every value.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cnntop/json.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void fuzz_fail(const char *what)
+{
+    fprintf(stderr, "fuzz_json: contract broken: %s\n", what);
+    abort();
+}
+
+static void emit(JsonWriter *w, const JsonValue *v)
+{
+    switch (v->type) {
+    case JSON_NULL:
+        json_null(w);
+        break;
+    case JSON_BOOL:
+        json_bool(w, v->boolean);
+        break;
+    case JSON_NUMBER:
+        /* -0 is an exact integer with the sign set; only json_number() keeps the sign. */
+        if (v->int_exact && v->negative && v->magnitude == 0)
+            json_number(w, v->number);
+        else if (v->int_exact && v->negative && v->magnitude <= (uint64_t)INT64_MAX + 1)
+            json_int(w, v->magnitude == (uint64_t)INT64_MAX + 1 ? INT64_MIN
+                                                               : -(int64_t)v->magnitude);
+        else if (v->int_exact && !v->negative)
+            json_uint(w, v->magnitude);
+        else
+            json_number(w, v->number);
+        break;
+    case JSON_STRING:
+        json_string_n(w, v->str, v->len);
+        break;
+    case JSON_ARRAY:
+        json_begin_array(w);
+        for (size_t i = 0; i < v->len; i++)
+            emit(w, &v->items[i]);
+        json_end_array(w);
+        break;
+    case JSON_OBJECT:
+        json_begin_object(w);
+        for (size_t i = 0; i < v->len; i++) {
+            json_key(w, v->members[i].key);
+            emit(w, &v->members[i].value);
+        }
+        json_end_object(w);
+        break;
+    }
+}
+
+/* Parses text and writes it back; returns the new text (free it) or NULL
+ * when it does not parse. */
+static char *roundtrip(const char *text, size_t len, size_t *outlen, char *err, size_t errlen)
+{
+    JsonValue *v = NULL;
+    JsonWriter w;
+    char *out = NULL;
+
+    if (json_parse(text, len, &v, err, errlen) != 0) {
+        if (v)
+            fuzz_fail("tree handed out on failure");
+        return NULL;
+    }
+    json_writer_init(&w, 0);
+    emit(&w, v);
+    json_free(v);
+    if (json_writer_finish(&w, &out, outlen) != 0)
+        fuzz_fail("the writer cannot write what the parser read");
+    return out;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char err[512] = "";
+    size_t n1 = 0, n2 = 0;
+    unsigned line, col;
+    char *t1 = roundtrip((const char *)data, size, &n1, err, sizeof err);
+
+    if (!t1) {
+        if (strchr(err, '\n') || sscanf(err, "%u:%u:", &line, &col) != 2 || line < 1 || col < 1)
+            fuzz_fail("error message is not one 'LINE:COLUMN: problem' line");
+        return 0;
+    }
+    char *t2 = roundtrip(t1, n1, &n2, err, sizeof err);
+    if (!t2) {
+        fprintf(stderr, "written: %.*s\nerror: %s\n", (int)(n1 < 500 ? n1 : 500), t1, err);
+        fuzz_fail("the parser refuses what the writer wrote");
+    }
+    if (n1 != n2 || memcmp(t1, t2, n1) != 0)
+        fuzz_fail("parse and write are not idempotent");
+    free(t1);
+    free(t2);
+    return 0;
+}

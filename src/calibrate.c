@@ -206,7 +206,7 @@ static double step_rate(const GemmBench *b, int first, int n, int T)
         for (int m = 0; m < T; m++)
             t += b->percall[(size_t)m * b->nshapes + i] / T;
         int par = g->par > 0 ? g->par : 1;
-        double rounds = (double)((par + T - 1) / T);
+        double rounds = ceil((double)par / (double)T); /* rounds of T parallel calls */
         flops += shape_flops(g);
         secs += (double)g->count * t * rounds / par;
     }

@@ -710,6 +710,8 @@ static void open_all(CounterSet *set, int tid, int *fd, CtrStatus *st,
 int counters_attach(CounterSet *set, int tid, ThreadRole role, char *err, size_t errlen)
 {
     int fd[CTR_MAX_EVENTS];
+    for (int i = 0; i < CTR_MAX_EVENTS; i++)
+        fd[i] = -1;
     CtrStatus st[CTR_MAX_EVENTS];
     char why[CTR_MAX_EVENTS][CTR_REASON_LEN];
     char path[64];
@@ -775,6 +777,8 @@ int counters_attach(CounterSet *set, int tid, ThreadRole role, char *err, size_t
 int counters_detach(CounterSet *set, int tid)
 {
     int fd[CTR_MAX_EVENTS];
+    for (int i = 0; i < CTR_MAX_EVENTS; i++)
+        fd[i] = -1;
 
     if (!set)
         return -CN_EINVAL;

@@ -579,7 +579,7 @@ static size_t put_utf8(char *o, unsigned cp)
 static int unescape(Parser *p, char *o, size_t *olen)
 {
     static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
-    unsigned cp, lo;
+    unsigned cp = 0, lo = 0;
     size_t at = p->pos - 1;
 
     if (p->pos >= p->len)
@@ -683,7 +683,7 @@ static int parse_array(Parser *p, JsonValue *v, int depth)
         return 0;
     }
     for (;;) {
-        if (grow(p, (void **)&v->items, &cap, v->len, sizeof *v->items) != 0)
+        if (grow(p, (void **)&v->items, &cap, v->len, sizeof *v->items) != 0 || !v->items)
             return -1;
         memset(&v->items[v->len], 0, sizeof *v->items);
         v->len++;
@@ -718,7 +718,7 @@ static int parse_object(Parser *p, JsonValue *v, int depth)
         skip_ws(p);
         if (p->pos >= p->len || p->s[p->pos] != '"')
             return unexpected(p, "a string key");
-        if (grow(p, (void **)&v->members, &cap, v->len, sizeof *v->members) != 0)
+        if (grow(p, (void **)&v->members, &cap, v->len, sizeof *v->members) != 0 || !v->members)
             return -1;
         m = &v->members[v->len];
         memset(m, 0, sizeof *m);

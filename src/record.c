@@ -120,7 +120,7 @@ int record_set_command(RunRecord *r, int argc, char **argv)
 
     for (int i = 0; i < argc; i++)
         n += 4 * strlen(argv[i]) + 3; /* each ' becomes '\'' */
-    c = o = malloc(n);
+    c = o = calloc(1, n);
     if (!c)
         return -CN_ENOMEM;
     for (int i = 0; i < argc; i++) {
@@ -1675,21 +1675,23 @@ int record_load_any(const char *path, RunRecord **out, size_t *n, char *err, siz
     }
     runs = strcmp(schema, RECORD_SWEEP_SCHEMA) ? NULL : member(&rd, root, "", "runs", JSON_ARRAY, 0);
     count = runs ? json_count(runs) : 1;
-    if (!rd.failed && !(*out = calloc(count ? count : 1, sizeof **out)))
+    RunRecord *recs = rd.failed ? NULL : calloc(count ? count : 1, sizeof *recs);
+    size_t made = 0;
+    if (!rd.failed && !recs)
         bad(&rd, "out of memory");
-    for (size_t i = 0; i < count && !rd.failed; i++) {
-        record_init(&(*out)[i]);
-        *n = i + 1;
-        read_run(&rd, runs ? json_at(runs, i) : root, &(*out)[i]);
+    for (size_t i = 0; recs && i < count && !rd.failed; i++) {
+        record_init(&recs[i]);
+        made = i + 1;
+        read_run(&rd, runs ? json_at(runs, i) : root, &recs[i]);
     }
     json_free(root);
-    if (rd.failed) {
-        for (size_t i = 0; i < *n; i++)
-            record_done(&(*out)[i]);
-        free(*out);
-        *out = NULL;
-        *n = 0;
+    if (rd.failed || !recs) {
+        for (size_t i = 0; recs && i < made; i++)
+            record_done(&recs[i]);
+        free(recs);
         return -CN_EFORMAT;
     }
+    *out = recs;
+    *n = made;
     return 0;
 }

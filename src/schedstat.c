@@ -21,14 +21,14 @@ static int read_small(const char *path, char *buf, size_t len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return -errno;
+        return errno ? -errno : -EIO;
     size_t got = 0;
     while (got + 1 < len) {
         ssize_t n = read(fd, buf + got, len - 1 - got);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
-            int e = errno;
+            int e = errno ? errno : EIO;
             close(fd);
             return -e;
         }
@@ -86,7 +86,7 @@ int schedstat_parse_status(const char *text, SchedThread *out)
 
 int schedstat_read(int tid, SchedThread *out, char *err, size_t errlen)
 {
-    char path[64], buf[4096];
+    char path[64], buf[4096] = "";
     int r1, r2;
 
     memset(out, 0, sizeof *out);

@@ -261,7 +261,7 @@ int sweep_main(const Options *o, int argc, char **argv)
     recommend(rows, n);
     fflush(stdout);
     if (o->export_path) {
-        const RunRecord **recs = malloc((size_t)n * sizeof *recs);
+        const RunRecord **recs = malloc((size_t)n * sizeof(const RunRecord *));
         int k = 0;
         for (int i = 0; recs && i < n; i++)
             if (rows[i].done)

@@ -29,7 +29,7 @@ int chart_bucket(const double *t, const double *v, int n, double t0, double t1, 
         return 0;
     /* out holds the running sums; counts live on the stack, so a chart is
      * at most CHART_MAX_BUCKETS dot columns wide (wider ones are clipped). */
-    int counts[CHART_MAX_BUCKETS];
+    int counts[CHART_MAX_BUCKETS] = {0};
     int nc = ncols > CHART_MAX_BUCKETS ? CHART_MAX_BUCKETS : ncols;
     for (int c = 0; c < nc; c++) {
         out[c] = 0.0;

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "checkpoint.h"
 #include "cnntop/counters.h"
@@ -130,14 +131,47 @@ static int check_config(const RunConfig *c, char *err, size_t errlen)
     return 0;
 }
 
+/* Address space OpenBLAS maps per thread that calls it, at its first
+ * call (measured with 0.3.21: 128 MiB).  It cannot report failing to get
+ * it (it retries forever), so the engine counts it before it starts. */
+#define BLAS_BUFFER_BYTES ((size_t)128 << 20)
+
+/* Bytes of address space in use now, from /proc/self/statm. */
+static size_t vm_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long pages = 0;
+
+    if (f) {
+        if (fscanf(f, "%lu", &pages) != 1)
+            pages = 0;
+        fclose(f);
+    }
+    return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* Refuses a batch whose memory the machine, or the process's address-space
+ * limit (ulimit -v), cannot give: said before anything is allocated. */
 static int check_memory(int batch, int threads, char *err, size_t errlen)
 {
     size_t need = engine_memory_estimate(batch, threads), ram = sysinfo_ram_bytes();
+    struct rlimit rl;
 
     if (ram && need > ram / 10 * 9)
         return cn_fail(err, errlen, -CN_ENOMEM,
                        "batch %d needs %.1f GiB of memory, the machine has %.1f GiB",
                        batch, need / 1073741824.0, ram / 1073741824.0);
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        size_t used = vm_bytes(), blas = (size_t)threads * BLAS_BUFFER_BYTES;
+        if (used + need + blas > rl.rlim_cur)
+            return cn_fail(err, errlen, -CN_ENOMEM,
+                           "batch %d with %d threads needs %.0f MiB of address space "
+                           "(%.0f MiB arena, %.0f MiB OpenBLAS buffers) and the limit "
+                           "(ulimit -v) leaves %.0f MiB: use a smaller batch or fewer threads",
+                           batch, threads, (need + blas) / 1048576.0, need / 1048576.0,
+                           blas / 1048576.0,
+                           rl.rlim_cur > used ? (rl.rlim_cur - used) / 1048576.0 : 0.0);
+    }
     return 0;
 }
 
@@ -915,6 +949,11 @@ int engine_segments(Engine *e, Segment *out, int max)
 void engine_set_thread_hook(Engine *e, ThreadHook fn, void *ud)
 {
     threadreg_set_hook(&e->reg, fn, ud);
+}
+
+int engine_check_writable(const char *path, char *err, size_t errlen)
+{
+    return fileio_check_writable(path, err, errlen);
 }
 
 int engine_set_trace(Engine *e, const char *path, char *err, size_t errlen)

@@ -163,6 +163,10 @@ int headless_run(const Options *o, int argc, char **argv)
         fprintf(stderr, "cnntop: --export: %s\n", err);
         return EXIT_FAIL;
     }
+    if (o->save && engine_check_writable(o->save, err, sizeof err) != 0) {
+        fprintf(stderr, "cnntop: --save: %s\n", err);
+        return EXIT_FAIL;
+    }
     runner_signals();
     ro.cfg.eval_every = o->eval_every;
     record_init(&rec);

@@ -165,10 +165,10 @@ static int check_memory(int batch, int threads, char *err, size_t errlen)
         size_t used = vm_bytes(), blas = (size_t)threads * BLAS_BUFFER_BYTES;
         if (used + need + blas > rl.rlim_cur)
             return cn_fail(err, errlen, -CN_ENOMEM,
-                           "batch %d with %d threads needs %.0f MiB of address space "
+                           "batch %d needs %.0f MiB of address space with %d threads "
                            "(%.0f MiB arena, %.0f MiB OpenBLAS buffers) and the limit "
                            "(ulimit -v) leaves %.0f MiB: use a smaller batch or fewer threads",
-                           batch, threads, (need + blas) / 1048576.0, need / 1048576.0,
+                           batch, (need + blas) / 1048576.0, threads, need / 1048576.0,
                            blas / 1048576.0,
                            rl.rlim_cur > used ? (rl.rlim_cur - used) / 1048576.0 : 0.0);
     }

@@ -7,7 +7,7 @@ PREFIX    ?= /usr/local
 
 DEPS      = build-essential cmake pkg-config libopenblas-dev libpfm4-dev \
             zlib1g-dev libncurses-dev dataset-fashion-mnist
-TEST_DEPS = python3-torch python3-numpy tmux
+TEST_DEPS = python3-torch python3-numpy tmux hyperfine
 
 .PHONY: all deps test-deps configure build run test install clean
 
@@ -25,8 +25,10 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# On a terminal: the dashboard, training at once; otherwise a headless run.
 run: build
-	./$(BUILD)/ui/cnntop run
+	@if [ -t 0 ] && [ -t 1 ]; then ./$(BUILD)/ui/cnntop --autostart; \
+	 else ./$(BUILD)/ui/cnntop run; fi
 
 test: test-deps
 	@cmake -S . -B $(BUILD) -DCNNTOP_WERROR=ON $(CMAKE_ARGS) >/dev/null

@@ -505,9 +505,9 @@ static void apply_pending_batch(Engine *e)
         free(e->eval_idx);
         e->eval_idx = malloc((size_t)cap * sizeof *e->eval_idx);
     }
-    e->cfg.batch = b;
     loader_set_batch(e->loader, b);
     pthread_mutex_lock(&e->live_mu);
+    e->cfg.batch = b; /* the trainer's own field, written under the lock for engine_config() */
     e->live.batch = b;
     live_loader(e);
     segment_begin(e, e->stats.steps, timer_now() - e->t0);
@@ -794,9 +794,11 @@ const char *engine_data_dir(const Engine *e)
     return e->data_dir;
 }
 
-void engine_config(const Engine *e, RunConfig *out)
+void engine_config(Engine *e, RunConfig *out)
 {
+    pthread_mutex_lock(&e->live_mu);
     *out = e->cfg;
+    pthread_mutex_unlock(&e->live_mu);
 }
 
 int engine_threads(const Engine *e)
@@ -856,8 +858,8 @@ static void live_changed(Engine *e)
 {
     pthread_mutex_lock(&e->live_mu);
     live_loader(e);
-    if (e->live.running)
-        segment_begin(e, e->stats.steps, timer_now() - e->t0);
+    if (e->live.running) /* e->live.p.step: the steps done, as published */
+        segment_begin(e, e->live.p.step, timer_now() - e->t0);
     pthread_mutex_unlock(&e->live_mu);
 }
 
@@ -870,7 +872,9 @@ int engine_set_workers(Engine *e, int workers, char *err, size_t errlen)
         live_changed(e);
         return cn_fail(err, errlen, -CN_ENOMEM, "cannot start %d loader threads", workers);
     }
+    pthread_mutex_lock(&e->live_mu);
     e->cfg.workers = workers;
+    pthread_mutex_unlock(&e->live_mu);
     live_changed(e);
     return 0;
 }
@@ -881,6 +885,9 @@ int engine_set_prefetch(Engine *e, int prefetch, char *err, size_t errlen)
         return cn_fail(err, errlen, -CN_EINVAL, "prefetch %d out of range (1..%d)", prefetch,
                        CN_MAX_PREFETCH);
     loader_set_prefetch(e->loader, prefetch);
+    pthread_mutex_lock(&e->live_mu);
+    e->cfg.prefetch = prefetch;
+    pthread_mutex_unlock(&e->live_mu);
     live_changed(e);
     return 0;
 }

@@ -318,13 +318,17 @@ void loader_free(Loader *l)
 {
     if (!l)
         return;
+    int started[CN_MAX_WORKERS];
+
     pthread_mutex_lock(&l->mu);
     l->quit = 1;
     pthread_cond_broadcast(&l->cond_room);
     pthread_cond_broadcast(&l->cond_ready);
+    for (int i = 0; i < CN_MAX_WORKERS; i++)
+        started[i] = l->w[i].state != 0;
     pthread_mutex_unlock(&l->mu);
     for (int i = 0; i < CN_MAX_WORKERS; i++)
-        if (l->w[i].state != 0)
+        if (started[i])
             pthread_join(l->w[i].th, NULL);
     for (int i = 0; i < l->nslots; i++) {
         mem_free(l->slots[i].x);

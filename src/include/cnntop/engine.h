@@ -215,7 +215,7 @@ long engine_test_images(const Engine *e);
 const char *engine_data_dir(const Engine *e);
 
 /* The settings in effect now (after live changes); strings owned by e. */
-void engine_config(const Engine *e, RunConfig *out);
+void engine_config(Engine *e, RunConfig *out);
 
 /* Compute threads in use. */
 int engine_threads(const Engine *e);

@@ -78,6 +78,7 @@ struct Engine {
     pthread_t sampler;
     int sampler_on;
     int sampler_quit;          /* under live_mu */
+    int evaluating;            /* under live_mu: an evaluation mid-run, clock stopped */
     pthread_cond_t sampler_cv;
     Trace *trace;              /* --trace, or NULL */
     CounterSet *cs;            /* engine_set_counters(), or NULL */
@@ -126,6 +127,15 @@ static int check_config(const RunConfig *c, char *err, size_t errlen)
     if (c->threads < 0 || c->threads > CN_MAX_THREADS)
         return cn_fail(err, errlen, -CN_EINVAL, "threads %d out of range (0..%d)",
                        c->threads, CN_MAX_THREADS);
+    if (c->workers < 0 || c->workers > CN_MAX_WORKERS)
+        return cn_fail(err, errlen, -CN_EINVAL, "workers %d out of range (0..%d)", c->workers,
+                       CN_MAX_WORKERS);
+    if (c->prefetch < 0 || c->prefetch > CN_MAX_PREFETCH)
+        return cn_fail(err, errlen, -CN_EINVAL, "prefetch %d out of range (1..%d, 0: 2 per worker)",
+                       c->prefetch, CN_MAX_PREFETCH);
+    if (c->eval_every < 0)
+        return cn_fail(err, errlen, -CN_EINVAL, "eval_every %ld must not be negative",
+                       c->eval_every);
     if (!isfinite(c->lr) || c->lr <= 0.0 || c->lr > 10.0)
         return cn_fail(err, errlen, -CN_EINVAL, "learning rate %g out of range (0..10]", c->lr);
     return 0;
@@ -416,6 +426,8 @@ static void *sampler_main(void *arg)
         }
         if (pthread_cond_timedwait(&e->sampler_cv, &e->live_mu, &ts) == 0 && e->sampler_quit)
             break;
+        if (e->evaluating)
+            continue;
         LiveStats *L = &e->live;
         double t = timer_now() - e->t0;
         double wait = L->split.data, busy = L->split.data + L->split.forward +
@@ -496,14 +508,17 @@ static void apply_pending_batch(Engine *e)
     int cap = arena_batch(e, b);
     if (cap > e->cap) {
         Acts grown;
-        if (check_memory(cap, e->threads, NULL, 0) != 0 ||
-            acts_init(&grown, cap, e->threads) != 0)
+        uint32_t *idx = malloc((size_t)cap * sizeof *idx);
+        if (!idx || check_memory(cap, e->threads, NULL, 0) != 0 ||
+            acts_init(&grown, cap, e->threads) != 0) {
+            free(idx);
             return;
+        }
         acts_done(&e->acts);
         e->acts = grown;
         e->cap = cap;
         free(e->eval_idx);
-        e->eval_idx = malloc((size_t)cap * sizeof *e->eval_idx);
+        e->eval_idx = idx;
     }
     loader_set_batch(e->loader, b);
     pthread_mutex_lock(&e->live_mu);
@@ -516,11 +531,14 @@ static void apply_pending_batch(Engine *e)
 
 /* Evaluates in the middle of a run with the training clock stopped: the
  * run's start times move forward by the evaluation's length. */
-static void eval_during(Engine *e, RunClock *rc, const Progress *p, int epoch_end, int epoch)
+static double eval_during(Engine *e, RunClock *rc, const Progress *p, int epoch_end, int epoch)
 {
     EvalPoint *ep = &e->evals[e->nevals < CN_MAX_EVALS ? e->nevals++ : CN_MAX_EVALS - 1];
     double t0 = timer_now();
 
+    pthread_mutex_lock(&e->live_mu);
+    e->evaluating = 1; /* the sampler skips the evaluation */
+    pthread_mutex_unlock(&e->live_mu);
     ep->step = p->step;
     ep->epoch_end = epoch_end;
     ep->epoch = epoch;
@@ -531,7 +549,9 @@ static void eval_during(Engine *e, RunClock *rc, const Progress *p, int epoch_en
     rc->t0 += dt;
     pthread_mutex_lock(&e->live_mu);
     e->t0 += dt;
+    e->evaluating = 0;
     pthread_mutex_unlock(&e->live_mu);
+    return dt;
 }
 
 /* One training step; returns 0, or 1 when stopped while waiting for data. */
@@ -698,7 +718,8 @@ int engine_train(Engine *e, ProgressFn fn, void *userdata, char *err, size_t err
         int ended = e->epoch_pos == 0;
         if ((ended && e->cfg.eval_epochs) ||
             (e->cfg.eval_every && (step + 1) % e->cfg.eval_every == 0))
-            eval_during(e, &rc, &p, ended, ended ? p.epoch : (int)(e->epochs_done - first_epoch));
+            ts += eval_during(e, &rc, &p, ended,
+                              ended ? p.epoch : (int)(e->epochs_done - first_epoch));
         publish_step(e, &p, nb, timer_now() - ts, wait);
         if (fn && fn(&p, userdata))
             break;
@@ -882,8 +903,8 @@ int engine_set_workers(Engine *e, int workers, char *err, size_t errlen)
 int engine_set_prefetch(Engine *e, int prefetch, char *err, size_t errlen)
 {
     if (prefetch < 0 || prefetch > CN_MAX_PREFETCH)
-        return cn_fail(err, errlen, -CN_EINVAL, "prefetch %d out of range (1..%d)", prefetch,
-                       CN_MAX_PREFETCH);
+        return cn_fail(err, errlen, -CN_EINVAL, "prefetch %d out of range (1..%d, 0: 2 per worker)",
+                       prefetch, CN_MAX_PREFETCH);
     loader_set_prefetch(e->loader, prefetch);
     pthread_mutex_lock(&e->live_mu);
     e->cfg.prefetch = prefetch;
@@ -982,7 +1003,12 @@ int engine_write_trace(Engine *e, char *err, size_t errlen)
 {
     if (!e->trace)
         return cn_fail(err, errlen, -CN_ESTATE, "no trace was asked for");
-    return trace_write(e->trace, e->trace_path, err, errlen);
+    /* Loader threads go on prefetching between runs: detach them (they add
+     * under the loader's lock, so none is adding once this returns). */
+    loader_set_trace(e->loader, NULL);
+    int rc = trace_write(e->trace, e->trace_path, err, errlen);
+    loader_set_trace(e->loader, e->trace);
+    return rc;
 }
 
 int engine_evals(const Engine *e, EvalPoint *out, int max)

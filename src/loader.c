@@ -83,7 +83,7 @@ struct Loader {
     Worker w[CN_MAX_WORKERS];
     LoaderStats st;
     AugParams *inline_aug;      /* the trainer's scratch */
-    Trace *_Atomic trace;       /* or NULL */
+    Trace *trace;               /* or NULL; read and set under mu */
 };
 
 typedef struct WorkerArg {
@@ -225,15 +225,14 @@ static void *worker_main(void *argp)
         double t0 = timer_now();
         slot_fill(l, s, ap);
         double t1 = timer_now(), dt = t1 - t0;
-        Trace *tr = atomic_load(&l->trace);
-        if (tr) {
+        pthread_mutex_lock(&l->mu);
+        if (l->trace) {
             if (!named) {
-                trace_thread(tr, name);
+                trace_thread(l->trace, name);
                 named = 1;
             }
-            trace_add(tr, "loader", "prepare batch", t0, t1, s->n);
+            trace_add(l->trace, "loader", "prepare batch", t0, t1, s->n);
         }
-        pthread_mutex_lock(&l->mu);
         l->st.prepare += dt;
         slot_done(l, s);
     }
@@ -371,10 +370,9 @@ int loader_next(Loader *l, Batch *b, const atomic_int *stop)
                 double t0 = timer_now();
                 slot_fill(l, s, l->inline_aug);
                 double t1 = timer_now(), dt = t1 - t0;
-                Trace *tr = atomic_load(&l->trace);
-                if (tr)
-                    trace_add(tr, "loader", "prepare batch inline", t0, t1, s->n);
                 pthread_mutex_lock(&l->mu);
+                if (l->trace)
+                    trace_add(l->trace, "loader", "prepare batch inline", t0, t1, s->n);
                 l->st.inline_prepare += dt;
                 slot_done(l, s);
                 continue;
@@ -514,5 +512,7 @@ void loader_stats(Loader *l, LoaderStats *out)
 
 void loader_set_trace(Loader *l, Trace *t)
 {
-    atomic_store(&l->trace, t);
+    pthread_mutex_lock(&l->mu);
+    l->trace = t;
+    pthread_mutex_unlock(&l->mu);
 }

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "runner.h"
@@ -42,13 +41,6 @@ int runner_signal(void)
     return sig_caught;
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 typedef struct ProgressState {
     int tty;
     double last;        /* elapsed seconds at the last line */
@@ -56,7 +48,6 @@ typedef struct ProgressState {
     const char *prefix;
     char what[48];      /* "run 2/5", "warm-up 1/3" or "" */
     Engine *e;
-    double deadline;
 } ProgressState;
 
 static void format_eta(char *buf, size_t len, double s)
@@ -74,7 +65,7 @@ static int on_progress(const Progress *p, void *ud)
     double every = ps->tty ? 0.1 : 5.0;
     char eta[32];
 
-    if (ps->deadline > 0 && now() > ps->deadline)
+    if (sig_caught) /* a signal before engine_train() cleared its stop flag */
         return 1;
     if (p->elapsed - ps->last < every && p->step != p->steps && p->step != 1)
         return 0;
@@ -218,7 +209,7 @@ int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet *
         RunConfig cfg = ro->cfg;
         Engine *e;
         ProgressState ps = {.tty = isatty(2), .prefix = ro->prefix ? ro->prefix : "",
-                            .deadline = ro->deadline};
+                           };
         if (ro->vary_seed)
             cfg.seed += (uint64_t)r;
         cfg.eval_epochs = 1;

@@ -28,7 +28,6 @@ typedef struct RunnerOpts {
     const char *trace;      /* trace of the last repeat, or NULL */
     const Calibration *calib; /* for the sketch, or NULL */
     const char *prefix;     /* progress line prefix, e.g. "[3/16] ", or "" */
-    double deadline;        /* timer_now()-style seconds to stop at; 0: none */
     double target;          /* --target-accuracy (0..1), 0: none */
 } RunnerOpts;
 

@@ -224,12 +224,11 @@ int sweep_main(const Options *o, int argc, char **argv)
         ro.cfg.workers = o->n_workers ? o->workers_list[i / nt % nw] : o->cfg.workers;
         ro.cfg.threads = o->n_threads ? o->threads_list[i % nt] : o->cfg.threads;
         ro.cfg.eval_every = o->eval_every;
-        if (o->budget > 0) {
-            if (now() - t0 >= o->budget) {
-                skipped = n - i;
-                break;
-            }
-            ro.deadline = t0 + o->budget;
+        /* The budget: a configuration starts only if the time left covers
+         * the mean of those done so far (the first always starts). */
+        if (o->budget > 0 && ran > 0 && (now() - t0) * (ran + 1) / ran > o->budget) {
+            skipped = n - i;
+            break;
         }
         double elapsed = now() - t0;
         if (ran > 0)
@@ -247,8 +246,6 @@ int sweep_main(const Options *o, int argc, char **argv)
         w->done = w->rec.train.steps > 0;
         if (r == EXIT_DIVERGED)
             rc = EXIT_DIVERGED; /* shown in the table, never recommended */
-        if (o->budget > 0 && now() >= t0 + o->budget && w->rec.train.stopped)
-            w->rec.interrupted = 1;
         summarize(w, o->target_accuracy);
         ran++;
     }

@@ -11,17 +11,31 @@
 #include "gemm.h"
 #include "layer_conv.h"
 
-/* One output row of im2col: dst[ow] = src_row[ow + dw] or 0 off the edge. */
-static void im2col_row(float *dst, const float *src_row, int W, int dw)
+/* One shifted plane of im2col: d[oh][ow] = plane[oh + dh][ow + dw], 0 off
+ * the edge.  The valid rows are one contiguous stretch in both planes (a
+ * row's neighbour is the next row), so they go in one copy, and only the
+ * |dw| columns that wrapped around are zeroed afterwards: one copy per
+ * plane instead of one per 7-to-28-float row. */
+static void im2col_plane(float *d, const float *plane, int H, int W, int dh, int dw)
 {
-    int lo = dw < 0 ? -dw : 0;           /* first ow with a valid input */
-    int hi = dw > 0 ? W - dw : W;        /* one past the last */
+    int lo = dh < 0 ? -dh : 0, hi = dh > 0 ? H - dh : H;
 
-    for (int ow = 0; ow < lo; ow++)
-        dst[ow] = 0.0f;
-    memcpy(dst + lo, src_row + lo + dw, (size_t)(hi - lo) * sizeof *dst);
-    for (int ow = hi; ow < W; ow++)
-        dst[ow] = 0.0f;
+    memset(d, 0, (size_t)lo * W * sizeof *d);
+    memset(d + (size_t)hi * W, 0, (size_t)(H - hi) * W * sizeof *d);
+    if (hi <= lo)
+        return;
+    long first = (long)(lo + dh) * W + dw, n = (long)(hi - lo) * W;
+    long skip = first < 0 ? -first : 0;                       /* before the plane */
+    long over = first + n > (long)H * W ? first + n - (long)H * W : 0; /* after it */
+    float *dd = d + (size_t)lo * W;
+    memcpy(dd + skip, plane + first + skip, (size_t)(n - skip - over) * sizeof *d);
+    for (int r = 0; r < hi - lo; r++) { /* the wrapped columns (and any skipped) */
+        float *row = dd + (size_t)r * W;
+        for (int ow = 0; ow < -dw; ow++)
+            row[ow] = 0.0f;
+        for (int ow = W - dw; ow < W; ow++)
+            row[ow] = 0.0f;
+    }
 }
 
 void conv_im2col(float *col, const float *x, int C, int N, int H, int W, int K,
@@ -34,17 +48,9 @@ void conv_im2col(float *col, const float *x, int C, int N, int H, int W, int K,
         for (int kh = 0; kh < K; kh++)
             for (int kw = 0; kw < K; kw++) {
                 float *dst = col + ((size_t)(c * K + kh) * K + kw) * ncols;
-                for (int n = 0; n < nt; n++) {
-                    const float *plane = x + ((size_t)c * N + n0 + n) * HW;
-                    for (int oh = 0; oh < H; oh++) {
-                        int ih = oh + kh - P;
-                        float *d = dst + (size_t)n * HW + (size_t)oh * W;
-                        if (ih < 0 || ih >= H)
-                            memset(d, 0, (size_t)W * sizeof *d);
-                        else
-                            im2col_row(d, plane + (size_t)ih * W, W, kw - P);
-                    }
-                }
+                for (int n = 0; n < nt; n++)
+                    im2col_plane(dst + (size_t)n * HW, x + ((size_t)c * N + n0 + n) * HW, H, W,
+                                 kh - P, kw - P);
             }
 }
 

@@ -30,7 +30,7 @@
 #include "arena.h"
 #include "cnntop/calibrate.h"
 #include "err.h"
-#include "fileio.h"
+#include "cnntop/fileio.h"
 #include "gemm.h"
 #include "model.h"
 #include "sysinfo.h"
@@ -797,25 +797,6 @@ int calibrate_cache_path(char *buf, size_t len, char *err, size_t errlen)
     return 0;
 }
 
-/* mkdir -p of path's directory, 0700 as the XDG spec asks. */
-static int make_parent_dirs(const char *path, char *err, size_t errlen)
-{
-    char dir[4096];
-
-    if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
-        return cn_fail(err, errlen, -CN_EIO, "%s: path too long", path);
-    for (char *p = dir + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-            return cn_fail(err, errlen, -CN_EIO, "%s: mkdir %s: %s", path, dir,
-                           strerror(errno));
-        *p = '/';
-    }
-    return 0;
-}
-
 /* Loads the cache; 0 when it holds this machine's figures.  Otherwise -1,
  * with a warning unless there simply is no file yet. */
 static int cache_load(const char *path, int threads, Calibration *out, char *warn,
@@ -855,7 +836,7 @@ static void cache_store(const char *path, const Calibration *c, char *warn, size
 
     if (n >= sizeof text)
         n = sizeof text - 1;
-    if (make_parent_dirs(path, msg, sizeof msg) == 0 &&
+    if (fileio_make_parent_dirs(path, 0700, msg, sizeof msg) == 0 && /* 0700: XDG */
         fileio_write_atomic(path, text, n, msg, sizeof msg) == 0)
         return;
     /* Keep an earlier warning (why the old file was not used): it says more. */

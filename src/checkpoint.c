@@ -7,7 +7,7 @@
 
 #include "checkpoint.h"
 #include "err.h"
-#include "fileio.h"
+#include "cnntop/fileio.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "checkpoint.c writes floats in host order and assumes a little-endian host"

@@ -29,7 +29,7 @@
 #include "checkpoint.h"
 #include "cnntop/counters.h"
 #include "err.h"
-#include "fileio.h"
+#include "cnntop/fileio.h"
 #include "gemm.h"
 #include "history.h"
 #include "idx.h"
@@ -977,11 +977,6 @@ int engine_segments(Engine *e, Segment *out, int max)
 void engine_set_thread_hook(Engine *e, ThreadHook fn, void *ud)
 {
     threadreg_set_hook(&e->reg, fn, ud);
-}
-
-int engine_check_writable(const char *path, char *err, size_t errlen)
-{
-    return fileio_check_writable(path, err, errlen);
 }
 
 int engine_set_trace(Engine *e, const char *path, char *err, size_t errlen)

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,7 @@
 #include <unistd.h>
 
 #include "err.h"
-#include "fileio.h"
+#include "cnntop/fileio.h"
 
 /* The directory part of path, in buf. */
 static void dir_of(const char *path, char *buf, size_t len)
@@ -57,8 +58,11 @@ int fileio_write_atomic(const char *path, const void *buf, size_t len,
     const char *op = "create";
     int fd, saved;
 
-    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
-    fd = mkstemp(tmp);
+    /* A unique name created exclusively; mode 0666 so that the umask, not
+     * mkstemp's 0600, decides who may read the file. */
+    static atomic_uint seq;
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&seq, 1));
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0)
         goto fail;
     op = "write";
@@ -153,5 +157,23 @@ int fileio_check_writable(const char *path, char *err, size_t errlen)
                        dir, strerror(errno));
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return cn_fail(err, errlen, -CN_EIO, "%s: is a directory", path);
+    return 0;
+}
+
+int fileio_make_parent_dirs(const char *path, unsigned mode, char *err, size_t errlen)
+{
+    char dir[4096];
+
+    if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
+        return cn_fail(err, errlen, -CN_EIO, "%s: path too long", path);
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(dir, (mode_t)mode) != 0 && errno != EEXIST)
+            return cn_fail(err, errlen, -CN_EIO, "%s: mkdir %s: %s", path, dir,
+                           strerror(errno));
+        *p = '/';
+    }
     return 0;
 }

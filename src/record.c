@@ -29,7 +29,7 @@
 #include "cnntop/record.h"
 #include "cnntop/stats.h"
 #include "err.h"
-#include "fileio.h"
+#include "cnntop/fileio.h"
 
 /* ------------------------------------------------------------ lifecycle */
 

@@ -9,7 +9,7 @@
 
 #include "cnntop/engine.h"
 #include "err.h"
-#include "fileio.h"
+#include "cnntop/fileio.h"
 #include "threadreg.h"
 #include "timers.h"
 #include "trace.h"

@@ -21,7 +21,7 @@
 #include "check.h"
 #include "cnntop/json.h"
 #include "cnntop/record.h"
-#include "fileio.h"
+#include "cnntop/fileio.h"
 
 static char dir[256];
 

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cnntop/fileio.h"
 #include "counters_fmt.h"
 #include "headless.h"
 #include "runner.h"
@@ -57,32 +58,6 @@ static int stdout_done(int rc)
     fprintf(stderr, "cnntop: standard output: %s\n",
             strerror(stdout_errno ? stdout_errno : EIO));
     return rc == EXIT_OK ? EXIT_FAIL : rc;
-}
-
-static void print_machine(void)
-{
-    MachineInfo mi;
-
-    engine_machine_info(&mi);
-    printf("  Machine:              %s, %d cores, OpenBLAS %s\n", mi.cpu_model, mi.cores,
-           mi.blas_core);
-    if (mi.blas_warning[0])
-        printf("  Note:                 %s\n", mi.blas_warning);
-}
-
-static void print_eval(const EvalResult *r)
-{
-    printf("  Test accuracy:        %.2f%%  (%ld of %ld images, loss %.4f, %.2f s)\n",
-           100.0 * r->accuracy, r->correct, r->images, r->loss, r->wall);
-}
-
-static void print_header(const char *what, const Options *o, const Engine *e)
-{
-    printf("\n Performance of cnntop %s (batch %d, %d threads, seed %llu):\n", what,
-           o->cfg.batch, engine_threads(e), (unsigned long long)o->cfg.seed);
-    printf("  Data:                 %s (%ld training, %ld test images)\n",
-           engine_data_dir(e), engine_train_images(e), engine_test_images(e));
-    print_machine();
 }
 
 /* Makes the engine and loads --load; prints the error and returns non-zero on failure. */
@@ -163,7 +138,7 @@ int headless_run(const Options *o, int argc, char **argv)
         fprintf(stderr, "cnntop: --export: %s\n", err);
         return EXIT_FAIL;
     }
-    if (o->save && engine_check_writable(o->save, err, sizeof err) != 0) {
+    if (o->save && fileio_check_writable(o->save, err, sizeof err) != 0) {
         fprintf(stderr, "cnntop: --save: %s\n", err);
         return EXIT_FAIL;
     }
@@ -217,9 +192,22 @@ int headless_eval(const Options *o)
         engine_free(e);
         return EXIT_FAIL;
     }
-    print_header("eval", o, e);
+    RunRecord rec;
+    RunConfig cfg;
+    record_init(&rec);
+    engine_config(e, &cfg);
+    record_set_config(&rec, &cfg);
+    record_set_data_dir(&rec, engine_data_dir(e));
+    rec.train_images = engine_train_images(e);
+    rec.test_images = engine_test_images(e);
+    rec.threads_used = engine_threads(e);
+    engine_machine_info(&rec.machine);
+    rec.have_eval = 1;
+    rec.eval = ev;
+    summary_print_header(stdout, &rec, "eval");
     printf("  Checkpoint:           %s (%ld epochs trained)\n", o->load, engine_epochs_done(e));
-    print_eval(&ev);
+    summary_print_eval(stdout, &rec);
+    record_done(&rec);
     engine_free(e);
     return stdout_done(EXIT_OK);
 }

@@ -13,7 +13,7 @@
 #include "cnntop/stats.h"
 #include "summary.h"
 
-static void print_header(FILE *f, const RunRecord *r, const char *what)
+void summary_print_header(FILE *f, const RunRecord *r, const char *what)
 {
     const MachineInfo *m = &r->machine;
 
@@ -183,17 +183,22 @@ void summary_print_repeats(FILE *f, const RunRecord *r)
     free(t);
 }
 
-void summary_print(FILE *f, const RunRecord *r, const char *what)
+void summary_print_eval(FILE *f, const RunRecord *r)
 {
-    print_header(f, r, what);
-    print_train(f, r);
-    summary_print_repeats(f, r);
-    print_loader(f, r);
-    print_profile(f, r);
     if (r->have_eval)
         fprintf(f, "  Test accuracy:        %.2f%%  (%ld of %ld images, loss %.4f, %.2f s)\n",
                 100.0 * r->eval.accuracy, r->eval.correct, r->eval.images, r->eval.loss,
                 r->eval.wall);
+}
+
+void summary_print(FILE *f, const RunRecord *r, const char *what)
+{
+    summary_print_header(f, r, what);
+    print_train(f, r);
+    summary_print_repeats(f, r);
+    print_loader(f, r);
+    print_profile(f, r);
+    summary_print_eval(f, r);
     if (r->target_accuracy > 0) {
         char label[32];
         snprintf(label, sizeof label, "Time to %.2f%%:", 100 * r->target_accuracy);

@@ -19,6 +19,11 @@
  */
 void summary_print(FILE *f, const RunRecord *r, const char *what);
 
+/* Its parts that `cnntop eval` prints too: the heading with the data and
+ * the machine, and the test accuracy (when r->have_eval). */
+void summary_print_header(FILE *f, const RunRecord *r, const char *what);
+void summary_print_eval(FILE *f, const RunRecord *r);
+
 /* Prints the repeats' mean ± σ, range, outliers and noise warning (when the
  * record has two or more repeats); nothing otherwise. */
 void summary_print_repeats(FILE *f, const RunRecord *r);

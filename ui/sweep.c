@@ -30,7 +30,7 @@ typedef struct Row {
     double tta;         /* seconds to --target-accuracy; NAN: not reached */
 } Row;
 
-static void summarize(Row *w, double target)
+static void summarize(Row *w)
 {
     double v[1024];
     size_t n = record_throughputs(&w->rec, v, 1024);
@@ -52,7 +52,6 @@ static void summarize(Row *w, double target)
     const StepSplit *sp = &w->rec.train.split;
     double t = sp->data + sp->forward + sp->backward + sp->optimizer;
     w->wait_share = t > 0 ? sp->data / t : NAN;
-    (void)target;
     w->tta = w->rec.time_to_target;
 }
 
@@ -246,7 +245,7 @@ int sweep_main(const Options *o, int argc, char **argv)
         w->done = w->rec.train.steps > 0;
         if (r == EXIT_DIVERGED)
             rc = EXIT_DIVERGED; /* shown in the table, never recommended */
-        summarize(w, o->target_accuracy);
+        summarize(w);
         ran++;
     }
     print_table(rows, n, o);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cnntop/fileio.h"
 #include "options.h"
 #include "tui_settings.h"
 
@@ -171,63 +172,11 @@ int settings_load(TuiSettings *s, const char *path, int keep_mask, char *err, si
 int settings_write_atomic(const char *path, const char *text, size_t len, char *err,
                           size_t errlen)
 {
-    char dir[4096], tmp[4200];
-    const char *op = "open";
-    int fd = -1, saved;
-
-    /* Make the missing directories of the path (~/.config may not exist). */
-    snprintf(dir, sizeof dir, "%s", path);
-    char *last = strrchr(dir, '/');
-    if (last && last != dir) {
-        *last = '\0';
-        for (char *p = dir + 1;; p++) {
-            if (*p != '/' && *p != '\0')
-                continue;
-            char c = *p;
-            *p = '\0';
-            if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-                snprintf(err, errlen, "%s: mkdir: %s", dir, strerror(errno));
-                return -1;
-            }
-            *p = c;
-            if (c == '\0')
-                break;
-        }
-    }
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        goto fail;
-    op = "write";
-    for (size_t off = 0; off < len;) {
-        ssize_t w = write(fd, text + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            goto fail;
-        off += (size_t)w;
-    }
-    op = "fsync";
-    if (fsync(fd) != 0)
-        goto fail;
-    op = "close";
-    if (close(fd) != 0) {
-        fd = -1;
-        goto fail;
-    }
-    fd = -1;
-    op = "rename";
-    if (rename(tmp, path) != 0)
-        goto fail;
+    /* ~/.config may not exist yet; then the one atomic writer of cnntop. */
+    if (fileio_make_parent_dirs(path, 0755, err, errlen) != 0 ||
+        fileio_write_atomic(path, text, len, err, errlen) != 0)
+        return -1;
     return 0;
-fail:
-    saved = errno;
-    if (fd >= 0)
-        close(fd);
-    unlink(tmp);
-    snprintf(err, errlen, "%s: %s: %s", path, op, strerror(saved));
-    errno = saved;
-    return -1;
 }
 
 int settings_save(const TuiSettings *s, const char *path, char *err, size_t errlen)

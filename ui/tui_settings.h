@@ -61,8 +61,8 @@ int settings_load(TuiSettings *s, const char *path, int keep_mask, char *err, si
 int settings_save(const TuiSettings *s, const char *path, char *err, size_t errlen);
 
 /*
- * Writes `text` to `path` atomically: a temporary file in the same
- * directory, fsync, rename.  Makes the missing directories of the path.  Returns 0 or -1 with err set.
+ * Writes `text` to `path` atomically (fileio_write_atomic), making the
+ * missing directories of the path first.  Returns 0 or -1 with err set.
  */
 int settings_write_atomic(const char *path, const char *text, size_t len, char *err,
                           size_t errlen);

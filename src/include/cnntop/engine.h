@@ -186,10 +186,6 @@ int engine_evals(const Engine *e, EvalPoint *out, int max);
 /* Figures of the last engine_train() call (zeros before one). */
 void engine_stats(const Engine *e, TrainStats *out);
 
-/* Checks, before a run, that a file could be written at path (its
- * directory exists and is writable), without creating it. */
-int engine_check_writable(const char *path, char *err, size_t errlen);
-
 /*
  * Writes a checkpoint (weights, BatchNorm running statistics, Adam state and
  * the epoch/step counters) atomically: to a temporary file in the same

@@ -5,30 +5,13 @@
 #include <string.h>
 
 #include "layer_bn.h"
+#include "sums.h"
 
 void bn_stats_partial(double *acc, const float *y, int C, int N, int HW,
                       int n0, int nt)
 {
-    const size_t len = (size_t)nt * HW;
-
-    for (int c = 0; c < C; c++) {
-        const float *p = y + ((size_t)c * N + n0) * HW;
-        /* Float lanes over a short run, then double: fast and accurate enough
-         * for M up to millions (each float partial sums at most HW values). */
-        double s = 0.0, ss = 0.0;
-        for (size_t i = 0; i < len; i += (size_t)HW) {
-            float fs = 0.0f, fss = 0.0f;
-            for (int j = 0; j < HW; j++) {
-                float v = p[i + j];
-                fs += v;
-                fss += v * v;
-            }
-            s += fs;
-            ss += fss;
-        }
-        acc[2 * c] += s;
-        acc[2 * c + 1] += ss;
-    }
+    for (int c = 0; c < C; c++)
+        sums_sq(y + ((size_t)c * N + n0) * HW, (long)nt * HW, &acc[2 * c], &acc[2 * c + 1]);
 }
 
 void bn_stats_finish(float *mean, float *invstd, float *run_mean, float *run_var,

@@ -10,6 +10,7 @@
 
 #include "gemm.h"
 #include "layer_conv.h"
+#include "sums.h"
 
 /* One shifted plane of im2col: d[oh][ow] = plane[oh + dh][ow + dw], 0 off
  * the edge.  The valid rows are one contiguous stretch in both planes (a
@@ -114,10 +115,7 @@ void conv_backward(float *dx, float *dw, float *db, const float *dy,
     conv_im2col(col, x, C, N, H, W, K, n0, nt);
     gemm(0, 1, OC, CKK, ncols, 1.0f, dy, ncols, col, ncols, beta, dw, CKK);
     for (int oc = 0; oc < OC; oc++) {
-        const float *row = dy + (size_t)oc * ncols;
-        float s = 0.0f;
-        for (int i = 0; i < ncols; i++)
-            s += row[i];
+        float s = (float)sums_plain(dy + (size_t)oc * ncols, ncols);
         db[oc] = beta == 0.0f ? s : beta * db[oc] + s;
     }
     if (dx) {

@@ -6,6 +6,8 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "sums.h"
+
 #include "layer_pool.h"
 
 /*
@@ -19,18 +21,23 @@ static inline float max4(float a, float b, float c, float d)
     return m1 >= m2 ? m1 : m2;
 }
 
-static void pool_row(float *restrict o, uint8_t *restrict ix, const float *restrict r0,
-                     const float *restrict r1, float sc, float sh, int PW)
+static void pool_row(float *restrict o, uint8_t *restrict ix, float *restrict ym,
+                     const float *restrict r0, const float *restrict r1, float sc, float sh,
+                     int PW)
 {
     for (int pw = 0; pw < PW; pw++) {
-        float a = r0[2 * pw] * sc + sh, b = r0[2 * pw + 1] * sc + sh;
-        float c = r1[2 * pw] * sc + sh, d = r1[2 * pw + 1] * sc + sh;
+        float ya = r0[2 * pw], yb = r0[2 * pw + 1], yc = r1[2 * pw], yd = r1[2 * pw + 1];
+        float a = ya * sc + sh, b = yb * sc + sh, c = yc * sc + sh, d = yd * sc + sh;
         float m = max4(a, b, c, d);
+        float y = c == m ? yc : yd;
         int k = c == m ? 2 : 3;
+        y = b == m ? yb : y;
         k = b == m ? 1 : k;
+        y = a == m ? ya : y;
         k = a == m ? 0 : k;
         o[pw] = m > 0.0f ? m : 0.0f;
         ix[pw] = (uint8_t)(m > 0.0f ? k : POOL_NOGRAD);
+        ym[pw] = y;
     }
 }
 
@@ -46,56 +53,68 @@ static void pool_row_eval(float *restrict o, const float *restrict r0,
     }
 }
 
-void pool_forward(float *out, uint8_t *idx, const float *y, const float *scale,
+void pool_forward_plane(float *out, uint8_t *idx, float *ymax, const float *y, int ys,
+                        int H, int W, float scale, float shift)
+{
+    const int PH = H / 2, PW = W / 2;
+
+    for (int ph = 0; ph < PH; ph++) {
+        const float *r0 = y + (size_t)(2 * ph) * ys, *r1 = r0 + ys;
+        if (idx)
+            pool_row(out + ph * PW, idx + ph * PW, ymax + ph * PW, r0, r1, scale, shift, PW);
+        else
+            pool_row_eval(out + ph * PW, r0, r1, scale, shift, PW);
+    }
+}
+
+void pool_forward(float *out, uint8_t *idx, float *ymax, const float *y, const float *scale,
                   const float *shift, int C, int N, int H, int W, int n0, int nt)
 {
-    const int PH = H / 2, PW = W / 2, HW = H * W, PHW = PH * PW;
+    const int HW = H * W, PHW = (H / 2) * (W / 2);
 
     for (int c = 0; c < C; c++)
         for (int n = n0; n < n0 + nt; n++) {
-            const float *yp = y + ((size_t)c * N + n) * HW;
             size_t po = ((size_t)c * N + n) * PHW;
-            for (int ph = 0; ph < PH; ph++) {
-                const float *r0 = yp + (size_t)(2 * ph) * W, *r1 = r0 + W;
-                if (idx)
-                    pool_row(out + po + (size_t)ph * PW, idx + po + (size_t)ph * PW, r0, r1,
-                             scale[c], shift[c], PW);
-                else
-                    pool_row_eval(out + po + (size_t)ph * PW, r0, r1, scale[c], shift[c], PW);
-            }
+            pool_forward_plane(out + po, idx ? idx + po : NULL, ymax ? ymax + po : NULL,
+                               y + ((size_t)c * N + n) * HW, W, H, W, scale[c], shift[c]);
         }
-}
-
-/* Offset in the H x W plane of window (ph, pw)'s element k. */
-static inline int pool_src(int ph, int pw, int k, int W)
-{
-    return (2 * ph + (k >> 1)) * W + 2 * pw + (k & 1);
 }
 
 void pool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
-                        const float *y, const float *mean, const float *invstd,
-                        int C, int N, int H, int W, int n0, int nt)
+                        const float *ymax, const float *mean, const float *invstd,
+                        int C, int N, int PHW, int n0, int nt)
 {
-    const int PH = H / 2, PW = W / 2, HW = H * W, PHW = PH * PW;
+    const long len = (long)nt * PHW;
 
     for (int c = 0; c < C; c++) {
-        float s = 0.0f, sx = 0.0f;
-        for (int n = n0; n < n0 + nt; n++) {
-            const float *yp = y + ((size_t)c * N + n) * HW;
-            const float *g = dout + ((size_t)c * N + n) * PHW;
-            const uint8_t *ix = idx + ((size_t)c * N + n) * PHW;
-            for (int ph = 0; ph < PH; ph++)
-                for (int pw = 0; pw < PW; pw++) {
-                    int p = ph * PW + pw;
-                    if (ix[p] == POOL_NOGRAD)
-                        continue;
-                    float xhat = (yp[pool_src(ph, pw, ix[p], W)] - mean[c]) * invstd[c];
-                    s += g[p];
-                    sx += g[p] * xhat;
+        const size_t o = ((size_t)c * N + n0) * PHW;
+        const float *restrict g = dout + o, *restrict ym = ymax + o;
+        const uint8_t *restrict ix = idx + o;
+        const float mu = mean[c];
+        double s = 0.0, sx = 0.0;
+        long i = 0;
+        /* Lanes as in sums.h; a window without gradient adds zero. */
+        while (len - i >= SUM_LANES) {
+            float a[SUM_LANES] = {0}, b[SUM_LANES] = {0};
+            long end = len - i > SUM_BLOCK ? i + SUM_BLOCK : len - (len - i) % SUM_LANES;
+            for (; i < end; i += SUM_LANES)
+                for (int k = 0; k < SUM_LANES; k++) {
+                    float gk = ix[i + k] == POOL_NOGRAD ? 0.0f : g[i + k];
+                    a[k] += gk;
+                    b[k] += gk * (ym[i + k] - mu);
                 }
+            for (int k = 0; k < SUM_LANES; k++) {
+                s += a[k];
+                sx += b[k];
+            }
         }
+        for (; i < len; i++)
+            if (ix[i] != POOL_NOGRAD) {
+                s += g[i];
+                sx += g[i] * (ym[i] - mu);
+            }
         acc[2 * c] += s;
-        acc[2 * c + 1] += sx;
+        acc[2 * c + 1] += sx * invstd[c];
     }
 }
 
@@ -119,31 +138,36 @@ static void unpool_rows(float *restrict d0, float *restrict d1, const float *res
     }
 }
 
+void pool_backward_plane(float *d, int ds, const float *g, const uint8_t *ix,
+                         const float *y, int ys, int H, int W, float a, float bx,
+                         float mu, float is, float k1)
+{
+    const int PH = H / 2, PW = W / 2;
+
+    for (int ph = 0; ph < PH; ph++)
+        unpool_rows(d + (size_t)(2 * ph) * ds, d + (size_t)(2 * ph + 1) * ds,
+                    y + (size_t)(2 * ph) * ys, y + (size_t)(2 * ph + 1) * ys, g + ph * PW,
+                    ix + ph * PW, PW, a, bx, mu, is, k1);
+    /* An odd last column or row was dropped by the pool: mean terms only. */
+    for (int h = 0; h < H; h++)
+        for (int w = h < 2 * PH ? 2 * PW : 0; w < W; w++)
+            d[(size_t)h * ds + w] = a + bx * ((y[(size_t)h * ys + w] - mu) * is);
+}
+
 void pool_backward(float *dy, const float *dout, const uint8_t *idx,
                    const float *y, const float *gamma, const float *mean,
                    const float *invstd, const float *mdz, const float *mdzx,
                    int C, int N, int H, int W, int n0, int nt)
 {
-    const int PH = H / 2, PW = W / 2, HW = H * W, PHW = PH * PW;
+    const int HW = H * W, PHW = (H / 2) * (W / 2);
 
     for (int c = 0; c < C; c++) {
-        const float k1 = gamma[c] * invstd[c], mu = mean[c], is = invstd[c];
+        const float k1 = gamma[c] * invstd[c];
         const float a = -k1 * mdz[c], bx = -k1 * mdzx[c];
-        for (int n = n0; n < n0 + nt; n++) {
-            const float *yp = y + ((size_t)c * N + n) * HW;
-            const float *g = dout + ((size_t)c * N + n) * PHW;
-            const uint8_t *ix = idx + ((size_t)c * N + n) * PHW;
-            float *d = dy + ((size_t)c * nt + (n - n0)) * HW;
-            for (int ph = 0; ph < PH; ph++)
-                unpool_rows(d + 2 * ph * W, d + (2 * ph + 1) * W, yp + 2 * ph * W,
-                            yp + (2 * ph + 1) * W, g + ph * PW, ix + ph * PW, PW, a, bx,
-                            mu, is, k1);
-            /* An odd last column or row was dropped by the pool: mean terms only. */
-            for (int h = 0; h < 2 * PH; h++)
-                for (int w = 2 * PW; w < W; w++)
-                    d[h * W + w] = a + bx * ((yp[h * W + w] - mu) * is);
-            for (int q = 2 * PH * W; q < HW; q++)
-                d[q] = a + bx * ((yp[q] - mu) * is);
-        }
+        for (int n = n0; n < n0 + nt; n++)
+            pool_backward_plane(dy + ((size_t)c * nt + (n - n0)) * HW, W,
+                                dout + ((size_t)c * N + n) * PHW, idx + ((size_t)c * N + n) * PHW,
+                                y + ((size_t)c * N + n) * HW, W, H, W, a, bx, mean[c],
+                                invstd[c], k1);
     }
 }

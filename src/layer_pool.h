@@ -17,16 +17,37 @@
 
 #define POOL_NOGRAD 4
 
-/* out, idx (may be NULL in evaluation) for images [n0, n0+nt) from
- * y (C, N, H, W) and the BN affine scale (C), shift (C). */
-void pool_forward(float *out, uint8_t *idx, const float *y, const float *scale,
+/*
+ * One plane: out, idx and ymax (H/2, W/2) from y (H rows of W values, row
+ * stride ys) and the channel's BN affine scale and shift.  ymax keeps the
+ * conv output y at each window's maximum, which is all the BN backward
+ * sums need of y.  idx and ymax are NULL in evaluation.
+ */
+void pool_forward_plane(float *out, uint8_t *idx, float *ymax, const float *y, int ys,
+                        int H, int W, float scale, float shift);
+
+/* The same over images [n0, n0+nt) of y (C, N, H, W), into out, idx and
+ * ymax (C, N, H/2, W/2), with scale (C), shift (C). */
+void pool_forward(float *out, uint8_t *idx, float *ymax, const float *y, const float *scale,
                   const float *shift, int C, int N, int H, int W, int n0, int nt);
 
 /* acc (C, 2) += {sum dz, sum dz*xhat} over images [n0, n0+nt), where dz is
- * dout routed back through pool and ReLU, xhat = (y - mean)*invstd. */
+ * dout routed back through pool and ReLU and xhat = (ymax - mean)*invstd;
+ * dout, idx, ymax are (C, N, PHW). */
 void pool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
-                        const float *y, const float *mean, const float *invstd,
-                        int C, int N, int H, int W, int n0, int nt);
+                        const float *ymax, const float *mean, const float *invstd,
+                        int C, int N, int PHW, int n0, int nt);
+
+/*
+ * One plane of the gradient of the conv output, d (H rows of W, row stride
+ * ds), from its pooled gradient g and idx (H/2, W/2), y (row stride ys), and
+ * the channel's BN backward terms: d = a + bx*xhat, plus k1*g at each
+ * window's maximum, where k1 = gamma*invstd, a = -k1*mdz, bx = -k1*mdzx
+ * (layer_bn.h) and xhat = (y - mu)*is.  Columns W..ds-1 are not written.
+ */
+void pool_backward_plane(float *d, int ds, const float *g, const uint8_t *ix,
+                         const float *y, int ys, int H, int W, float a, float bx,
+                         float mu, float is, float k1);
 
 /* dy (C, nt*H*W), the gradient of the conv output for the tile, from dout,
  * idx, y and the BN backward means mdz (C), mdzx (C) (layer_bn.h). */

@@ -112,6 +112,7 @@ static void acts_carve(Acts *a, int B, int T)
         bb->tile = spec_tile(cs);
         bb->y = arena_push(ar, oc * B * hw * f);
         bb->idx = arena_push(ar, oc * B * phw);
+        bb->ymax = arena_push(ar, oc * B * phw * f);
         bb->out = arena_push(ar, oc * B * phw * f);
         bb->dout = arena_push(ar, oc * B * phw * f);
         bb->mean = arena_push(ar, oc * f);
@@ -235,8 +236,8 @@ static void job_pool_fwd(void *jp, int c, int tid)
 
     (void)tid;
     chunk_range(j->N, c, &n0, &n1);
-    pool_forward(bb->out, j->train ? bb->idx : NULL, bb->y, bb->scale, bb->shift,
-                 cs->OC, j->N, cs->H, cs->W, n0, n1 - n0);
+    pool_forward(bb->out, j->train ? bb->idx : NULL, j->train ? bb->ymax : NULL, bb->y,
+                 bb->scale, bb->shift, cs->OC, j->N, cs->H, cs->W, n0, n1 - n0);
 }
 
 static void block_forward(StepCtx *s, int l, int N, int train, double *t0)
@@ -427,8 +428,8 @@ static void job_pool_sums(void *jp, int c, int tid)
     (void)tid;
     chunk_range(j->N, c, &n0, &n1);
     memset(acc, 0, (size_t)cs->OC * 2 * sizeof *acc);
-    pool_backward_sums(acc, bb->dout, bb->idx, bb->y, bb->mean, bb->invstd,
-                       cs->OC, j->N, cs->H, cs->W, n0, n1 - n0);
+    pool_backward_sums(acc, bb->dout, bb->idx, bb->ymax, bb->mean, bb->invstd, cs->OC,
+                       j->N, (cs->H / 2) * (cs->W / 2), n0, n1 - n0);
 }
 
 static void job_conv_bwd(void *jp, int c, int tid)

@@ -37,6 +37,7 @@
 typedef struct BlockBufs {
     float *y;       /* (OC, B, H, W) conv output before BN */
     uint8_t *idx;   /* (OC, B, H/2, W/2) pool argmax or POOL_NOGRAD */
+    float *ymax;    /* (OC, B, H/2, W/2) y at the argmax, for BN backward */
     float *out;     /* (OC, B, H/2, W/2) block output */
     float *dout;    /* (OC, B, H/2, W/2) its gradient */
     float *mean;    /* (OC) batch (or running) mean in use */

@@ -21,23 +21,36 @@ static inline float max4(float a, float b, float c, float d)
     return m1 >= m2 ? m1 : m2;
 }
 
+/* One window (a b / c d) of conv outputs: the pooled value, the index of
+ * the first maximum, or POOL_NOGRAD, and y there, as one word each for the
+ * vectoriser: (value, index, y). */
+typedef struct Win {
+    float o, y;
+    int k;
+} Win;
+
+static inline Win pool_window(float ya, float yb, float yc, float yd, float sc, float sh)
+{
+    float a = ya * sc + sh, b = yb * sc + sh, c = yc * sc + sh, d = yd * sc + sh;
+    float m = max4(a, b, c, d);
+    float y = c == m ? yc : yd;
+    int k = c == m ? 2 : 3;
+    y = b == m ? yb : y;
+    k = b == m ? 1 : k;
+    y = a == m ? ya : y;
+    k = a == m ? 0 : k;
+    return (Win){.o = m > 0.0f ? m : 0.0f, .y = y, .k = m > 0.0f ? k : POOL_NOGRAD};
+}
+
 static void pool_row(float *restrict o, uint8_t *restrict ix, float *restrict ym,
                      const float *restrict r0, const float *restrict r1, float sc, float sh,
                      int PW)
 {
     for (int pw = 0; pw < PW; pw++) {
-        float ya = r0[2 * pw], yb = r0[2 * pw + 1], yc = r1[2 * pw], yd = r1[2 * pw + 1];
-        float a = ya * sc + sh, b = yb * sc + sh, c = yc * sc + sh, d = yd * sc + sh;
-        float m = max4(a, b, c, d);
-        float y = c == m ? yc : yd;
-        int k = c == m ? 2 : 3;
-        y = b == m ? yb : y;
-        k = b == m ? 1 : k;
-        y = a == m ? ya : y;
-        k = a == m ? 0 : k;
-        o[pw] = m > 0.0f ? m : 0.0f;
-        ix[pw] = (uint8_t)(m > 0.0f ? k : POOL_NOGRAD);
-        ym[pw] = y;
+        Win w = pool_window(r0[2 * pw], r0[2 * pw + 1], r1[2 * pw], r1[2 * pw + 1], sc, sh);
+        o[pw] = w.o;
+        ix[pw] = (uint8_t)w.k;
+        ym[pw] = w.y;
     }
 }
 
@@ -78,6 +91,40 @@ void pool_forward(float *out, uint8_t *idx, float *ymax, const float *y, const f
             pool_forward_plane(out + po, idx ? idx + po : NULL, ymax ? ymax + po : NULL,
                                y + ((size_t)c * N + n) * HW, W, H, W, scale[c], shift[c]);
         }
+}
+
+static void pool_phases_train(float *restrict o, uint8_t *restrict ix, float *restrict ym,
+                              const float *restrict z0, const float *restrict z1,
+                              const float *restrict z2, const float *restrict z3, int n,
+                              float sc, float sh)
+{
+    for (int q = 0; q < n; q++) {
+        Win w = pool_window(z0[q], z1[q], z2[q], z3[q], sc, sh);
+        o[q] = w.o;
+        ix[q] = (uint8_t)w.k;
+        ym[q] = w.y;
+    }
+}
+
+static void pool_phases_eval(float *restrict o, const float *restrict z0,
+                             const float *restrict z1, const float *restrict z2,
+                             const float *restrict z3, int n, float sc, float sh)
+{
+    for (int q = 0; q < n; q++) {
+        float m = max4(z0[q] * sc + sh, z1[q] * sc + sh, z2[q] * sc + sh, z3[q] * sc + sh);
+        o[q] = m > 0.0f ? m : 0.0f;
+    }
+}
+
+void pool_forward_phases(float *out, uint8_t *idx, float *ymax, const float *z, int n,
+                         float scale, float shift)
+{
+    const float *z1 = z + n, *z2 = z + 2 * (size_t)n, *z3 = z + 3 * (size_t)n;
+
+    if (idx)
+        pool_phases_train(out, idx, ymax, z, z1, z2, z3, n, scale, shift);
+    else
+        pool_phases_eval(out, z, z1, z2, z3, n, scale, shift);
 }
 
 void pool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
@@ -169,5 +216,19 @@ void pool_backward(float *dy, const float *dout, const uint8_t *idx,
                                 dout + ((size_t)c * N + n) * PHW, idx + ((size_t)c * N + n) * PHW,
                                 y + ((size_t)c * N + n) * HW, W, H, W, a, bx, mean[c],
                                 invstd[c], k1);
+    }
+}
+
+void pool_backward_phases(float *dz, const float *z, const float *g, const uint8_t *ix, int n,
+                          float a, float bx, float mu, float is, float k1)
+{
+    for (int k = 0; k < 4; k++) {
+        const float *restrict zk = z + (size_t)k * n;
+        float *restrict d = dz + (size_t)k * n;
+        const float kf = (float)k;
+        for (int q = 0; q < n; q++) {
+            float gk = (float)ix[q] == kf ? k1 * g[q] : 0.0f;
+            d[q] = a + bx * ((zk[q] - mu) * is) + gk;
+        }
     }
 }

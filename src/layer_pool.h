@@ -31,6 +31,12 @@ void pool_forward_plane(float *out, uint8_t *idx, float *ymax, const float *y, i
 void pool_forward(float *out, uint8_t *idx, float *ymax, const float *y, const float *scale,
                   const float *shift, int C, int N, int H, int W, int n0, int nt);
 
+/* The same for a window split into its four elements, z (4, n): window q
+ * is z[q], z[n+q], z[2n+q], z[3n+q] (layer_conv_phase.h); out, idx, ymax
+ * (n).  idx and ymax are NULL in evaluation. */
+void pool_forward_phases(float *out, uint8_t *idx, float *ymax, const float *z, int n,
+                         float scale, float shift);
+
 /* acc (C, 2) += {sum dz, sum dz*xhat} over images [n0, n0+nt), where dz is
  * dout routed back through pool and ReLU and xhat = (ymax - mean)*invstd;
  * dout, idx, ymax are (C, N, PHW). */
@@ -55,5 +61,10 @@ void pool_backward(float *dy, const float *dout, const uint8_t *idx,
                    const float *y, const float *gamma, const float *mean,
                    const float *invstd, const float *mdz, const float *mdzx,
                    int C, int N, int H, int W, int n0, int nt);
+
+/* The gradient dz (4, n) of phase-split conv outputs z (4, n), as
+ * pool_backward_plane computes it, from g and ix (n). */
+void pool_backward_phases(float *dz, const float *z, const float *g, const uint8_t *ix, int n,
+                          float a, float bx, float mu, float is, float k1);
 
 #endif

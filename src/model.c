@@ -17,6 +17,7 @@
 
 #include "layer_bn.h"
 #include "layer_conv.h"
+#include "layer_conv_phase.h"
 #include "layer_dropout.h"
 #include "layer_fc.h"
 #include "layer_pool.h"
@@ -92,6 +93,66 @@ static int spec_tile(const ConvSpec *cs)
     return t < 1 ? 1 : t > CN_MAX_BATCH ? CN_MAX_BATCH : (int)t;
 }
 
+/* ---- block 1's scratch (layer_conv_phase.h), carved from col ---- */
+
+typedef struct PhaseBufs {
+    float *xq;  /* the split input of one image */
+    float *z;   /* one output channel in phases (4, PH, Q) */
+    float *dz;  /* its gradient */
+    float *o, *ym, *g; /* (PH, Q): pooled output, y at the maximum, its gradient */
+    uint8_t *ix;       /* (PH, Q): pool index */
+} PhaseBufs;
+
+static size_t phase_n(void)
+{
+    return (size_t)(conv_specs[0].H / 2) * PHASE_Q;
+}
+
+/*
+ * rows rows of len <= PHASE_Q elements of size elem, from row stride ss to
+ * row stride ds.  All rows but the last copy a whole PHASE_Q elements: the
+ * extra ones land in the next row, which is written after, or come from
+ * it and fill the junk columns.  A fixed-size memcpy compiles to two
+ * vector moves; len (14 here) would be a call per row.
+ */
+static inline void rows_copy(void *dst, size_t ds, const void *src, size_t ss, int rows,
+                             size_t len, size_t elem)
+{
+    char *d = dst;
+    const char *sp = src;
+
+    for (int r = 0; r + 1 < rows; r++)
+        memcpy(d + (size_t)r * ds * elem, sp + (size_t)r * ss * elem, PHASE_Q * elem);
+    memcpy(d + (size_t)(rows - 1) * ds * elem, sp + (size_t)(rows - 1) * ss * elem, len * elem);
+}
+
+static size_t phase_scratch_floats(void)
+{
+    const ConvSpec *cs = &conv_specs[0];
+    return phase_input_floats(cs->H, cs->W) + 2 * phase_output_floats(cs->H, cs->W) +
+           3 * phase_n() + phase_n() / sizeof(float) + 16;
+}
+
+static PhaseBufs phase_bufs(const Acts *a, int tid)
+{
+    const ConvSpec *cs = &conv_specs[0];
+    const size_t n = phase_n();
+    float *p = a->col[tid];
+    PhaseBufs b;
+
+    b.xq = p;
+    p += phase_input_floats(cs->H, cs->W);
+    b.z = p;
+    p += phase_output_floats(cs->H, cs->W);
+    b.dz = p;
+    p += phase_output_floats(cs->H, cs->W);
+    b.o = p;
+    b.ym = p + n;
+    b.g = p + 2 * n;
+    b.ix = (uint8_t *)(p + 3 * n);
+    return b;
+}
+
 /* ---- the arena ---- */
 
 static void acts_carve(Acts *a, int B, int T)
@@ -109,8 +170,9 @@ static void acts_carve(Acts *a, int B, int T)
         BlockBufs *bb = &a->blk[l];
         size_t hw = (size_t)cs->H * cs->W, phw = (size_t)(cs->H / 2) * (cs->W / 2);
         size_t oc = (size_t)cs->OC;
-        bb->tile = spec_tile(cs);
-        bb->y = arena_push(ar, oc * B * hw * f);
+        /* Block 1's conv output is never stored: layer_conv_phase.h. */
+        bb->tile = l == 0 ? 0 : spec_tile(cs);
+        bb->y = l == 0 ? NULL : arena_push(ar, oc * B * hw * f);
         bb->idx = arena_push(ar, oc * B * phw);
         bb->ymax = arena_push(ar, oc * B * phw * f);
         bb->out = arena_push(ar, oc * B * phw * f);
@@ -124,6 +186,8 @@ static void acts_carve(Acts *a, int B, int T)
         bb->part = arena_push(ar, MODEL_MAX_CHUNKS * oc * 2 * sizeof(double));
         bb->dwpart = arena_push(ar, MODEL_MAX_CHUNKS * (oc * spec_ckk(cs) + oc) * f);
         size_t t = (size_t)bb->tile;
+        if (l == 0 && phase_scratch_floats() > scratch_col)
+            scratch_col = phase_scratch_floats();
         if ((size_t)spec_ckk(cs) * t * hw > scratch_col)
             scratch_col = (size_t)spec_ckk(cs) * t * hw;
         if (oc * t * hw > scratch_dy)
@@ -240,6 +304,96 @@ static void job_pool_fwd(void *jp, int c, int tid)
                  bb->scale, bb->shift, cs->OC, j->N, cs->H, cs->W, n0, n1 - n0);
 }
 
+/* Block 1, forward, first pass: the BN statistics of the conv output,
+ * made image by image and channel by channel and not kept. */
+static void job_phase_stats(void *jp, int c, int tid)
+{
+    Job *j = jp;
+    const ConvSpec *cs = &conv_specs[0];
+    Acts *a = j->s->a;
+    const float *w = j->s->ps->p[cs->tw], *b = j->s->ps->p[cs->tb];
+    double *acc = a->blk[0].part + (size_t)c * cs->OC * 2;
+    PhaseBufs pb = phase_bufs(a, tid);
+    int n0, n1;
+
+    chunk_range(j->N, c, &n0, &n1);
+    memset(acc, 0, (size_t)cs->OC * 2 * sizeof *acc);
+    for (int n = n0; n < n1; n++) {
+        phase_split(pb.xq, a->x + (size_t)n * cs->H * cs->W, cs->H, cs->W);
+        for (int oc = 0; oc < cs->OC; oc++) {
+            phase_conv(pb.z, pb.xq, w + oc * 9, b[oc], cs->H, cs->W);
+            phase_stats(acc + 2 * oc, pb.z, cs->H, cs->W);
+        }
+    }
+}
+
+/* Block 1, forward, second pass: the conv output again, normalised,
+ * rectified and pooled into out (and idx, ymax when training). */
+static void job_phase_pool(void *jp, int c, int tid)
+{
+    Job *j = jp;
+    const ConvSpec *cs = &conv_specs[0];
+    Acts *a = j->s->a;
+    BlockBufs *bb = &a->blk[0];
+    const float *w = j->s->ps->p[cs->tw], *b = j->s->ps->p[cs->tb];
+    const int PW = cs->W / 2, PHW = (cs->H / 2) * PW;
+    PhaseBufs pb = phase_bufs(a, tid);
+    int n0, n1;
+
+    chunk_range(j->N, c, &n0, &n1);
+    for (int n = n0; n < n1; n++) {
+        phase_split(pb.xq, a->x + (size_t)n * cs->H * cs->W, cs->H, cs->W);
+        for (int oc = 0; oc < cs->OC; oc++) {
+            size_t po = ((size_t)oc * j->N + n) * PHW;
+            phase_conv(pb.z, pb.xq, w + oc * 9, b[oc], cs->H, cs->W);
+            pool_forward_phases(pb.o, j->train ? pb.ix : NULL, j->train ? pb.ym : NULL, pb.z,
+                                (int)phase_n(), bb->scale[oc], bb->shift[oc]);
+            rows_copy(bb->out + po, PW, pb.o, PHASE_Q, cs->H / 2, PW, sizeof(float));
+            if (j->train) {
+                rows_copy(bb->idx + po, PW, pb.ix, PHASE_Q, cs->H / 2, PW, 1);
+                rows_copy(bb->ymax + po, PW, pb.ym, PHASE_Q, cs->H / 2, PW, sizeof(float));
+            }
+        }
+    }
+}
+
+/* Block 1, backward: the conv output again, its gradient through pool,
+ * ReLU and BN, and from that the chunk's dW and db. */
+static void job_phase_bwd(void *jp, int c, int tid)
+{
+    Job *j = jp;
+    const ConvSpec *cs = &conv_specs[0];
+    Acts *a = j->s->a;
+    BlockBufs *bb = &a->blk[0];
+    const float *w = j->s->ps->p[cs->tw], *b = j->s->ps->p[cs->tb];
+    const float *gamma = j->s->ps->p[cs->tg];
+    const size_t nw = (size_t)cs->OC * spec_ckk(cs);
+    float *dwp = bb->dwpart + (size_t)c * (nw + (size_t)cs->OC), *dbp = dwp + nw;
+    const int PW = cs->W / 2, PHW = (cs->H / 2) * PW;
+    PhaseBufs pb = phase_bufs(a, tid);
+    int n0, n1;
+
+    chunk_range(j->N, c, &n0, &n1);
+    memset(dwp, 0, (nw + (size_t)cs->OC) * sizeof *dwp);
+    /* The last row's junk columns (the others are filled by rows_copy);
+     * phase_conv_dw ignores them anyway. */
+    memset(pb.g, 0, phase_n() * sizeof *pb.g);
+    memset(pb.ix, POOL_NOGRAD, phase_n());
+    for (int n = n0; n < n1; n++) {
+        phase_split(pb.xq, a->x + (size_t)n * cs->H * cs->W, cs->H, cs->W);
+        for (int oc = 0; oc < cs->OC; oc++) {
+            size_t po = ((size_t)oc * j->N + n) * PHW;
+            const float k1 = gamma[oc] * bb->invstd[oc];
+            phase_conv(pb.z, pb.xq, w + oc * 9, b[oc], cs->H, cs->W);
+            rows_copy(pb.g, PHASE_Q, bb->dout + po, PW, cs->H / 2, PW, sizeof(float));
+            rows_copy(pb.ix, PHASE_Q, bb->idx + po, PW, cs->H / 2, PW, 1);
+            pool_backward_phases(pb.dz, pb.z, pb.g, pb.ix, (int)phase_n(), -k1 * bb->mdz[oc],
+                                 -k1 * bb->mdzx[oc], bb->mean[oc], bb->invstd[oc], k1);
+            phase_conv_dw(dwp + oc * 9, dbp + oc, pb.dz, pb.xq, cs->H, cs->W);
+        }
+    }
+}
+
 static void block_forward(StepCtx *s, int l, int N, int train, double *t0)
 {
     const ConvSpec *cs = &conv_specs[l];
@@ -247,7 +401,10 @@ static void block_forward(StepCtx *s, int l, int N, int train, double *t0)
     Params *ps = s->ps;
     Job j = {.s = s, .N = N, .l = l, .train = train};
 
-    pool_run(s->pool, nchunks(N), job_conv_fwd, &j);
+    if (l > 0)
+        pool_run(s->pool, nchunks(N), job_conv_fwd, &j);
+    else if (train)
+        pool_run(s->pool, nchunks(N), job_phase_stats, &j);
     if (s->prof)
         profile_lap(s->prof, cs->fconv, t0);
     if (train)
@@ -257,7 +414,7 @@ static void block_forward(StepCtx *s, int l, int N, int train, double *t0)
         bn_stats_running(bb->mean, bb->invstd, ps->r[cs->rmean], ps->r[cs->rvar], cs->OC);
     bn_affine(bb->scale, bb->shift, ps->p[cs->tg], ps->p[cs->tbeta], bb->mean,
               bb->invstd, cs->OC);
-    pool_run(s->pool, nchunks(N), job_pool_fwd, &j);
+    pool_run(s->pool, nchunks(N), l > 0 ? job_pool_fwd : job_phase_pool, &j);
     if (s->prof)
         profile_lap(s->prof, cs->fbn, t0);
 }
@@ -492,7 +649,7 @@ static void block_backward(StepCtx *s, int l, int N, double *t0)
                        nchunks(N), cs->OC, (long)N * cs->H * cs->W);
     if (s->prof)
         profile_lap(s->prof, cs->bbn, t0);
-    pool_run(s->pool, nchunks(N), job_conv_bwd, &j);
+    pool_run(s->pool, nchunks(N), l > 0 ? job_conv_bwd : job_phase_bwd, &j);
     pool_run(s->pool, ceil_div(L, REDUCE_BLOCK), job_reduce, &j);
     if (s->prof)
         profile_lap(s->prof, cs->bconv, t0);
@@ -671,16 +828,16 @@ int model_gemm_shapes(int N, GemmShape *out, int max)
 
     if (N < 1)
         return 0;
-    for (int l = 0; l < MODEL_NBLOCKS; l++)
+    /* Block 1's conv is not an SGEMM (layer_conv_phase.h). */
+    for (int l = 1; l < MODEL_NBLOCKS; l++)
         conv_shapes(&sl, l, N, 0);
     for (int l = 0; l < 3; l++)
         fc_shapes(&sl, l, N, 0);
     for (int l = 2; l >= 0; l--)
         fc_shapes(&sl, l, N, 1);
-    for (int l = MODEL_NBLOCKS - 1; l >= 0; l--) {
+    for (int l = MODEL_NBLOCKS - 1; l >= 1; l--) {
         conv_shapes(&sl, l, N, 1);
-        if (l > 0)
-            conv_shapes(&sl, l, N, 2);
+        conv_shapes(&sl, l, N, 2);
     }
     return sl.n;
 }

@@ -12,90 +12,96 @@
 #include "layer_conv.h"
 #include "sums.h"
 
-/* One shifted plane of im2col: d[oh][ow] = plane[oh + dh][ow + dw], 0 off
- * the edge.  The valid rows are one contiguous stretch in both planes (a
- * row's neighbour is the next row), so they go in one copy, and only the
- * |dw| columns that wrapped around are zeroed afterwards: one copy per
- * plane instead of one per 7-to-28-float row. */
-static void im2col_plane(float *d, const float *plane, int H, int W, int dh, int dw)
+void conv_masks(float *mask, int H, int W, int K, int nt)
 {
-    int lo = dh < 0 ? -dh : 0, hi = dh > 0 ? H - dh : H;
+    const int P = K / 2, HW = H * W;
 
-    memset(d, 0, (size_t)lo * W * sizeof *d);
-    memset(d + (size_t)hi * W, 0, (size_t)(H - hi) * W * sizeof *d);
-    if (hi <= lo)
-        return;
-    long first = (long)(lo + dh) * W + dw, n = (long)(hi - lo) * W;
-    long skip = first < 0 ? -first : 0;                       /* before the plane */
-    long over = first + n > (long)H * W ? first + n - (long)H * W : 0; /* after it */
-    float *dd = d + (size_t)lo * W;
-    memcpy(dd + skip, plane + first + skip, (size_t)(n - skip - over) * sizeof *d);
-    for (int r = 0; r < hi - lo; r++) { /* the wrapped columns (and any skipped) */
-        float *row = dd + (size_t)r * W;
-        for (int ow = 0; ow < -dw; ow++)
-            row[ow] = 0.0f;
-        for (int ow = W - dw; ow < W; ow++)
-            row[ow] = 0.0f;
+    for (int kh = 0; kh < K; kh++)
+        for (int kw = 0; kw < K; kw++) {
+            float *m = mask + (size_t)(kh * K + kw) * nt * HW;
+            for (int n = 0; n < nt; n++)
+                for (int oh = 0; oh < H; oh++)
+                    for (int ow = 0; ow < W; ow++) {
+                        int ih = oh + kh - P, iw = ow + kw - P;
+                        m[(size_t)n * HW + oh * W + ow] =
+                            ih >= 0 && ih < H && iw >= 0 && iw < W ? 1.0f : 0.0f;
+                    }
+        }
+}
+
+/*
+ * Both directions work on the whole tile at once: for channel c and tap t,
+ * column q of the tile (image q / HW, position q % HW) reads input q + off,
+ * off = (kh-P)*W + (kw-P), where the mask says the tap is inside the image.
+ * Across an image's edge q + off lands in the next or previous image (the
+ * mask rejects it); q is kept where q + off stays inside the tile.  The
+ * loops are flat and select rather than branch, so they vectorise.
+ */
+static void im2col_row(float *restrict d, const float *restrict x, const float *restrict m,
+                       long n, long off)
+{
+    long lo = off < 0 ? -off : 0, hi = off > 0 ? n - off : n;
+
+    for (long q = 0; q < lo; q++)
+        d[q] = 0.0f;
+    for (long q = lo; q < hi; q++)
+        d[q] = m[q] != 0.0f ? x[q + off] : 0.0f;
+    for (long q = hi < lo ? lo : hi; q < n; q++)
+        d[q] = 0.0f;
+}
+
+/* d[q + off] += s[q] where the mask allows, for q with q + off in [0, n). */
+static void col2im_row(float *restrict d, const float *restrict s, const float *restrict m,
+                       long n, long off)
+{
+    long lo = off < 0 ? -off : 0, hi = off > 0 ? n - off : n;
+
+    for (long q = lo; q < hi; q++)
+        d[q + off] += m[q] != 0.0f ? s[q] : 0.0f;
+}
+
+void conv_im2col(float *col, const float *x, const float *mask, int mlen, int C, int N,
+                 int H, int W, int K, int n0, int nt)
+{
+    const int P = K / 2, HW = H * W;
+    const long ncols = (long)nt * HW;
+
+    for (int c = 0; c < C; c++) {
+        const float *xt = x + ((size_t)c * N + n0) * HW;
+        for (int kh = 0; kh < K; kh++)
+            for (int kw = 0; kw < K; kw++) {
+                int t = kh * K + kw;
+                im2col_row(col + ((size_t)c * K * K + t) * ncols, xt, mask + (size_t)t * mlen,
+                           ncols, (long)(kh - P) * W + (kw - P));
+            }
     }
 }
 
-void conv_im2col(float *col, const float *x, int C, int N, int H, int W, int K,
-                 int n0, int nt)
+void conv_col2im(float *dx, const float *dcol, const float *mask, int mlen, int C, int N,
+                 int H, int W, int K, int n0, int nt)
 {
     const int P = K / 2, HW = H * W;
-    const size_t ncols = (size_t)nt * HW;
-
-    for (int c = 0; c < C; c++)
-        for (int kh = 0; kh < K; kh++)
-            for (int kw = 0; kw < K; kw++) {
-                float *dst = col + ((size_t)(c * K + kh) * K + kw) * ncols;
-                for (int n = 0; n < nt; n++)
-                    im2col_plane(dst + (size_t)n * HW, x + ((size_t)c * N + n0 + n) * HW, H, W,
-                                 kh - P, kw - P);
-            }
-}
-
-/* dst_row[ow + dw] += src[ow] for the valid ow. */
-static void col2im_row(float *dst_row, const float *src, int W, int dw)
-{
-    int lo = dw < 0 ? -dw : 0;
-    int hi = dw > 0 ? W - dw : W;
-
-    for (int ow = lo; ow < hi; ow++)
-        dst_row[ow + dw] += src[ow];
-}
-
-void conv_col2im(float *dx, const float *dcol, int C, int N, int H, int W, int K,
-                 int n0, int nt)
-{
-    const int P = K / 2, HW = H * W;
-    const size_t ncols = (size_t)nt * HW;
+    const long ncols = (long)nt * HW;
 
     for (int c = 0; c < C; c++) {
         float *tile = dx + ((size_t)c * N + n0) * HW;
-        memset(tile, 0, ncols * sizeof *tile);
+        memset(tile, 0, (size_t)ncols * sizeof *tile);
         for (int kh = 0; kh < K; kh++)
             for (int kw = 0; kw < K; kw++) {
-                const float *src = dcol + ((size_t)(c * K + kh) * K + kw) * ncols;
-                for (int n = 0; n < nt; n++)
-                    for (int oh = 0; oh < H; oh++) {
-                        int ih = oh + kh - P;
-                        if (ih < 0 || ih >= H)
-                            continue;
-                        col2im_row(tile + (size_t)n * HW + (size_t)ih * W,
-                                   src + (size_t)n * HW + (size_t)oh * W, W, kw - P);
-                    }
+                int t = kh * K + kw;
+                col2im_row(tile, dcol + ((size_t)c * K * K + t) * ncols,
+                           mask + (size_t)t * mlen, ncols, (long)(kh - P) * W + (kw - P));
             }
     }
 }
 
 void conv_forward(float *y, const float *x, const float *w, const float *b,
-                  float *col, int C, int OC, int N, int H, int W, int K,
-                  int n0, int nt)
+                  float *col, const float *mask, int mlen, int C, int OC, int N, int H,
+                  int W, int K, int n0, int nt)
 {
     const int CKK = C * K * K, HW = H * W, ncols = nt * HW;
 
-    conv_im2col(col, x, C, N, H, W, K, n0, nt);
+    conv_im2col(col, x, mask, mlen, C, N, H, W, K, n0, nt);
     gemm(0, 0, OC, ncols, CKK, 1.0f, w, CKK, col, ncols, 0.0f,
          y + (size_t)n0 * HW, N * HW);
     for (int oc = 0; oc < OC; oc++) {
@@ -107,12 +113,12 @@ void conv_forward(float *y, const float *x, const float *w, const float *b,
 
 void conv_backward(float *dx, float *dw, float *db, const float *dy,
                    const float *x, const float *w, float *col, float *dcol,
-                   int C, int OC, int N, int H, int W, int K, int n0, int nt,
-                   float beta)
+                   const float *mask, int mlen, int C, int OC, int N, int H, int W, int K,
+                   int n0, int nt, float beta)
 {
     const int CKK = C * K * K, HW = H * W, ncols = nt * HW;
 
-    conv_im2col(col, x, C, N, H, W, K, n0, nt);
+    conv_im2col(col, x, mask, mlen, C, N, H, W, K, n0, nt);
     gemm(0, 1, OC, CKK, ncols, 1.0f, dy, ncols, col, ncols, beta, dw, CKK);
     for (int oc = 0; oc < OC; oc++) {
         float s = (float)sums_plain(dy + (size_t)oc * ncols, ncols);
@@ -120,7 +126,7 @@ void conv_backward(float *dx, float *dw, float *db, const float *dy,
     }
     if (dx) {
         gemm(1, 0, CKK, ncols, OC, 1.0f, w, CKK, dy, ncols, 0.0f, dcol, ncols);
-        conv_col2im(dx, dcol, C, N, H, W, K, n0, nt);
+        conv_col2im(dx, dcol, mask, mlen, C, N, H, W, K, n0, nt);
     }
 }
 

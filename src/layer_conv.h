@@ -11,21 +11,29 @@
 #ifndef CNNTOP_LAYER_CONV_H
 #define CNNTOP_LAYER_CONV_H
 
+/*
+ * The tap masks of a tile of nt images: mask (K*K, nt*H*W) is 1 where tap
+ * (kh, kw) of an output position reads inside the image and 0 where it
+ * reads the zero padding.  Made once per layer for its largest tile; mlen
+ * (>= nt*H*W) is its row length, a mask for more images serves fewer.
+ */
+void conv_masks(float *mask, int H, int W, int K, int nt);
+
 /* col (C*K*K, nt*H*W) <- x (C, N, H, W) for images [n0, n0+nt). */
-void conv_im2col(float *col, const float *x, int C, int N, int H, int W, int K,
-                 int n0, int nt);
+void conv_im2col(float *col, const float *x, const float *mask, int mlen, int C, int N,
+                 int H, int W, int K, int n0, int nt);
 
 /* dx[:, n0:n0+nt] (C, N, H, W) <- sum of dcol (C*K*K, nt*H*W) over the
  * positions each input fed: the adjoint of conv_im2col.  Overwrites the
  * tile's part of dx. */
-void conv_col2im(float *dx, const float *dcol, int C, int N, int H, int W, int K,
-                 int n0, int nt);
+void conv_col2im(float *dx, const float *dcol, const float *mask, int mlen, int C, int N,
+                 int H, int W, int K, int n0, int nt);
 
 /* y[:, n0:n0+nt] (OC, N, H, W) = conv(x, w (OC, C*K*K)) + b (OC).
  * col: scratch of C*K*K*nt*H*W floats. */
 void conv_forward(float *y, const float *x, const float *w, const float *b,
-                  float *col, int C, int OC, int N, int H, int W, int K,
-                  int n0, int nt);
+                  float *col, const float *mask, int mlen, int C, int OC, int N, int H,
+                  int W, int K, int n0, int nt);
 
 /*
  * Backward over one tile, given dy (OC, nt*H*W) for it:
@@ -35,8 +43,8 @@ void conv_forward(float *y, const float *x, const float *w, const float *b,
  */
 void conv_backward(float *dx, float *dw, float *db, const float *dy,
                    const float *x, const float *w, float *col, float *dcol,
-                   int C, int OC, int N, int H, int W, int K, int n0, int nt,
-                   float beta);
+                   const float *mask, int mlen, int C, int OC, int N, int H, int W, int K,
+                   int n0, int nt, float beta);
 
 /* Direct seven-loop convolution over the whole batch, for tests. */
 void conv_forward_naive(float *y, const float *x, const float *w, const float *b,

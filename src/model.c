@@ -173,6 +173,8 @@ static void acts_carve(Acts *a, int B, int T)
         /* Block 1's conv output is never stored: layer_conv_phase.h. */
         bb->tile = l == 0 ? 0 : spec_tile(cs);
         bb->y = l == 0 ? NULL : arena_push(ar, oc * B * hw * f);
+        bb->mlen = l == 0 ? 0 : bb->tile * (int)hw;
+        bb->mask = l == 0 ? NULL : arena_push(ar, (size_t)MODEL_K * MODEL_K * bb->mlen * f);
         bb->idx = arena_push(ar, oc * B * phw);
         bb->ymax = arena_push(ar, oc * B * phw * f);
         bb->out = arena_push(ar, oc * B * phw * f);
@@ -240,6 +242,8 @@ int acts_init(Acts *a, int B, int threads)
         return -CN_ENOMEM;
     }
     acts_carve(a, B, threads);
+    for (int l = 1; l < MODEL_NBLOCKS; l++)
+        conv_masks(a->blk[l].mask, conv_specs[l].H, conv_specs[l].W, MODEL_K, a->blk[l].tile);
     return 0;
 }
 
@@ -285,7 +289,8 @@ static void job_conv_fwd(void *jp, int c, int tid)
     for (int t = n0; t < n1; t += bb->tile) {
         int nt = n1 - t < bb->tile ? n1 - t : bb->tile;
         conv_forward(bb->y, block_input(a, j->l), ps->p[cs->tw], ps->p[cs->tb],
-                     a->col[tid], cs->C, cs->OC, j->N, cs->H, cs->W, MODEL_K, t, nt);
+                     a->col[tid], bb->mask, bb->mlen, cs->C, cs->OC, j->N, cs->H, cs->W,
+                     MODEL_K, t, nt);
         if (j->train)
             bn_stats_partial(acc, bb->y, cs->OC, j->N, cs->H * cs->W, t, nt);
     }
@@ -607,8 +612,8 @@ static void job_conv_bwd(void *jp, int c, int tid)
         pool_backward(a->dyt[tid], bb->dout, bb->idx, bb->y, ps->p[cs->tg], bb->mean,
                       bb->invstd, bb->mdz, bb->mdzx, cs->OC, j->N, cs->H, cs->W, t, nt);
         conv_backward(dx, dwp, dwp + nw, a->dyt[tid], block_input(a, j->l),
-                      ps->p[cs->tw], a->col[tid], a->dcol[tid], cs->C, cs->OC, j->N,
-                      cs->H, cs->W, MODEL_K, t, nt, t == n0 ? 0.0f : 1.0f);
+                      ps->p[cs->tw], a->col[tid], a->dcol[tid], bb->mask, bb->mlen, cs->C,
+                      cs->OC, j->N, cs->H, cs->W, MODEL_K, t, nt, t == n0 ? 0.0f : 1.0f);
     }
 }
 

@@ -48,7 +48,9 @@ typedef struct BlockBufs {
     float *mdzx;    /* (OC) */
     double *part;   /* (MODEL_MAX_CHUNKS, OC, 2) per-chunk partial sums */
     float *dwpart;  /* (MODEL_MAX_CHUNKS, OC*C*K*K + OC) per-chunk dW, db */
-    int tile;       /* images per im2col tile, e.g. 4 */
+    int tile;       /* images per im2col tile, e.g. 4 (0 for block 1) */
+    float *mask;    /* (K*K, tile*H*W) conv tap masks (layer_conv.h) */
+    int mlen;       /* tile*H*W */
 } BlockBufs;
 
 typedef struct Acts {

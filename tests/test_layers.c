@@ -215,11 +215,20 @@ static void conv_bwd_ref(double *dx, double *dxm, double *dw, double *dwm, doubl
                 }
 }
 
+/* The conv tap masks for tiles of up to N images (layer_conv.h). */
+static float *tap_masks(int H, int W, int K, int N)
+{
+    float *m = fvec((size_t)K * K * N * H * W);
+    conv_masks(m, H, W, K, N);
+    return m;
+}
+
 /* conv_im2col against its definition (exact) and conv_col2im as its
  * adjoint: <im2col(x), c> == <x, col2im(c)> over the tile, in double; the
  * images outside the tile must keep their contents. */
 static void test_im2col(int C, int N, int H, int W, int K, int n0, int nt)
 {
+    float *mask = tap_masks(H, W, K, N);
     const int P = K / 2, HW = H * W, CKK = C * K * K;
     const size_t ncols = (size_t)nt * HW, ncol = (size_t)CKK * ncols;
     const size_t nx = (size_t)C * N * HW;
@@ -229,7 +238,7 @@ static void test_im2col(int C, int N, int H, int W, int K, int n0, int nt)
     fill(x, nx, -1.0f, 1.0f);
     for (size_t i = 0; i < ncol; i++)
         col[i] = -999.0f; /* every entry must be written */
-    conv_im2col(col, x, C, N, H, W, K, n0, nt);
+    conv_im2col(col, x, mask, N * HW, C, N, H, W, K, n0, nt);
     for (int c = 0; c < C; c++)
         for (int kh = 0; kh < K; kh++)
             for (int kw = 0; kw < K; kw++)
@@ -250,7 +259,7 @@ static void test_im2col(int C, int N, int H, int W, int K, int n0, int nt)
     fill(cr, ncol, -1.0f, 1.0f);
     for (size_t i = 0; i < nx; i++)
         dx[i] = 555.0f;
-    conv_col2im(dx, cr, C, N, H, W, K, n0, nt);
+    conv_col2im(dx, cr, mask, N * HW, C, N, H, W, K, n0, nt);
     double lhs = 0.0, rhs = 0.0, mag = 0.0;
     for (size_t i = 0; i < ncol; i++) {
         lhs += (double)col[i] * cr[i];
@@ -274,6 +283,7 @@ static void test_im2col(int C, int N, int H, int W, int K, int n0, int nt)
     free(col);
     free(cr);
     free(dx);
+    free(mask);
 }
 
 /*
@@ -286,6 +296,7 @@ static void test_im2col(int C, int N, int H, int W, int K, int n0, int nt)
 static void test_conv_forward(int C, int OC, int N, int H, int W, int K, int n0, int nt,
                               int indep)
 {
+    float *mask = tap_masks(H, W, K, N);
     const int HW = H * W, CKK = C * K * K;
     const size_t nx = (size_t)C * N * HW, ny = (size_t)OC * N * HW, nw = (size_t)OC * CKK;
     float *x = fvec(nx), *w = fvec(nw), *b = fvec(OC), *y = fvec(ny), *yn = fvec(ny);
@@ -322,7 +333,7 @@ static void test_conv_forward(int C, int OC, int N, int H, int W, int K, int n0,
     for (size_t i = 0; i < ny; i++)
         y[i] = NAN;
     for (int t = 0; t + 1 < ncut; t++)
-        conv_forward(y, x, w, b, col, C, OC, N, H, W, K, cuts[t], cuts[t + 1] - cuts[t]);
+        conv_forward(y, x, w, b, col, mask, N * HW, C, OC, N, H, W, K, cuts[t], cuts[t + 1] - cuts[t]);
     double worst = 0.0;
     for (size_t i = 0; i < ny; i++) {
         double e = fabs((double)y[i] - yn[i]) / (mag[i] + 1e-30);
@@ -339,7 +350,7 @@ static void test_conv_forward(int C, int OC, int N, int H, int W, int K, int n0,
     /* one tile [n0, n0+nt) alone: the rest keeps its sentinel */
     for (size_t i = 0; i < ny; i++)
         y[i] = 777.0f;
-    conv_forward(y, x, w, b, col, C, OC, N, H, W, K, n0, nt);
+    conv_forward(y, x, w, b, col, mask, N * HW, C, OC, N, H, W, K, n0, nt);
     long outside = 0;
     worst = 0.0;
     for (int oc = 0; oc < OC; oc++)
@@ -358,6 +369,7 @@ static void test_conv_forward(int C, int OC, int N, int H, int W, int K, int n0,
 
     free(x); free(w); free(b); free(y); free(yn); free(col);
     free(xd); free(wd); free(bd); free(yd); free(mag);
+    free(mask);
 }
 
 /* conv_backward over the tiles `cuts` (beta 0 for the first, 1 after) into
@@ -366,6 +378,7 @@ static void conv_bwd_tiles(float *dx, float *dw, float *db, const float *R, cons
                            const float *w, const int *cuts, int ncut, int C, int OC, int N,
                            int H, int W, int K)
 {
+    float *mask = tap_masks(H, W, K, N);
     const int HW = H * W, CKK = C * K * K;
     float *col = fvec((size_t)CKK * N * HW), *dcol = fvec((size_t)CKK * N * HW);
     float *dyt = fvec((size_t)OC * N * HW);
@@ -380,12 +393,13 @@ static void conv_bwd_tiles(float *dx, float *dw, float *db, const float *R, cons
         for (int oc = 0; oc < OC; oc++)
             memcpy(dyt + (size_t)oc * nt * HW, R + ((size_t)oc * N + n0) * HW,
                    (size_t)nt * HW * sizeof *dyt);
-        conv_backward(dx, dw, db, dyt, x, w, col, dx ? dcol : NULL, C, OC, N, H, W, K, n0,
+        conv_backward(dx, dw, db, dyt, x, w, col, dx ? dcol : NULL, mask, N * HW, C, OC, N, H, W, K, n0,
                       nt, t == 0 ? 0.0f : 1.0f);
     }
     free(col);
     free(dcol);
     free(dyt);
+    free(mask);
 }
 
 /*
@@ -397,6 +411,7 @@ static void conv_bwd_tiles(float *dx, float *dw, float *db, const float *R, cons
  */
 static void test_conv_backward_fd(int C, int OC, int N, int H, int W, int K)
 {
+    float *mask = tap_masks(H, W, K, N);
     const int HW = H * W, CKK = C * K * K;
     const size_t nx = (size_t)C * N * HW, ny = (size_t)OC * N * HW, nw = (size_t)OC * CKK;
     float *x = fvec(nx), *w = fvec(nw), *R = fvec(ny);
@@ -472,14 +487,14 @@ static void test_conv_backward_fd(int C, int OC, int N, int H, int W, int K)
             dw2[i] = 3.0e30f;
         for (int i = 0; i < OC; i++)
             db2[i] = -3.0e30f;
-        conv_backward(NULL, dw2, db2, R, x, w, col, NULL, C, OC, N, H, W, K, 0, N, 0.0f);
+        conv_backward(NULL, dw2, db2, R, x, w, col, NULL, mask, N * HW, C, OC, N, H, W, K, 0, N, 0.0f);
         memcpy(dw1, dw2, nw * sizeof *dw1);
         memcpy(db1, db2, (size_t)OC * sizeof *db1);
         for (size_t i = 0; i < nw; i++)
             worst_add(&e1, (long)i, dw2[i], dw[i]);
         for (int i = 0; i < OC; i++)
             worst_add(&e1, (long)(nw + i), db2[i], db[i]);
-        conv_backward(NULL, dw2, db2, R, x, w, col, NULL, C, OC, N, H, W, K, 0, N, 1.0f);
+        conv_backward(NULL, dw2, db2, R, x, w, col, NULL, mask, N * HW, C, OC, N, H, W, K, 0, N, 1.0f);
         for (size_t i = 0; i < nw; i++)
             worst_add(&e2, (long)i, dw2[i], 2.0 * dw1[i]);
         for (int i = 0; i < OC; i++)
@@ -503,7 +518,7 @@ static void test_conv_backward_fd(int C, int OC, int N, int H, int W, int K)
                    (size_t)nt * HW * sizeof *dyt);
         for (size_t i = 0; i < nx; i++)
             dx1[i] = 999.0f;
-        conv_backward(dx1, dw2, db2, dyt, x, w, col, dcol, C, OC, N, H, W, K, n0, nt, 0.0f);
+        conv_backward(dx1, dw2, db2, dyt, x, w, col, dcol, mask, N * HW, C, OC, N, H, W, K, n0, nt, 0.0f);
         for (int c = 0; c < C; c++)
             for (int n = 0; n < N; n++)
                 for (int q = 0; q < HW; q++) {
@@ -520,6 +535,7 @@ static void test_conv_backward_fd(int C, int OC, int N, int H, int W, int K)
 
     free(x); free(w); free(R); free(dx); free(dw); free(db); free(dw2); free(db2);
     free(xd); free(wd); free(bd); free(Rd); free(yb);
+    free(mask);
 }
 
 /*

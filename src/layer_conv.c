@@ -111,7 +111,7 @@ void conv_forward(float *y, const float *x, const float *w, const float *b,
     }
 }
 
-void conv_backward(float *dx, float *dw, float *db, const float *dy,
+void conv_backward(float *dx, float *dw, float *db, const float *dy, int ldy,
                    const float *x, const float *w, float *col, float *dcol,
                    const float *mask, int mlen, int C, int OC, int N, int H, int W, int K,
                    int n0, int nt, float beta)
@@ -119,13 +119,13 @@ void conv_backward(float *dx, float *dw, float *db, const float *dy,
     const int CKK = C * K * K, HW = H * W, ncols = nt * HW;
 
     conv_im2col(col, x, mask, mlen, C, N, H, W, K, n0, nt);
-    gemm(0, 1, OC, CKK, ncols, 1.0f, dy, ncols, col, ncols, beta, dw, CKK);
+    gemm(0, 1, OC, CKK, ncols, 1.0f, dy, ldy, col, ncols, beta, dw, CKK);
     for (int oc = 0; oc < OC; oc++) {
-        float s = (float)sums_plain(dy + (size_t)oc * ncols, ncols);
+        float s = (float)sums_plain(dy + (size_t)oc * ldy, ncols);
         db[oc] = beta == 0.0f ? s : beta * db[oc] + s;
     }
     if (dx) {
-        gemm(1, 0, CKK, ncols, OC, 1.0f, w, CKK, dy, ncols, 0.0f, dcol, ncols);
+        gemm(1, 0, CKK, ncols, OC, 1.0f, w, CKK, dy, ldy, 0.0f, dcol, ncols);
         conv_col2im(dx, dcol, mask, mlen, C, N, H, W, K, n0, nt);
     }
 }

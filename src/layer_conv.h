@@ -36,12 +36,12 @@ void conv_forward(float *y, const float *x, const float *w, const float *b,
                   int W, int K, int n0, int nt);
 
 /*
- * Backward over one tile, given dy (OC, nt*H*W) for it:
+ * Backward over one tile, given dy (OC, nt*H*W) for it, rows ldy apart:
  *   dw (OC, C*K*K) = beta * dw + dy * col^T,  db (OC) = beta * db + sum(dy),
  *   dx[:, n0:n0+nt] = col2im(w^T * dy) when dx is not NULL.
  * col and dcol: scratch of C*K*K*nt*H*W floats each (dcol unused without dx).
  */
-void conv_backward(float *dx, float *dw, float *db, const float *dy,
+void conv_backward(float *dx, float *dw, float *db, const float *dy, int ldy,
                    const float *x, const float *w, float *col, float *dcol,
                    const float *mask, int mlen, int C, int OC, int N, int H, int W, int K,
                    int n0, int nt, float beta);

@@ -174,8 +174,8 @@ void pool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
 
 /* One pair of rows (2ph, 2ph+1) of dy: the mean terms everywhere, plus
  * k1*g at each window's maximum. */
-static void unpool_rows(float *restrict d0, float *restrict d1, const float *restrict y0,
-                        const float *restrict y1, const float *restrict g,
+/* One pair of rows (2ph, 2ph+1), in place: y in, dy out. */
+static void unpool_rows(float *restrict r0, float *restrict r1, const float *restrict g,
                         const uint8_t *restrict ix, int PW, float a, float bx, float mu,
                         float is, float k1)
 {
@@ -185,32 +185,31 @@ static void unpool_rows(float *restrict d0, float *restrict d1, const float *res
         float gk = k1 * g[pw], k = (float)ix[pw];
         float g0 = k == 0.0f ? gk : 0.0f, g1 = k == 1.0f ? gk : 0.0f;
         float g2 = k == 2.0f ? gk : 0.0f, g3 = k == 3.0f ? gk : 0.0f;
-        d0[2 * pw] = a + bx * ((y0[2 * pw] - mu) * is) + g0;
-        d0[2 * pw + 1] = a + bx * ((y0[2 * pw + 1] - mu) * is) + g1;
-        d1[2 * pw] = a + bx * ((y1[2 * pw] - mu) * is) + g2;
-        d1[2 * pw + 1] = a + bx * ((y1[2 * pw + 1] - mu) * is) + g3;
+        r0[2 * pw] = a + bx * ((r0[2 * pw] - mu) * is) + g0;
+        r0[2 * pw + 1] = a + bx * ((r0[2 * pw + 1] - mu) * is) + g1;
+        r1[2 * pw] = a + bx * ((r1[2 * pw] - mu) * is) + g2;
+        r1[2 * pw + 1] = a + bx * ((r1[2 * pw + 1] - mu) * is) + g3;
     }
 }
 
-void pool_backward_plane(float *d, int ds, const float *g, const uint8_t *ix,
-                         const float *y, int ys, int H, int W, float a, float bx,
-                         float mu, float is, float k1)
+void pool_backward_plane(float *yd, int ys, const float *g, const uint8_t *ix, int H, int W,
+                         float a, float bx, float mu, float is, float k1)
 {
     const int PH = H / 2, PW = W / 2;
 
     for (int ph = 0; ph < PH; ph++)
-        unpool_rows(d + (size_t)(2 * ph) * ds, d + (size_t)(2 * ph + 1) * ds,
-                    y + (size_t)(2 * ph) * ys, y + (size_t)(2 * ph + 1) * ys, g + ph * PW,
+        unpool_rows(yd + (size_t)(2 * ph) * ys, yd + (size_t)(2 * ph + 1) * ys, g + ph * PW,
                     ix + ph * PW, PW, a, bx, mu, is, k1);
     /* An odd last column or row was dropped by the pool: mean terms only. */
     for (int h = 0; h < H; h++)
-        for (int w = h < 2 * PH ? 2 * PW : 0; w < W; w++)
-            d[(size_t)h * ds + w] = a + bx * ((y[(size_t)h * ys + w] - mu) * is);
+        for (int w = h < 2 * PH ? 2 * PW : 0; w < W; w++) {
+            float *v = &yd[(size_t)h * ys + w];
+            *v = a + bx * ((*v - mu) * is);
+        }
 }
 
-void pool_backward(float *dy, const float *dout, const uint8_t *idx,
-                   const float *y, const float *gamma, const float *mean,
-                   const float *invstd, const float *mdz, const float *mdzx,
+void pool_backward(float *yd, const float *dout, const uint8_t *idx, const float *gamma,
+                   const float *mean, const float *invstd, const float *mdz, const float *mdzx,
                    int C, int N, int H, int W, int n0, int nt)
 {
     const int HW = H * W, PHW = (H / 2) * (W / 2);
@@ -218,11 +217,11 @@ void pool_backward(float *dy, const float *dout, const uint8_t *idx,
     for (int c = 0; c < C; c++) {
         const float k1 = gamma[c] * invstd[c];
         const float a = -k1 * mdz[c], bx = -k1 * mdzx[c];
-        for (int n = n0; n < n0 + nt; n++)
-            pool_backward_plane(dy + ((size_t)c * nt + (n - n0)) * HW, W,
-                                dout + ((size_t)c * N + n) * PHW, idx + ((size_t)c * N + n) * PHW,
-                                y + ((size_t)c * N + n) * HW, W, H, W, a, bx, mean[c],
-                                invstd[c], k1);
+        for (int n = n0; n < n0 + nt; n++) {
+            size_t o = (size_t)c * N + n;
+            pool_backward_plane(yd + o * HW, W, dout + o * PHW, idx + o * PHW, H, W, a, bx,
+                                mean[c], invstd[c], k1);
+        }
     }
 }
 

@@ -45,21 +45,22 @@ void pool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
                         int C, int N, int PHW, int n0, int nt);
 
 /*
- * One plane of the gradient of the conv output, d (H rows of W, row stride
- * ds), from its pooled gradient g and idx (H/2, W/2), y (row stride ys), and
- * the channel's BN backward terms: d = a + bx*xhat, plus k1*g at each
- * window's maximum, where k1 = gamma*invstd, a = -k1*mdz, bx = -k1*mdzx
- * (layer_bn.h) and xhat = (y - mu)*is.  Columns W..ds-1 are not written.
+ * One plane of the gradient of the conv output, in place: yd (H rows of W,
+ * row stride ys) holds the conv output y on entry and its gradient on
+ * return, d = a + bx*xhat, plus k1*g at each window's maximum, from the
+ * plane's pooled gradient g and idx (H/2, W/2) and the channel's BN
+ * backward terms: k1 = gamma*invstd, a = -k1*mdz, bx = -k1*mdzx
+ * (layer_bn.h), xhat = (y - mu)*is.  Each value depends only on y at its
+ * own place, so nothing else is needed, and the GEMMs that follow read the
+ * gradient where the forward pass left y.
  */
-void pool_backward_plane(float *d, int ds, const float *g, const uint8_t *ix,
-                         const float *y, int ys, int H, int W, float a, float bx,
-                         float mu, float is, float k1);
+void pool_backward_plane(float *yd, int ys, const float *g, const uint8_t *ix, int H, int W,
+                         float a, float bx, float mu, float is, float k1);
 
-/* dy (C, nt*H*W), the gradient of the conv output for the tile, from dout,
- * idx, y and the BN backward means mdz (C), mdzx (C) (layer_bn.h). */
-void pool_backward(float *dy, const float *dout, const uint8_t *idx,
-                   const float *y, const float *gamma, const float *mean,
-                   const float *invstd, const float *mdz, const float *mdzx,
+/* The same over images [n0, n0+nt) of yd (C, N, H, W), from dout and idx
+ * (C, N, H/2, W/2) and the BN backward means mdz (C), mdzx (C). */
+void pool_backward(float *yd, const float *dout, const uint8_t *idx, const float *gamma,
+                   const float *mean, const float *invstd, const float *mdz, const float *mdzx,
                    int C, int N, int H, int W, int n0, int nt);
 
 /* The gradient dz (4, n) of phase-split conv outputs z (4, n), as

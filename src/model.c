@@ -164,7 +164,7 @@ static void acts_carve(Acts *a, int B, int T)
     a->threads = T;
     a->x = arena_push(ar, (size_t)B * MODEL_H * MODEL_W * f);
     a->labels = arena_push(ar, (size_t)B);
-    size_t scratch_col = 0, scratch_dy = 0;
+    size_t scratch_col = 0;
     for (int l = 0; l < MODEL_NBLOCKS; l++) {
         const ConvSpec *cs = &conv_specs[l];
         BlockBufs *bb = &a->blk[l];
@@ -192,8 +192,6 @@ static void acts_carve(Acts *a, int B, int T)
             scratch_col = phase_scratch_floats();
         if ((size_t)spec_ckk(cs) * t * hw > scratch_col)
             scratch_col = (size_t)spec_ckk(cs) * t * hw;
-        if (oc * t * hw > scratch_dy)
-            scratch_dy = oc * t * hw;
     }
     a->flat = arena_push(ar, (size_t)B * MODEL_FLAT * f);
     a->dflat = arena_push(ar, (size_t)B * MODEL_FLAT * f);
@@ -209,11 +207,9 @@ static void acts_carve(Acts *a, int B, int T)
     for (int t = 0; t < T; t++) {
         float *col = arena_push(ar, scratch_col * f);
         float *dcol = arena_push(ar, scratch_col * f);
-        float *dyt = arena_push(ar, scratch_dy * f);
         if (a->col) {
             a->col[t] = col;
             a->dcol[t] = dcol;
-            a->dyt[t] = dyt;
         }
     }
 }
@@ -225,7 +221,7 @@ size_t acts_bytes(int B, int threads)
     memset(&a, 0, sizeof a);
     arena_plan(&a.arena);
     acts_carve(&a, B, threads);
-    return a.arena.used + 3 * (size_t)threads * sizeof(float *);
+    return a.arena.used + 2 * (size_t)threads * sizeof(float *);
 }
 
 int acts_init(Acts *a, int B, int threads)
@@ -236,8 +232,7 @@ int acts_init(Acts *a, int B, int threads)
     size_t need = a->arena.used;
     a->col = calloc((size_t)threads, sizeof *a->col);
     a->dcol = calloc((size_t)threads, sizeof *a->dcol);
-    a->dyt = calloc((size_t)threads, sizeof *a->dyt);
-    if (!a->col || !a->dcol || !a->dyt || arena_init(&a->arena, need) != 0) {
+    if (!a->col || !a->dcol || arena_init(&a->arena, need) != 0) {
         acts_done(a);
         return -CN_ENOMEM;
     }
@@ -252,8 +247,7 @@ void acts_done(Acts *a)
     arena_done(&a->arena);
     free(a->col);
     free(a->dcol);
-    free(a->dyt);
-    a->col = a->dcol = a->dyt = NULL;
+    a->col = a->dcol = NULL;
 }
 
 /* ---- phase jobs ---- */
@@ -594,6 +588,9 @@ static void job_pool_sums(void *jp, int c, int tid)
                        j->N, (cs->H / 2) * (cs->W / 2), n0, n1 - n0);
 }
 
+/* Blocks 2 and 3, backward, one chunk: the gradient of the conv output in
+ * place of y over the whole chunk (long runs of memory per channel), then
+ * tile by tile the weight gradient and the input gradient. */
 static void job_conv_bwd(void *jp, int c, int tid)
 {
     Job *j = jp;
@@ -602,18 +599,20 @@ static void job_conv_bwd(void *jp, int c, int tid)
     BlockBufs *bb = &a->blk[j->l];
     Params *ps = j->s->ps;
     const size_t nw = (size_t)cs->OC * spec_ckk(cs);
+    const int HW = cs->H * cs->W;
     float *dwp = bb->dwpart + (size_t)c * (nw + (size_t)cs->OC);
     float *dx = j->l > 0 ? a->blk[j->l - 1].dout : NULL;
     int n0, n1;
 
     chunk_range(j->N, c, &n0, &n1);
+    pool_backward(bb->y, bb->dout, bb->idx, ps->p[cs->tg], bb->mean, bb->invstd, bb->mdz,
+                  bb->mdzx, cs->OC, j->N, cs->H, cs->W, n0, n1 - n0);
     for (int t = n0; t < n1; t += bb->tile) {
         int nt = n1 - t < bb->tile ? n1 - t : bb->tile;
-        pool_backward(a->dyt[tid], bb->dout, bb->idx, bb->y, ps->p[cs->tg], bb->mean,
-                      bb->invstd, bb->mdz, bb->mdzx, cs->OC, j->N, cs->H, cs->W, t, nt);
-        conv_backward(dx, dwp, dwp + nw, a->dyt[tid], block_input(a, j->l),
-                      ps->p[cs->tw], a->col[tid], a->dcol[tid], bb->mask, bb->mlen, cs->C,
-                      cs->OC, j->N, cs->H, cs->W, MODEL_K, t, nt, t == n0 ? 0.0f : 1.0f);
+        conv_backward(dx, dwp, dwp + nw, bb->y + (size_t)t * HW, j->N * HW,
+                      block_input(a, j->l), ps->p[cs->tw], a->col[tid], a->dcol[tid], bb->mask,
+                      bb->mlen, cs->C, cs->OC, j->N, cs->H, cs->W, MODEL_K, t, nt,
+                      t == n0 ? 0.0f : 1.0f);
     }
 }
 

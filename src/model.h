@@ -35,7 +35,8 @@
 
 /* Buffers of one conv block; OC out-channels, H x W its conv's size. */
 typedef struct BlockBufs {
-    float *y;       /* (OC, B, H, W) conv output before BN */
+    float *y;       /* (OC, B, H, W) conv output before BN; its gradient after
+                       the backward pool (none for block 1) */
     uint8_t *idx;   /* (OC, B, H/2, W/2) pool argmax or POOL_NOGRAD */
     float *ymax;    /* (OC, B, H/2, W/2) y at the argmax, for BN backward */
     float *out;     /* (OC, B, H/2, W/2) block output */
@@ -65,8 +66,8 @@ typedef struct Acts {
     float *h2, *dh2;         /* (B, 128) */
     uint8_t *m2;             /* (B, 128) */
     float *logits, *probs, *dlogits; /* (B, 10) */
-    float **col, **dcol, **dyt; /* [threads] scratch: col and dcol
-                                   (C*K*K, tile*H*W), dyt (OC, tile*H*W) */
+    float **col, **dcol;     /* [threads] scratch: col and dcol (C*K*K, tile*H*W);
+                                block 1 carves its own from col */
     Arena arena;
 } Acts;
 

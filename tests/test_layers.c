@@ -393,7 +393,8 @@ static void conv_bwd_tiles(float *dx, float *dw, float *db, const float *R, cons
         for (int oc = 0; oc < OC; oc++)
             memcpy(dyt + (size_t)oc * nt * HW, R + ((size_t)oc * N + n0) * HW,
                    (size_t)nt * HW * sizeof *dyt);
-        conv_backward(dx, dw, db, dyt, x, w, col, dx ? dcol : NULL, mask, N * HW, C, OC, N, H, W, K, n0,
+        conv_backward(dx, dw, db, dyt, nt * HW, x, w, col, dx ? dcol : NULL, mask, N * HW, C, OC,
+                      N, H, W, K, n0,
                       nt, t == 0 ? 0.0f : 1.0f);
     }
     free(col);
@@ -487,14 +488,16 @@ static void test_conv_backward_fd(int C, int OC, int N, int H, int W, int K)
             dw2[i] = 3.0e30f;
         for (int i = 0; i < OC; i++)
             db2[i] = -3.0e30f;
-        conv_backward(NULL, dw2, db2, R, x, w, col, NULL, mask, N * HW, C, OC, N, H, W, K, 0, N, 0.0f);
+        conv_backward(NULL, dw2, db2, R, N * HW, x, w, col, NULL, mask, N * HW, C, OC, N, H, W, K,
+                      0, N, 0.0f);
         memcpy(dw1, dw2, nw * sizeof *dw1);
         memcpy(db1, db2, (size_t)OC * sizeof *db1);
         for (size_t i = 0; i < nw; i++)
             worst_add(&e1, (long)i, dw2[i], dw[i]);
         for (int i = 0; i < OC; i++)
             worst_add(&e1, (long)(nw + i), db2[i], db[i]);
-        conv_backward(NULL, dw2, db2, R, x, w, col, NULL, mask, N * HW, C, OC, N, H, W, K, 0, N, 1.0f);
+        conv_backward(NULL, dw2, db2, R, N * HW, x, w, col, NULL, mask, N * HW, C, OC, N, H, W, K,
+                      0, N, 1.0f);
         for (size_t i = 0; i < nw; i++)
             worst_add(&e2, (long)i, dw2[i], 2.0 * dw1[i]);
         for (int i = 0; i < OC; i++)
@@ -509,16 +512,15 @@ static void test_conv_backward_fd(int C, int OC, int N, int H, int W, int K)
     /* a middle tile's dx alone: the other images keep their contents */
     if (N > 2) {
         float *col = fvec((size_t)CKK * N * HW), *dcol = fvec((size_t)CKK * N * HW);
-        float *dyt = fvec(ny), *dx1 = fvec(nx);
+        float *dx1 = fvec(nx);
         int n0 = 1, nt = N - 2;
         long outside = 0;
         Worst e = {0};
-        for (int oc = 0; oc < OC; oc++)
-            memcpy(dyt + (size_t)oc * nt * HW, R + ((size_t)oc * N + n0) * HW,
-                   (size_t)nt * HW * sizeof *dyt);
         for (size_t i = 0; i < nx; i++)
             dx1[i] = 999.0f;
-        conv_backward(dx1, dw2, db2, dyt, x, w, col, dcol, mask, N * HW, C, OC, N, H, W, K, n0, nt, 0.0f);
+        /* dy read in place of the whole batch's R: rows N*HW apart */
+        conv_backward(dx1, dw2, db2, R + (size_t)n0 * HW, N * HW, x, w, col, dcol, mask, N * HW,
+                      C, OC, N, H, W, K, n0, nt, 0.0f);
         for (int c = 0; c < C; c++)
             for (int n = 0; n < N; n++)
                 for (int q = 0; q < HW; q++) {
@@ -530,7 +532,7 @@ static void test_conv_backward_fd(int C, int OC, int N, int H, int W, int K)
                 }
         CHECK_INT(outside, ==, 0);
         CHECK(e.worst == 0.0); /* the same computation as in the tiled pass */
-        free(col); free(dcol); free(dyt); free(dx1);
+        free(col); free(dcol); free(dx1);
     }
 
     free(x); free(w); free(R); free(dx); free(dw); free(db); free(dw2); free(db2);
@@ -705,34 +707,29 @@ static void bnp_fwd(float *out, uint8_t *idx, float *ymax, float *mean, float *i
 }
 
 /* The engine's backward: pool_backward_sums per chunk, bn_backward_finish
- * (dgamma, dbeta accumulate), then pool_backward tile by tile (tiles of
- * `tile` images) into dy (C, N, HW). */
+ * (dgamma, dbeta accumulate), then pool_backward in place tile by tile
+ * (tiles of `tile` images) over a copy of y, which becomes dy (C, N, HW). */
 static void bnp_bwd(float *dy, float *dgamma, float *dbeta, const float *dout,
                     const uint8_t *idx, const float *ymax, const float *y, const float *gamma,
                     const float *mean,
                     const float *invstd, const int *cuts, int nparts, int tile, const Bnp *s)
 {
     double *part = dvec((size_t)nparts * s->C * 2);
-    float *mdz = fvec(s->C), *mdzx = fvec(s->C), *dyt = fvec(s->ny);
+    float *mdz = fvec(s->C), *mdzx = fvec(s->C);
 
     for (int k = 0; k < nparts; k++)
         pool_backward_sums(part + (size_t)k * s->C * 2, dout, idx, ymax, mean, invstd, s->C,
                            s->N, (s->H / 2) * (s->W / 2), cuts[k], cuts[k + 1] - cuts[k]);
     bn_backward_finish(dgamma, dbeta, mdz, mdzx, part, nparts, s->C, s->M);
+    memcpy(dy, y, s->ny * sizeof *dy);
     for (int n0 = 0; n0 < s->N; n0 += tile) {
         int nt = s->N - n0 < tile ? s->N - n0 : tile;
-        for (size_t i = 0; i < (size_t)s->C * nt * s->HW; i++)
-            dyt[i] = NAN; /* every position must be written */
-        pool_backward(dyt, dout, idx, y, gamma, mean, invstd, mdz, mdzx, s->C, s->N, s->H,
-                      s->W, n0, nt);
-        for (int c = 0; c < s->C; c++)
-            memcpy(dy + ((size_t)c * s->N + n0) * s->HW, dyt + (size_t)c * nt * s->HW,
-                   (size_t)nt * s->HW * sizeof *dy);
+        pool_backward(dy, dout, idx, gamma, mean, invstd, mdz, mdzx, s->C, s->N, s->H, s->W,
+                      n0, nt);
     }
     free(part);
     free(mdz);
     free(mdzx);
-    free(dyt);
 }
 
 /* y (C, N, HW): per channel an offset and a spread, so that ReLU clips a
@@ -1095,12 +1092,23 @@ static void test_pool_ties(void)
     CHECK(out[0] == 2.0f && out[1] == 3.0f && out[2] == 3.0f && out[3] == 0.0f);
     CHECK(ym[0] == 2.0f && ym[1] == 3.0f && ym[2] == 3.0f); /* y at each maximum */
 
+    /* the same windows split into their four elements (layer_conv_phase.h) */
+    float z[16], out2[4], ym2[4];
+    uint8_t idx2[4];
+    for (int pw = 0; pw < 4; pw++)
+        for (int k = 0; k < 4; k++)
+            z[k * 4 + pw] = y[(k >> 1) * 8 + 2 * pw + (k & 1)];
+    pool_forward_phases(out2, idx2, ym2, z, 4, scale, shift);
+    CHECK(memcmp(out, out2, sizeof out) == 0 && memcmp(idx, idx2, sizeof idx) == 0);
+    CHECK(memcmp(ym, ym2, 3 * sizeof *ym) == 0);
+
     /* the gradient of a tied window goes to the winner only: with
      * mdz = mdzx = 0 pool_backward routes k1 * dout to that position */
     const float dout[4] = {1.0f, 2.0f, 4.0f, 8.0f}, gamma = 1.0f, mean = 0.0f, invstd = 1.0f;
     const float zero = 0.0f;
     float dy[16];
-    pool_backward(dy, dout, idx, y, &gamma, &mean, &invstd, &zero, &zero, 1, 1, 2, 8, 0, 1);
+    memcpy(dy, y, sizeof dy);
+    pool_backward(dy, dout, idx, &gamma, &mean, &invstd, &zero, &zero, 1, 1, 2, 8, 0, 1);
     const float want[16] = {0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0};
     long bad = 0;
     for (int i = 0; i < 16; i++)

@@ -18,16 +18,11 @@
 #define POOL_NOGRAD 4
 
 /*
- * One plane: out, idx and ymax (H/2, W/2) from y (H rows of W values, row
- * stride ys) and the channel's BN affine scale and shift.  ymax keeps the
- * conv output y at each window's maximum, which is all the BN backward
- * sums need of y.  idx and ymax are NULL in evaluation.
+ * Images [n0, n0+nt) of y (C, N, H, W) into out, idx and ymax (C, N, H/2,
+ * W/2), with the BN affine scale (C) and shift (C).  ymax keeps the conv
+ * output y at each window's maximum, which is all the BN backward sums
+ * need of y.  idx and ymax are NULL in evaluation.  H*W <= 4096.
  */
-void pool_forward_plane(float *out, uint8_t *idx, float *ymax, const float *y, int ys,
-                        int H, int W, float scale, float shift);
-
-/* The same over images [n0, n0+nt) of y (C, N, H, W), into out, idx and
- * ymax (C, N, H/2, W/2), with scale (C), shift (C). */
 void pool_forward(float *out, uint8_t *idx, float *ymax, const float *y, const float *scale,
                   const float *shift, int C, int N, int H, int W, int n0, int nt);
 
@@ -45,20 +40,14 @@ void pool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
                         int C, int N, int PHW, int n0, int nt);
 
 /*
- * One plane of the gradient of the conv output, in place: yd (H rows of W,
- * row stride ys) holds the conv output y on entry and its gradient on
- * return, d = a + bx*xhat, plus k1*g at each window's maximum, from the
- * plane's pooled gradient g and idx (H/2, W/2) and the channel's BN
- * backward terms: k1 = gamma*invstd, a = -k1*mdz, bx = -k1*mdzx
- * (layer_bn.h), xhat = (y - mu)*is.  Each value depends only on y at its
- * own place, so nothing else is needed, and the GEMMs that follow read the
- * gradient where the forward pass left y.
+ * The gradient of the conv output, in place over images [n0, n0+nt) of yd
+ * (C, N, H, W), which holds y on entry: d = a + bx*xhat, plus k1*g at each
+ * window's maximum, from dout and idx (C, N, H/2, W/2) and the BN backward
+ * means mdz (C), mdzx (C) (layer_bn.h), with k1 = gamma*invstd,
+ * a = -k1*mdz, bx = -k1*mdzx, xhat = (y - mean)*invstd.  Each value needs
+ * only y at its own place, so the GEMMs that follow read the gradient
+ * where the forward pass left y.  H*W <= 4096.
  */
-void pool_backward_plane(float *yd, int ys, const float *g, const uint8_t *ix, int H, int W,
-                         float a, float bx, float mu, float is, float k1);
-
-/* The same over images [n0, n0+nt) of yd (C, N, H, W), from dout and idx
- * (C, N, H/2, W/2) and the BN backward means mdz (C), mdzx (C). */
 void pool_backward(float *yd, const float *dout, const uint8_t *idx, const float *gamma,
                    const float *mean, const float *invstd, const float *mdz, const float *mdzx,
                    int C, int N, int H, int W, int n0, int nt);

@@ -2,24 +2,35 @@
  * pool.c: a fork-join pool for the compute threads.
  *
  * DESIGN
- * One mutex `mu` and two condition variables guard the job: pool_run()
- * publishes (fn, ctx, nitems), bumps the generation `gen` and broadcasts
- * `go`; each worker that sees a new generation takes items from the atomic
- * counter `next` until they run out, then decrements `busy` and signals
- * `done` when it reaches zero.  Items are claimed without the lock; the lock
- * is never held while an item runs.  Fields: fn, ctx, nitems, gen, busy and
- * quit are read and written under `mu` only; `next` is atomic.  The caller
- * works on items too, so a pool of one thread has no workers at all.
+ * pool_run() publishes the job (fn, ctx, nitems) under the mutex `mu`,
+ * then the generation `gen` with a release store, and broadcasts `go`.
+ * Each worker that sees a new generation takes items from the atomic
+ * counter `next` until they run out, then decrements `busy`; the one that
+ * brings it to zero signals `done` under `mu`.  The caller works on items
+ * too, so a pool of one thread has no workers at all.
+ *
+ * A step is some 35 jobs of a few hundred microseconds with little serial
+ * work between them, so waking through the condition variables each time
+ * cost about 38 us per job here (a futex wake and a context switch each
+ * way).  So both sides spin first: a worker watches `gen` and the caller
+ * watches `busy` for up to SPIN_NS before sleeping on the condition
+ * variables.  The sleeping paths re-check under `mu`, so no wake-up is
+ * lost; the job's fields are read after an acquire load of `gen` that
+ * pairs with the release store after they were written, and are not
+ * written again until every worker is done with them.
  */
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "cnntop/engine.h"
 #include "pool.h"
 #include "threadreg.h"
+
+#define SPIN_NS 50000 /* how long a side spins before it sleeps */
 
 struct Pool {
     int threads;            /* caller + workers, e.g. 2 */
@@ -27,15 +38,60 @@ struct Pool {
     pthread_mutex_t mu;
     pthread_cond_t go;      /* a new generation was published, or quit */
     pthread_cond_t done;    /* busy fell to zero */
-    unsigned long gen;      /* job generation, under mu */
-    int busy;               /* workers still on this generation, under mu */
-    int quit;               /* under mu */
-    PoolFn fn;              /* the job, under mu */
+    atomic_ulong gen;       /* job generation: written under mu, read anywhere */
+    atomic_int busy;        /* workers still on this generation */
+    atomic_int quit;
+    PoolFn fn;              /* the job: written under mu before gen */
     void *ctx;
     int nitems;
     atomic_int next;        /* next unclaimed item */
     ThreadReg *reg;         /* where workers enter, or NULL */
 };
+
+static long now_ns(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Spins until *gen differs from seen (returns 1) or SPIN_NS pass (0). */
+static int spin_for_job(atomic_ulong *gen, unsigned long seen)
+{
+    long t0 = now_ns();
+
+    for (int i = 1;; i++) {
+        if (atomic_load_explicit(gen, memory_order_acquire) != seen)
+            return 1;
+        cpu_relax();
+        if (i % 64 == 0 && now_ns() - t0 > SPIN_NS)
+            return 0;
+    }
+}
+
+/* Spins until *busy is 0 (returns 1) or SPIN_NS pass (0). */
+static int spin_for_workers(atomic_int *busy)
+{
+    long t0 = now_ns();
+
+    for (int i = 1;; i++) {
+        if (atomic_load_explicit(busy, memory_order_acquire) == 0)
+            return 1;
+        cpu_relax();
+        if (i % 64 == 0 && now_ns() - t0 > SPIN_NS)
+            return 0;
+    }
+}
 
 typedef struct WorkerArg {
     Pool *pool;
@@ -66,25 +122,24 @@ static void *pool_worker(void *argp)
     else
         pthread_setname_np(pthread_self(), name);
 
-    pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (p->gen == seen && !p->quit)
-            pthread_cond_wait(&p->go, &p->mu);
-        if (p->quit)
+        if (!spin_for_job(&p->gen, seen)) {
+            pthread_mutex_lock(&p->mu);
+            while (atomic_load_explicit(&p->gen, memory_order_acquire) == seen &&
+                   !atomic_load_explicit(&p->quit, memory_order_relaxed))
+                pthread_cond_wait(&p->go, &p->mu);
+            pthread_mutex_unlock(&p->mu);
+        }
+        if (atomic_load_explicit(&p->quit, memory_order_acquire))
             break;
-        seen = p->gen;
-        PoolFn fn = p->fn;
-        void *ctx = p->ctx;
-        int nitems = p->nitems;
-        pthread_mutex_unlock(&p->mu);
-
-        pool_drain(p, fn, ctx, nitems, arg.tid);
-
-        pthread_mutex_lock(&p->mu);
-        if (--p->busy == 0)
+        seen = atomic_load_explicit(&p->gen, memory_order_acquire);
+        pool_drain(p, p->fn, p->ctx, p->nitems, arg.tid);
+        if (atomic_fetch_sub_explicit(&p->busy, 1, memory_order_acq_rel) == 1) {
+            pthread_mutex_lock(&p->mu);
             pthread_cond_signal(&p->done);
+            pthread_mutex_unlock(&p->mu);
+        }
     }
-    pthread_mutex_unlock(&p->mu);
     if (p->reg)
         threadreg_leave(p->reg);
     return NULL;
@@ -125,6 +180,9 @@ int pool_new(Pool **out, int threads, ThreadReg *reg)
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->go, NULL);
     pthread_cond_init(&p->done, NULL);
+    atomic_init(&p->gen, 0);
+    atomic_init(&p->busy, 0);
+    atomic_init(&p->quit, 0);
     atomic_init(&p->next, 0);
     if (!p->th || pool_start_workers(p) != 0) {
         pool_free(p);
@@ -139,7 +197,8 @@ void pool_free(Pool *p)
     if (!p)
         return;
     pthread_mutex_lock(&p->mu);
-    p->quit = 1;
+    atomic_store_explicit(&p->quit, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&p->gen, 1, memory_order_release); /* wakes the spinners */
     pthread_cond_broadcast(&p->go);
     pthread_mutex_unlock(&p->mu);
     for (int t = 1; t < p->threads; t++)
@@ -165,17 +224,19 @@ void pool_run(Pool *p, int nitems, PoolFn fn, void *ctx)
     p->ctx = ctx;
     p->nitems = nitems;
     atomic_store_explicit(&p->next, 0, memory_order_relaxed);
-    p->busy = p->threads - 1;
-    p->gen++;
+    atomic_store_explicit(&p->busy, p->threads - 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&p->gen, 1, memory_order_release);
     pthread_cond_broadcast(&p->go);
     pthread_mutex_unlock(&p->mu);
 
     pool_drain(p, fn, ctx, nitems, 0);
 
-    pthread_mutex_lock(&p->mu);
-    while (p->busy > 0)
-        pthread_cond_wait(&p->done, &p->mu);
-    pthread_mutex_unlock(&p->mu);
+    if (!spin_for_workers(&p->busy)) {
+        pthread_mutex_lock(&p->mu);
+        while (atomic_load_explicit(&p->busy, memory_order_acquire) > 0)
+            pthread_cond_wait(&p->done, &p->mu);
+        pthread_mutex_unlock(&p->mu);
+    }
 }
 
 int pool_threads(const Pool *p)

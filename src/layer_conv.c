@@ -44,8 +44,11 @@ static void im2col_row(float *restrict d, const float *restrict x, const float *
 
     for (long q = 0; q < lo; q++)
         d[q] = 0.0f;
-    for (long q = lo; q < hi; q++)
-        d[q] = m[q] != 0.0f ? x[q + off] : 0.0f;
+    for (long q = lo; q < hi; q++) {
+        const float v = x[q + off]; /* in the tile for every q here: loaded always,
+                                       so the select needs no masked load */
+        d[q] = m[q] != 0.0f ? v : 0.0f;
+    }
     for (long q = hi < lo ? lo : hi; q < n; q++)
         d[q] = 0.0f;
 }
@@ -56,8 +59,10 @@ static void col2im_row(float *restrict d, const float *restrict s, const float *
 {
     long lo = off < 0 ? -off : 0, hi = off > 0 ? n - off : n;
 
-    for (long q = lo; q < hi; q++)
-        d[q + off] += m[q] != 0.0f ? s[q] : 0.0f;
+    for (long q = lo; q < hi; q++) {
+        const float v = s[q];
+        d[q + off] += m[q] != 0.0f ? v : 0.0f;
+    }
 }
 
 void conv_im2col(float *col, const float *x, const float *mask, int mlen, int C, int N,

@@ -64,8 +64,8 @@ void bn_backward_finish(float *dgamma, float *dbeta, float *mdz, float *mdzx,
             s += part[((size_t)k * C + c) * 2];
             sx += part[((size_t)k * C + c) * 2 + 1];
         }
-        dbeta[c] += (float)s;
-        dgamma[c] += (float)sx;
+        dbeta[c] = (float)s;
+        dgamma[c] = (float)sx;
         mdz[c] = (float)(s / (double)M);
         mdzx[c] = (float)(sx / (double)M);
     }

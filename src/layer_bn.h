@@ -39,7 +39,7 @@ void bn_affine(float *scale, float *shift, const float *gamma, const float *beta
 
 /*
  * Combines backward partials part (nparts, C, 2) = {sum dz, sum dz*xhat}
- * into dgamma (C), dbeta (C) (accumulated: += ), and the means over M
+ * into dgamma (C), dbeta (C) (overwritten), and the means over M
  * values mdz (C), mdzx (C) that the input gradient needs:
  *   dy = gamma*invstd * (dz - mdz - xhat*mdzx).
  */

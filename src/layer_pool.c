@@ -180,11 +180,11 @@ void pool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
                 sx += b[k];
             }
         }
-        for (; i < len; i++)
-            if (ix[i] != POOL_NOGRAD) {
-                s += g[i];
-                sx += g[i] * (ym[i] - mu);
-            }
+        for (; i < len; i++) { /* multiplied, not branched: the data is random */
+            float gk = (float)(ix[i] != POOL_NOGRAD) * g[i];
+            s += gk;
+            sx += gk * (ym[i] - mu);
+        }
         acc[2 * c] += s;
         acc[2 * c + 1] += sx * invstd[c];
     }

@@ -665,8 +665,7 @@ void model_backward(StepCtx *s, int N)
     double t0 = timer_now();
     Job flat = {.s = s, .N = N, .back = 1};
 
-    /* BN's dgamma/dbeta accumulate; everything else overwrites. */
-    memset(s->ps->grads, 0, s->ps->nfloats * sizeof(float));
+    /* Every gradient is written whole by its layer, so nothing is zeroed. */
     for (int l = 2; l >= 0; l--) {
         fc_layer_backward(s, l, N);
         if (s->prof)

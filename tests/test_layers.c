@@ -707,7 +707,7 @@ static void bnp_fwd(float *out, uint8_t *idx, float *ymax, float *mean, float *i
 }
 
 /* The engine's backward: pool_backward_sums per chunk, bn_backward_finish
- * (dgamma, dbeta accumulate), then pool_backward in place tile by tile
+ * (dgamma, dbeta overwritten), then pool_backward in place tile by tile
  * (tiles of `tile` images) over a copy of y, which becomes dy (C, N, HW). */
 static void bnp_bwd(float *dy, float *dgamma, float *dbeta, const float *dout,
                     const uint8_t *idx, const float *ymax, const float *y, const float *gamma,
@@ -892,14 +892,10 @@ static void test_bnp_case(int C, int N, int H, int W)
     /* (b) backward */
     float *dy2 = fvec(s->ny), *dg2 = fvec(C), *db2 = fvec(C);
     for (int c = 0; c < C; c++) {
-        dgamma[c] = 0.25f; /* bn_backward_finish accumulates: += */
-        dbeta[c] = -0.5f;
+        dgamma[c] = 1234.5f; /* bn_backward_finish overwrites */
+        dbeta[c] = -4321.0f;
     }
     bnp_bwd(dy, dgamma, dbeta, R, idx, ym, y, gamma, mean, invstd, one, 1, 3, s);
-    for (int c = 0; c < C; c++) {
-        dgamma[c] -= 0.25f;
-        dbeta[c] += 0.5f;
-    }
     /* other chunkings and tile sizes of the backward agree */
     {
         int two[3] = {0, N / 2, N};

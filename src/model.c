@@ -628,15 +628,22 @@ static void job_reduce(void *jp, int item, int tid)
     size_t i1 = i0 + REDUCE_BLOCK < L ? i0 + REDUCE_BLOCK : L;
     int k = nchunks(j->N);
 
+    float sum[REDUCE_BLOCK];
+
     (void)tid;
+    /* Chunk by chunk over the block, so the adds run along memory and
+     * vectorise; each sum still adds its chunks in chunk order. */
+    memcpy(sum, bb->dwpart + i0, (i1 - i0) * sizeof *sum);
+    for (int c = 1; c < k; c++) {
+        const float *part = bb->dwpart + (size_t)c * L + i0;
+        for (size_t i = 0; i < i1 - i0; i++)
+            sum[i] += part[i];
+    }
     for (size_t i = i0; i < i1; i++) {
-        float sum = bb->dwpart[i];
-        for (int c = 1; c < k; c++)
-            sum += bb->dwpart[(size_t)c * L + i];
         if (i < nw)
-            ps->g[cs->tw][i] = sum;
+            ps->g[cs->tw][i] = sum[i - i0];
         else
-            ps->g[cs->tb][i - nw] = sum;
+            ps->g[cs->tb][i - nw] = sum[i - i0];
     }
 }
 

@@ -101,7 +101,7 @@ void pool_forward(float *out, uint8_t *idx, float *ymax, const float *y, const f
                   const float *shift, int C, int N, int H, int W, int n0, int nt)
 {
     const int HW = H * W, G = POOL_MAX_PLANE / (HW > 0 ? HW : 1);
-    int off[POOL_MAX_PLANE / 4];
+    int off[POOL_MAX_PLANE / 4] = {0}; /* zeroed for the analyser: only the filled prefix is read */
 
     assert(HW <= POOL_MAX_PLANE);
     const int PHW = window_offsets(off, H, W, G);
@@ -231,8 +231,9 @@ void pool_backward(float *yd, const float *dout, const uint8_t *idx, const float
                    int C, int N, int H, int W, int n0, int nt)
 {
     const int HW = H * W, PHW = (H / 2) * (W / 2), G = POOL_MAX_PLANE / (HW > 0 ? HW : 1);
-    int win[POOL_MAX_PLANE];
-    float kp[POOL_MAX_PLANE], kf[POOL_MAX_PLANE / 4];
+    int win[POOL_MAX_PLANE] = {0}; /* zeroed for the analyser: only the filled prefix is read */
+    float kp[POOL_MAX_PLANE] = {0}, kf[POOL_MAX_PLANE / 4] = {0};
+    const float none = 0.0f;
 
     assert(HW <= POOL_MAX_PLANE);
     position_windows(win, kp, H, W, G);
@@ -242,8 +243,10 @@ void pool_backward(float *yd, const float *dout, const uint8_t *idx, const float
         for (int n = n0; n < n0 + nt; n += G) {
             const int g = n0 + nt - n < G ? n0 + nt - n : G;
             size_t o = (size_t)c * N + n;
-            unpool_plane(yd + o * HW, dout + o * PHW, idx + o * PHW, kf, win, kp, g * HW,
-                         g * PHW, a, bx, mean[c], invstd[c], k1);
+            /* A plane of under 2 x 2 has no window: every kp is 9, and the
+             * loads through win read a zero in place of a gradient. */
+            unpool_plane(yd + o * HW, PHW ? dout + o * PHW : &none, idx + o * PHW, kf, win, kp,
+                         g * HW, g * PHW, a, bx, mean[c], invstd[c], k1);
         }
     }
 }

@@ -2,6 +2,8 @@
  * test_layers.c: every layer kernel of the engine, one by one.
  *
  *   conv      im2col (exact, against the definition), col2im (its adjoint),
+ *             the first block's direct conv in pool phases against a
+ *             double convolution (values, statistics, dw, db),
  *             the tiled im2col+SGEMM forward against conv_forward_naive and
  *             an independent double convolution, the backward against
  *             central differences (small shapes) or a direct double loop
@@ -41,6 +43,7 @@
 #include "gemm.h"
 #include "layer_bn.h"
 #include "layer_conv.h"
+#include "layer_conv_phase.h"
 #include "layer_dropout.h"
 #include "layer_fc.h"
 #include "layer_pool.h"
@@ -585,6 +588,82 @@ static void test_conv_backward_big(int C, int OC, int N, int H, int W, int K)
     free(xd); free(wd); free(Rd); free(rdx); free(rdxm); free(rdw); free(rdwm); free(rdb);
 }
 
+/*
+ * The first block's direct convolution in pool phases (layer_conv_phase.h),
+ * one channel of one image at a time, against conv_ref in double: every
+ * phase value (|fast - ref| <= 1e-5 * mag, float rounding), the statistics
+ * over the valid outputs, and the weight and bias gradients of
+ * L = sum(conv * R) against conv_bwd_ref (junk columns of dz hold a large
+ * value that must be ignored).
+ */
+static void test_conv_phase(int OC, int N, int H, int W)
+{
+    const int HW = H * W, PH = H / 2, PW = W / 2, n4 = PH * PHASE_Q;
+    const size_t nx = (size_t)N * HW, ny = (size_t)OC * N * HW;
+    float *x = fvec(nx), *w = fvec((size_t)OC * 9), *b = fvec(OC);
+    float *xq = fvec(phase_input_floats(H, W)), *z = fvec(phase_output_floats(H, W));
+    float *dz = fvec(phase_output_floats(H, W)), *dw = fvec((size_t)OC * 9), *db = fvec(OC);
+    double *xd = dvec(nx), *wd = dvec((size_t)OC * 9), *bd = dvec(OC), *yd = dvec(ny);
+    double *mag = dvec(ny), *R = dvec(ny), *dxr = dvec(nx), *dxm = dvec(nx);
+    double *dwr = dvec((size_t)OC * 9), *dwm = dvec((size_t)OC * 9), *dbr = dvec(OC);
+    long bad = 0, statbad = 0;
+
+    fill(x, nx, -1.0f, 1.0f);
+    fill(w, (size_t)OC * 9, -0.5f, 0.5f);
+    fill(b, OC, -0.2f, 0.2f);
+    to_double(xd, x, nx);
+    to_double(wd, w, (size_t)OC * 9);
+    to_double(bd, b, OC);
+    for (size_t i = 0; i < ny; i++)
+        R[i] = urand(-1.0f, 1.0f);
+    conv_ref(yd, mag, xd, wd, bd, 1, OC, N, H, W, 3);
+    conv_bwd_ref(dxr, dxm, dwr, dwm, dbr, R, xd, wd, 1, OC, N, H, W, 3);
+
+    for (int n = 0; n < N; n++) {
+        phase_split(xq, x + (size_t)n * HW, H, W);
+        for (int oc = 0; oc < OC; oc++) {
+            const size_t o = ((size_t)oc * N + n) * HW;
+            double acc[2] = {0.0, 0.0}, s = 0.0, ss = 0.0, sm = 0.0;
+            phase_conv(z, xq, w + oc * 9, b[oc], H, W);
+            for (int k = 0; k < 4; k++)
+                for (int ph = 0; ph < PH; ph++)
+                    for (int q = 0; q < PHASE_Q; q++) {
+                        const size_t zi = (size_t)k * n4 + (size_t)ph * PHASE_Q + q;
+                        if (q >= PW) { /* junk: dz there must not count */
+                            dz[zi] = 1e30f;
+                            continue;
+                        }
+                        const size_t p = o + (size_t)(2 * ph + (k >> 1)) * W + 2 * q + (k & 1);
+                        bad += !(fabs(z[zi] - yd[p]) <= 1e-5 * mag[p]);
+                        dz[zi] = (float)R[p];
+                        s += yd[p];
+                        ss += yd[p] * yd[p];
+                        sm += mag[p] * mag[p];
+                    }
+            phase_stats(acc, z, H, W);
+            statbad += !(fabs(acc[0] - s) <= 1e-5 * sm + 1e-9);
+            statbad += !(fabs(acc[1] - ss) <= 1e-4 * sm + 1e-9);
+            phase_conv_dw(dw + oc * 9, db + oc, dz, xq, H, W);
+        }
+    }
+    CHECK_INT(bad, ==, 0);
+    CHECK_INT(statbad, ==, 0);
+    Worst ew = {0}, eb = {0};
+    for (int i = 0; i < OC * 9; i++)
+        worst_add(&ew, i, dw[i], dwr[i]);
+    for (int i = 0; i < OC; i++)
+        worst_add(&eb, i, db[i], dbr[i]);
+    char what[96];
+    snprintf(what, sizeof what, "conv phase dw vs double OC%d N%d %dx%d", OC, N, H, W);
+    worst_check(&ew, 1e-4, what);
+    snprintf(what, sizeof what, "conv phase db vs double OC%d N%d %dx%d", OC, N, H, W);
+    worst_check(&eb, 1e-4, what);
+
+    free(x); free(w); free(b); free(xq); free(z); free(dz); free(dw); free(db);
+    free(xd); free(wd); free(bd); free(yd); free(mag); free(R); free(dxr); free(dxm);
+    free(dwr); free(dwm); free(dbr);
+}
+
 static void test_conv(void)
 {
     test_im2col(3, 4, 7, 6, 3, 1, 2);
@@ -604,6 +683,8 @@ static void test_conv(void)
     test_conv_backward_big(1, 32, 2, 28, 28, 3);
     test_conv_backward_big(32, 64, 2, 14, 14, 3);
     test_conv_backward_big(64, 128, 2, 7, 7, 3);
+    test_conv_phase(3, 2, 8, 8);
+    test_conv_phase(32, 3, 28, 28); /* the model's first block */
 }
 
 /* ==================================================================== */

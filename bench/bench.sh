@@ -7,6 +7,8 @@
 # its default threads and with both cores; then the SGEMM rate of the same
 # OpenBLAS and cnntop's achieved share of it.  Figures are printed both in
 # the environment as it is and, for comparison, without OPENBLAS_CORETYPE.
+# BENCH_RUNS=N runs every row N times and keeps the fastest: PyTorch's own
+# figures move by 10% between runs here, enough to move a ratio across 2x.
 set -eu
 BUILD=${1:-build}
 LIMIT=${BENCH_LIMIT:-20000}
@@ -15,7 +17,8 @@ BATCHES=${BENCH_BATCHES:-64 512}
 PY=/usr/bin/python3
 HERE=$(dirname "$0")
 CNNTOP=$BUILD/ui/cnntop
-FLOP_PER_IMAGE=46.7e6   # forward + backward of the reference model
+FLOP_PER_IMAGE=46.23e6  # forward + backward of the reference model (engine_flops_per_image: 46,228,992)
+RUNS=${BENCH_RUNS:-1}    # runs of each row; the fastest is shown
 
 [ -x "$CNNTOP" ] && [ -x "$BUILD/bench/sgemm_rate" ] || { echo "bench: build first (make build)" >&2; exit 1; }
 $PY -c 'import torch' 2>/dev/null || { echo "bench: needs python3-torch (apt-get install python3-torch)" >&2; exit 1; }
@@ -27,6 +30,18 @@ cnntop_fig() {   # batch -> "wall ips rss acc"
     rss=$(echo "$out" | awk '/Peak memory/ {print $4}')
     acc=$(echo "$out" | awk '/Test accuracy/ {print $3}' | tr -d '%')
     echo "$wall $ips $rss $acc"
+}
+
+best_of() {      # command args... -> its output line with the smallest wall time, of RUNS runs
+    best="" i=0
+    while [ "$i" -lt "$RUNS" ]; do
+        out=$("$@")
+        if [ -z "$best" ] || echo "$out $best" | awk '{exit !($1 < $5)}'; then
+            best=$out
+        fi
+        i=$((i + 1))
+    done
+    echo "$best"
 }
 
 torch_fig() {    # batch threads -> "wall ips rss acc"
@@ -44,9 +59,9 @@ section() {
     echo "SGEMM (OpenBLAS, all threads): $sg"
     printf '%-6s %-16s %9s %9s %9s %7s %9s %8s\n' batch who "wall s" "img/s" "RSS MiB" "acc %" "vs torch" "% SGEMM"
     for b in $BATCHES; do
-        set -- $(cnntop_fig "$b"); cw=$1 ci=$2 cr=$3 ca=$4
-        set -- $(torch_fig "$b" default); tw=$1 ti=$2 tr=$3 ta=$4
-        set -- $(torch_fig "$b" "$(nproc)"); t2w=$1 t2i=$2 t2r=$3 t2a=$4
+        set -- $(best_of cnntop_fig "$b"); cw=$1 ci=$2 cr=$3 ca=$4
+        set -- $(best_of torch_fig "$b" default); tw=$1 ti=$2 tr=$3 ta=$4
+        set -- $(best_of torch_fig "$b" "$(nproc)"); t2w=$1 t2i=$2 t2r=$3 t2a=$4
         share=$(echo "$ci $FLOP_PER_IMAGE $peak" | awk '{printf "%.1f", 100 * $1 * $2 / 1e9 / $3}')
         printf '%-6s %-16s %9s %9s %9s %7s %9s %8s\n' "$b" cnntop "$cw" "$ci" "$cr" "$ca" "-" "$share"
         printf '%-6s %-16s %9s %9s %9s %7s %9s\n' "$b" "torch 1.13 dflt" "$tw" "$ti" "$tr" "$ta" \

@@ -9,6 +9,7 @@
 #include <assert.h>
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "sums.h"
 
@@ -53,27 +54,25 @@ static inline Win pool_window(float ya, float yb, float yc, float yd, float sc, 
     return (Win){.o = m > 0.0f ? m : 0.0f, .y = y, .k = m > 0.0f ? (int)k : POOL_NOGRAD};
 }
 
-/*
- * A plane's windows as one flat loop: window q starts at off[q] =
- * 2*(q/PW)*W + 2*(q%PW), and the loop loads through that table (gathers).
- * Row by row, the short rows here (7 or 3 windows) were mostly a scalar
- * epilogue, and gcc's scalar code branches on every comparison, which on
- * real activations mispredicts: 2.5 ns per input, 0.54 through the table
- * (block 2's conv output at batch 512, one thread).
- */
-#define POOL_MAX_PLANE 4096 /* positions in one flat loop: H*W of G planes */
-
-/* The table for G consecutive planes of one channel (images n..n+G-1 are
- * next to each other), so that small planes (3 x 3 windows in block 3) make
- * long loops too. */
-static int window_offsets(int *off, int H, int W, int G)
+void pool_tables_init(PoolTables *t, int H, int W)
 {
-    const int PH = H / 2, PW = W / 2, PHW = PH * PW;
+    const int PH = H / 2, PW = W / 2, PHW = PH * PW, HW = H * W;
 
-    for (int g = 0; g < G; g++)
+    assert(HW >= 1 && HW <= POOL_MAX_PLANE);
+    memset(t, 0, sizeof *t);
+    t->H = H;
+    t->W = W;
+    t->G = POOL_MAX_PLANE / HW;
+    for (int g = 0; g < t->G; g++) {
         for (int q = 0; q < PHW; q++)
-            off[g * PHW + q] = g * H * W + 2 * (q / PW) * W + 2 * (q % PW);
-    return PHW;
+            t->off[g * PHW + q] = g * HW + 2 * (q / PW) * W + 2 * (q % PW);
+        for (int h = 0; h < H; h++)
+            for (int w = 0; w < W; w++) {
+                int in = h < 2 * PH && w < 2 * PW, p = g * HW + h * W + w;
+                t->win[p] = g * PHW + (in ? (h / 2) * PW + w / 2 : 0);
+                t->kp[p] = in ? (float)(2 * (h & 1) + (w & 1)) : 9.0f;
+            }
+    }
 }
 
 static void pool_plane_train(float *restrict o, uint8_t *restrict ix, float *restrict ym,
@@ -101,23 +100,20 @@ static void pool_plane_eval(float *restrict o, const float *restrict y,
 }
 
 void pool_forward(float *out, uint8_t *idx, float *ymax, const float *y, const float *scale,
-                  const float *shift, int C, int N, int H, int W, int n0, int nt)
+                  const float *shift, int C, int N, const PoolTables *t, int n0, int nt)
 {
-    const int HW = H * W, G = POOL_MAX_PLANE / (HW > 0 ? HW : 1);
-    int off[POOL_MAX_PLANE / 4] = {0}; /* zeroed for the analyser: only the filled prefix is read */
+    const int W = t->W, HW = t->H * W, PHW = (t->H / 2) * (W / 2), G = t->G;
 
-    assert(HW <= POOL_MAX_PLANE);
-    const int PHW = window_offsets(off, H, W, G);
     for (int c = 0; c < C; c++)
         for (int n = n0; n < n0 + nt; n += G) {
             const int nq = (n0 + nt - n < G ? n0 + nt - n : G) * PHW;
             size_t po = ((size_t)c * N + n) * PHW;
             const float *yp = y + ((size_t)c * N + n) * HW;
             if (idx)
-                pool_plane_train(out + po, idx + po, ymax + po, yp, off, nq, W, scale[c],
+                pool_plane_train(out + po, idx + po, ymax + po, yp, t->off, nq, W, scale[c],
                                  shift[c]);
             else
-                pool_plane_eval(out + po, yp, off, nq, W, scale[c], shift[c]);
+                pool_plane_eval(out + po, yp, t->off, nq, W, scale[c], shift[c]);
         }
 }
 
@@ -195,24 +191,8 @@ void pool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
 
 /* One pair of rows (2ph, 2ph+1) of dy: the mean terms everywhere, plus
  * k1*g at each window's maximum. */
-/* Position p of G consecutive planes lies in window win[p] at place kp[p]
- * (0..3), or in none (a dropped odd row or column): kp 9, which no index
- * equals, and the plane's first window to keep the load in bounds. */
-static void position_windows(int *win, float *kp, int H, int W, int G)
-{
-    const int PH = H / 2, PW = W / 2, HW = H * W;
-
-    for (int g = 0; g < G; g++)
-        for (int h = 0; h < H; h++)
-            for (int w = 0; w < W; w++) {
-                int in = h < 2 * PH && w < 2 * PW, p = g * HW + h * W + w;
-                win[p] = g * PH * PW + (in ? (h / 2) * PW + w / 2 : 0);
-                kp[p] = in ? (float)(2 * (h & 1) + (w & 1)) : 9.0f;
-            }
-}
-
 /* One plane in place, y in and dy out, flat over its positions with the
- * window's gradient and index loaded through win (as pool_forward).  The
+ * window's gradient and index loaded through win (PoolTables).  The
  * indices go to floats first (kf, one per window): a byte cannot be
  * gathered, and a float keeps every lane the same width. */
 static void unpool_plane(float *restrict d, const float *restrict g,
@@ -231,15 +211,12 @@ static void unpool_plane(float *restrict d, const float *restrict g,
 
 void pool_backward(float *yd, const float *dout, const uint8_t *idx, const float *gamma,
                    const float *mean, const float *invstd, const float *mdz, const float *mdzx,
-                   int C, int N, int H, int W, int n0, int nt)
+                   int C, int N, const PoolTables *t, int n0, int nt)
 {
-    const int HW = H * W, PHW = (H / 2) * (W / 2), G = POOL_MAX_PLANE / (HW > 0 ? HW : 1);
-    int win[POOL_MAX_PLANE] = {0}; /* zeroed for the analyser: only the filled prefix is read */
-    float kp[POOL_MAX_PLANE] = {0}, kf[POOL_MAX_PLANE / 4] = {0};
+    const int HW = t->H * t->W, PHW = (t->H / 2) * (t->W / 2), G = t->G;
+    float kf[POOL_MAX_PLANE / 4] = {0}; /* zeroed for the analyser: only the filled prefix is read */
     const float none = 0.0f;
 
-    assert(HW <= POOL_MAX_PLANE);
-    position_windows(win, kp, H, W, G);
     for (int c = 0; c < C; c++) {
         const float k1 = gamma[c] * invstd[c];
         const float a = -k1 * mdz[c], bx = -k1 * mdzx[c];
@@ -248,8 +225,8 @@ void pool_backward(float *yd, const float *dout, const uint8_t *idx, const float
             size_t o = (size_t)c * N + n;
             /* A plane of under 2 x 2 has no window: every kp is 9, and the
              * loads through win read a zero in place of a gradient. */
-            unpool_plane(yd + o * HW, PHW ? dout + o * PHW : &none, idx + o * PHW, kf, win, kp,
-                         g * HW, g * PHW, a, bx, mean[c], invstd[c], k1);
+            unpool_plane(yd + o * HW, PHW ? dout + o * PHW : &none, idx + o * PHW, kf, t->win,
+                         t->kp, g * HW, g * PHW, a, bx, mean[c], invstd[c], k1);
         }
     }
 }

@@ -175,6 +175,7 @@ static void acts_carve(Acts *a, int B, int T)
         bb->y = l == 0 ? NULL : arena_push(ar, oc * B * hw * f);
         bb->mlen = l == 0 ? 0 : bb->tile * (int)hw;
         bb->mask = l == 0 ? NULL : arena_push(ar, (size_t)MODEL_K * MODEL_K * bb->mlen * f);
+        bb->pt = l == 0 ? NULL : arena_push(ar, sizeof(PoolTables));
         bb->idx = arena_push(ar, oc * B * phw);
         bb->ymax = arena_push(ar, oc * B * phw * f);
         bb->out = arena_push(ar, oc * B * phw * f);
@@ -237,8 +238,10 @@ int acts_init(Acts *a, int B, int threads)
         return -CN_ENOMEM;
     }
     acts_carve(a, B, threads);
-    for (int l = 1; l < MODEL_NBLOCKS; l++)
+    for (int l = 1; l < MODEL_NBLOCKS; l++) {
         conv_masks(a->blk[l].mask, conv_specs[l].H, conv_specs[l].W, MODEL_K, a->blk[l].tile);
+        pool_tables_init(a->blk[l].pt, conv_specs[l].H, conv_specs[l].W);
+    }
     return 0;
 }
 
@@ -300,7 +303,7 @@ static void job_pool_fwd(void *jp, int c, int tid)
     (void)tid;
     chunk_range(j->N, c, &n0, &n1);
     pool_forward(bb->out, j->train ? bb->idx : NULL, j->train ? bb->ymax : NULL, bb->y,
-                 bb->scale, bb->shift, cs->OC, j->N, cs->H, cs->W, n0, n1 - n0);
+                 bb->scale, bb->shift, cs->OC, j->N, bb->pt, n0, n1 - n0);
 }
 
 /* Block 1, forward, first pass: the BN statistics of the conv output,
@@ -606,7 +609,7 @@ static void job_conv_bwd(void *jp, int c, int tid)
 
     chunk_range(j->N, c, &n0, &n1);
     pool_backward(bb->y, bb->dout, bb->idx, ps->p[cs->tg], bb->mean, bb->invstd, bb->mdz,
-                  bb->mdzx, cs->OC, j->N, cs->H, cs->W, n0, n1 - n0);
+                  bb->mdzx, cs->OC, j->N, bb->pt, n0, n1 - n0);
     for (int t = n0; t < n1; t += bb->tile) {
         int nt = n1 - t < bb->tile ? n1 - t : bb->tile;
         conv_backward(dx, dwp, dwp + nw, bb->y + (size_t)t * HW, j->N * HW,

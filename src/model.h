@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "arena.h"
+#include "layer_pool.h"
 #include "cnntop/engine.h"
 #include "params.h"
 #include "pool.h"
@@ -51,6 +52,7 @@ typedef struct BlockBufs {
     float *dwpart;  /* (MODEL_MAX_CHUNKS, OC*C*K*K + OC) per-chunk dW, db */
     int tile;       /* images per im2col tile, e.g. 4 (0 for block 1) */
     float *mask;    /* (K*K, tile*H*W) conv tap masks (layer_conv.h) */
+    PoolTables *pt; /* pool offset tables (layer_pool.h; none for block 1) */
     int mlen;       /* tile*H*W */
 } BlockBufs;
 

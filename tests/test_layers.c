@@ -218,6 +218,14 @@ static void conv_bwd_ref(double *dx, double *dxm, double *dw, double *dwm, doubl
                 }
 }
 
+/* The pool tables of H x W planes (layer_pool.h). */
+static PoolTables *tables(int H, int W)
+{
+    PoolTables *t = xcalloc(1, sizeof *t);
+    pool_tables_init(t, H, W);
+    return t;
+}
+
 /* The conv tap masks for tiles of up to N images (layer_conv.h). */
 static float *tap_masks(int H, int W, int K, int N)
 {
@@ -769,6 +777,7 @@ static void bnp_fwd(float *out, uint8_t *idx, float *ymax, float *mean, float *i
                     float *rvar, const float *y, const float *gamma, const float *beta,
                     const int *cuts, int nparts, const Bnp *s)
 {
+    PoolTables *pt = tables(s->H, s->W);
     double *part = dvec((size_t)nparts * s->C * 2);
     float *scale = fvec(s->C), *shift = fvec(s->C);
 
@@ -780,11 +789,12 @@ static void bnp_fwd(float *out, uint8_t *idx, float *ymax, float *mean, float *i
     bn_stats_finish(mean, invstd, rmean, rvar, part, nparts, s->C, s->M);
     bn_affine(scale, shift, gamma, beta, mean, invstd, s->C);
     for (int k = 0; k < nparts; k++)
-        pool_forward(out, idx, ymax, y, scale, shift, s->C, s->N, s->H, s->W, cuts[k],
+        pool_forward(out, idx, ymax, y, scale, shift, s->C, s->N, pt, cuts[k],
                      cuts[k + 1] - cuts[k]);
     free(part);
     free(scale);
     free(shift);
+    free(pt);
 }
 
 /* The engine's backward: pool_backward_sums per chunk, bn_backward_finish
@@ -795,6 +805,7 @@ static void bnp_bwd(float *dy, float *dgamma, float *dbeta, const float *dout,
                     const float *mean,
                     const float *invstd, const int *cuts, int nparts, int tile, const Bnp *s)
 {
+    PoolTables *pt = tables(s->H, s->W);
     double *part = dvec((size_t)nparts * s->C * 2);
     float *mdz = fvec(s->C), *mdzx = fvec(s->C);
 
@@ -805,12 +816,13 @@ static void bnp_bwd(float *dy, float *dgamma, float *dbeta, const float *dout,
     memcpy(dy, y, s->ny * sizeof *dy);
     for (int n0 = 0; n0 < s->N; n0 += tile) {
         int nt = s->N - n0 < tile ? s->N - n0 : tile;
-        pool_backward(dy, dout, idx, gamma, mean, invstd, mdz, mdzx, s->C, s->N, s->H, s->W,
+        pool_backward(dy, dout, idx, gamma, mean, invstd, mdz, mdzx, s->C, s->N, pt,
                       n0, nt);
     }
     free(part);
     free(mdz);
     free(mdzx);
+    free(pt);
 }
 
 /* y (C, N, HW): per channel an offset and a spread, so that ReLU clips a
@@ -1126,7 +1138,8 @@ static void test_bnp_case(int C, int N, int H, int W)
         bn_affine(scale, shift, gamma, beta, mean2, invstd2, C);
         for (size_t o = 0; o < s->no; o++)
             out[o] = NAN;
-        pool_forward(out, NULL, NULL, y, scale, shift, C, N, H, W, 0, N);
+        PoolTables *pt = tables(H, W);
+        pool_forward(out, NULL, NULL, y, scale, shift, C, N, pt, 0, N);
         bnp_ref(oref, NULL, yd, gd, bd, em, ev, NULL, s);
         double worst = 0.0;
         for (size_t o = 0; o < s->no; o++) {
@@ -1134,9 +1147,10 @@ static void test_bnp_case(int C, int N, int H, int W)
             worst = !(e <= worst) ? e : worst;
         }
         CHECK(worst <= 1e-5);
-        pool_forward(out2, idx2, ym2, y, scale, shift, C, N, H, W, 0, N);
+        pool_forward(out2, idx2, ym2, y, scale, shift, C, N, pt, 0, N);
         CHECK(memcmp(out, out2, s->no * sizeof *out) == 0);
         free(em); free(ev); free(scale); free(shift);
+        free(pt);
     }
 
     free(y); free(gamma); free(beta); free(R); free(out); free(out2); free(mean);
@@ -1161,7 +1175,8 @@ static void test_pool_ties(void)
     float out[4], ym[4];
     uint8_t idx[4];
 
-    pool_forward(out, idx, ym, y, &scale, &shift, 1, 1, 2, 8, 0, 1);
+    PoolTables *pt = tables(2, 8);
+    pool_forward(out, idx, ym, y, &scale, &shift, 1, 1, pt, 0, 1);
     CHECK_INT(idx[0], ==, 1);
     CHECK_INT(idx[1], ==, 0);
     CHECK_INT(idx[2], ==, 2);
@@ -1185,12 +1200,13 @@ static void test_pool_ties(void)
     const float zero = 0.0f;
     float dy[16];
     memcpy(dy, y, sizeof dy);
-    pool_backward(dy, dout, idx, &gamma, &mean, &invstd, &zero, &zero, 1, 1, 2, 8, 0, 1);
+    pool_backward(dy, dout, idx, &gamma, &mean, &invstd, &zero, &zero, 1, 1, pt, 0, 1);
     const float want[16] = {0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0};
     long bad = 0;
     for (int i = 0; i < 16; i++)
         bad += dy[i] != want[i]; /* by value: the mean terms may give -0 */
     CHECK_INT(bad, ==, 0);
+    free(pt);
 }
 
 /* The one-pass variance (E[y^2] - mean^2 from float per-image sums) on

@@ -275,18 +275,25 @@ static void test_encode(void)
 
 /* ---- the kernel ---- */
 
-/* 1 if a generic hardware counter opens here, 0 if the kernel says there
- * is no PMU; anything else is unexpected. */
-static int machine_has_pmu(void)
+/* perf_event_open of one user-space counter of this thread: the fd, or
+ * -errno.  The caller closes it. */
+static int open_user(uint32_t type, uint64_t config)
 {
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
     a.size = sizeof a;
-    a.type = PERF_TYPE_HARDWARE;
-    a.config = PERF_COUNT_HW_INSTRUCTIONS;
+    a.type = type;
+    a.config = config;
     a.exclude_kernel = 1;
     a.exclude_hv = 1;
-    int fd = counters_perf_open(&a, 0);
+    return counters_perf_open(&a, 0);
+}
+
+/* 1 if a generic hardware counter opens here, 0 if the kernel says there
+ * is no PMU; anything else is unexpected. */
+static int machine_has_pmu(void)
+{
+    int fd = open_user(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
     if (fd >= 0) {
         close(fd);
         return 1;
@@ -296,14 +303,7 @@ static int machine_has_pmu(void)
 
 static void skip_if_forbidden(void)
 {
-    struct perf_event_attr a;
-    memset(&a, 0, sizeof a);
-    a.size = sizeof a;
-    a.type = PERF_TYPE_SOFTWARE;
-    a.config = PERF_COUNT_SW_TASK_CLOCK;
-    a.exclude_kernel = 1;
-    a.exclude_hv = 1;
-    int fd = counters_perf_open(&a, 0);
+    int fd = open_user(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
     if (fd == -EACCES || fd == -EPERM || fd == -ENOSYS)
         check_skip("perf_event_open is forbidden here (perf_event_paranoid 3 or a seccomp policy)");
     CHECK(fd >= 0);

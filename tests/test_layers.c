@@ -449,33 +449,21 @@ static void test_conv_backward_fd(int C, int OC, int N, int H, int W, int K)
         dx[i] = NAN; /* every tile's dx must be written */
     conv_bwd_tiles(dx, dw, db, R, x, w, cuts, ncut, C, OC, N, H, W, K);
 
-    for (size_t i = 0; i < nx; i++) {
-        double s = xd[i];
-        xd[i] = s + eps;
-        double lp = conv_loss(yb, xd, wd, bd, Rd, C, OC, N, H, W, K);
-        xd[i] = s - eps;
-        double lm = conv_loss(yb, xd, wd, bd, Rd, C, OC, N, H, W, K);
-        xd[i] = s;
-        worst_add(&ex, (long)i, dx[i], (lp - lm) / (2 * eps));
-    }
-    for (size_t i = 0; i < nw; i++) {
-        double s = wd[i];
-        wd[i] = s + eps;
-        double lp = conv_loss(yb, xd, wd, bd, Rd, C, OC, N, H, W, K);
-        wd[i] = s - eps;
-        double lm = conv_loss(yb, xd, wd, bd, Rd, C, OC, N, H, W, K);
-        wd[i] = s;
-        worst_add(&ew, (long)i, dw[i], (lp - lm) / (2 * eps));
-    }
-    for (int i = 0; i < OC; i++) {
-        double s = bd[i];
-        bd[i] = s + eps;
-        double lp = conv_loss(yb, xd, wd, bd, Rd, C, OC, N, H, W, K);
-        bd[i] = s - eps;
-        double lm = conv_loss(yb, xd, wd, bd, Rd, C, OC, N, H, W, K);
-        bd[i] = s;
-        worst_add(&eb, i, db[i], (lp - lm) / (2 * eps));
-    }
+    /* x, w and b in turn, as test_fc_case does */
+    double *arrs[3] = {xd, wd, bd};
+    const float *grads[3] = {dx, dw, db};
+    const size_t lens[3] = {nx, nw, (size_t)OC};
+    Worst *ws[3] = {&ex, &ew, &eb};
+    for (int a = 0; a < 3; a++)
+        for (size_t i = 0; i < lens[a]; i++) {
+            double v = arrs[a][i];
+            arrs[a][i] = v + eps;
+            double lp = conv_loss(yb, xd, wd, bd, Rd, C, OC, N, H, W, K);
+            arrs[a][i] = v - eps;
+            double lm = conv_loss(yb, xd, wd, bd, Rd, C, OC, N, H, W, K);
+            arrs[a][i] = v;
+            worst_add(ws[a], (long)i, grads[a][i], (lp - lm) / (2 * eps));
+        }
     snprintf(what, sizeof what, "conv dx  vs FD C%d OC%d N%d %dx%d K%d", C, OC, N, H, W, K);
     worst_check(&ex, 1e-3, what);
     snprintf(what, sizeof what, "conv dw  vs FD C%d OC%d N%d %dx%d K%d", C, OC, N, H, W, K);

@@ -902,7 +902,7 @@ int calibrate_sketch(const Calibration *c, long images, int batch, Sketch *out)
         return -CN_EINVAL;
     out->images = images;
     out->batch = batch;
-    out->flops = (double)images * engine_flops_per_image();
+    out->flops = (double)images * model_flops_executed();
     out->bytes = (double)images * calibrate_bytes_per_image();
     out->gflops = rate_at(c, batch);
     out->gbps = c->triad_gbps;

@@ -107,6 +107,11 @@ double engine_flops_per_image(void)
     return model_flops_forward() + model_flops_backward();
 }
 
+double engine_flops_executed_per_image(void)
+{
+    return model_flops_executed();
+}
+
 size_t engine_memory_estimate(int batch, int threads)
 {
     size_t params = 4 * params_count() * sizeof(float);

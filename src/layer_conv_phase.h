@@ -22,7 +22,7 @@
  * values are finite and never used (the sums here drop those lanes).
  *
  * Shapes: H a multiple of 4, W even, W/2 + 1 <= PHASE_Q; the kernel is 3x3, padding 1,
- * stride 1 (conv_forward_naive is the reference).
+ * stride 1 (tests/test_layers.c checks it against a double convolution).
  */
 #ifndef CNNTOP_LAYER_CONV_PHASE_H
 #define CNNTOP_LAYER_CONV_PHASE_H

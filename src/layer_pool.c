@@ -1,7 +1,7 @@
 /*
  * layer_pool.c: the fused BN-apply + ReLU + max-pool kernels.
  *
- * Shape letters as in layer_conv.c; PH = H/2, PW = W/2.  Every loop here is
+ * Shape letters as in layer_wino.h; PH = H/2, PW = W/2.  Every loop here is
  * flat over windows or positions (through offset tables where the layout
  * has rows) and selects rather than branches, so that gcc vectorises it:
  * the data decides every comparison, and branches on it mispredict.

@@ -8,7 +8,7 @@
  * maximum, as PyTorch picks it, or POOL_NOGRAD when that maximum is 0
  * (ReLU clipped it, so no gradient flows through the window).
  *
- * Layout as in layer_conv.h: y (C, N, H, W), out and idx (C, N, H/2, W/2).
+ * Layout as in layer_wino.h: y (C, N, H, W), out and idx (C, N, H/2, W/2).
  */
 #ifndef CNNTOP_LAYER_POOL_H
 #define CNNTOP_LAYER_POOL_H

@@ -16,11 +16,11 @@
 #include <string.h>
 
 #include "layer_bn.h"
-#include "layer_conv.h"
 #include "layer_conv_phase.h"
 #include "layer_dropout.h"
 #include "layer_fc.h"
 #include "layer_pool.h"
+#include "layer_wino.h"
 #include "loss_xent.h"
 #include "model.h"
 #include "optim_adam.h"
@@ -29,8 +29,10 @@
 #define FC_OUT_BLOCK 32   /* output columns per fc item */
 #define FC_IN_BLOCK 64    /* input columns per fc input-gradient item */
 #define REDUCE_BLOCK 4096 /* floats per gradient-reduction item */
+#define REDUCE_PAIRS 256  /* Winograd filter pairs per reduction item (16 floats each) */
+#define FILTER_PAIRS 1024 /* filter pairs per Winograd filter-transform item */
 #define ADAM_BLOCK 16384  /* parameters per Adam item */
-#define TILE_BYTES (512 * 1024) /* target size of one im2col tile */
+#define GROUP_BYTES (1024 * 1024) /* target size of one Winograd group's scratch */
 
 typedef struct ConvSpec {
     int C, OC, H, W;         /* in-channels, out-channels, conv size */
@@ -82,15 +84,31 @@ static int spec_ckk(const ConvSpec *cs)
     return cs->C * MODEL_K * MODEL_K;
 }
 
-/* Images per im2col tile: as many as fit TILE_BYTES of col.  The
- * environment variable CNNTOP_TILE_KB overrides the target, for tuning. */
-static int spec_tile(const ConvSpec *cs)
+static long spec_pairs(const ConvSpec *cs)
 {
-    const char *env = getenv("CNNTOP_TILE_KB");
-    long bytes = env && atol(env) > 0 ? atol(env) * 1024 : TILE_BYTES;
-    long per_image = (long)spec_ckk(cs) * cs->H * cs->W * (long)sizeof(float);
-    long t = bytes / per_image;
-    return t < 1 ? 1 : t > CN_MAX_BATCH ? CN_MAX_BATCH : (int)t;
+    return (long)cs->OC * cs->C;
+}
+
+/* Images per Winograd group (blocks 2 and 3): as many as fit GROUP_BYTES
+ * of the backward pass's V, DY and dV (layer_wino.h), so that they stay in
+ * the core's L2 cache between the transforms and the GEMMs.  The
+ * environment variable CNNTOP_GROUP_KB overrides the target, for tuning. */
+static int spec_group(const ConvSpec *cs)
+{
+    const char *env = getenv("CNNTOP_GROUP_KB");
+    long bytes = env && atol(env) > 0 ? atol(env) * 1024 : GROUP_BYTES;
+    long tiles = (long)((cs->H + 1) / 2) * ((cs->W + 1) / 2);
+    long per_image = 16 * tiles * (2L * cs->C + cs->OC) * (long)sizeof(float);
+    long g = bytes / per_image, most = wino_max_group(cs->H, cs->W);
+    return g < 1 ? 1 : g > most ? (int)most : (int)g;
+}
+
+/* Floats per chunk in dwpart. */
+static size_t spec_dwlen(int l)
+{
+    const ConvSpec *cs = &conv_specs[l];
+    size_t w = l == 0 ? (size_t)cs->OC * spec_ckk(cs) : 16 * (size_t)spec_pairs(cs);
+    return w + (size_t)cs->OC;
 }
 
 /* ---- block 1's scratch (layer_conv_phase.h), carved from col ---- */
@@ -137,7 +155,7 @@ static PhaseBufs phase_bufs(const Acts *a, int tid)
 {
     const ConvSpec *cs = &conv_specs[0];
     const size_t n = phase_n();
-    float *p = a->col[tid];
+    float *p = a->scratch[tid];
     PhaseBufs b;
 
     b.xq = p;
@@ -164,17 +182,17 @@ static void acts_carve(Acts *a, int B, int T)
     a->threads = T;
     a->x = arena_push(ar, (size_t)B * MODEL_H * MODEL_W * f);
     a->labels = arena_push(ar, (size_t)B);
-    size_t scratch_col = 0;
+    size_t scratch = phase_scratch_floats();
     for (int l = 0; l < MODEL_NBLOCKS; l++) {
         const ConvSpec *cs = &conv_specs[l];
         BlockBufs *bb = &a->blk[l];
         size_t hw = (size_t)cs->H * cs->W, phw = (size_t)(cs->H / 2) * (cs->W / 2);
         size_t oc = (size_t)cs->OC;
         /* Block 1's conv output is never stored: layer_conv_phase.h. */
-        bb->tile = l == 0 ? 0 : spec_tile(cs);
+        bb->group = l == 0 ? 0 : spec_group(cs);
         bb->y = l == 0 ? NULL : arena_push(ar, oc * B * hw * f);
-        bb->mlen = l == 0 ? 0 : bb->tile * (int)hw;
-        bb->mask = l == 0 ? NULL : arena_push(ar, (size_t)MODEL_K * MODEL_K * bb->mlen * f);
+        bb->U = l == 0 ? NULL : arena_push(ar, 16 * (size_t)spec_pairs(cs) * f);
+        bb->wt = l == 0 ? NULL : arena_push(ar, sizeof(WinoTables));
         bb->pt = l == 0 ? NULL : arena_push(ar, sizeof(PoolTables));
         bb->idx = arena_push(ar, oc * B * phw);
         bb->ymax = arena_push(ar, oc * B * phw * f);
@@ -187,12 +205,11 @@ static void acts_carve(Acts *a, int B, int T)
         bb->mdz = arena_push(ar, oc * f);
         bb->mdzx = arena_push(ar, oc * f);
         bb->part = arena_push(ar, MODEL_MAX_CHUNKS * oc * 2 * sizeof(double));
-        bb->dwpart = arena_push(ar, MODEL_MAX_CHUNKS * (oc * spec_ckk(cs) + oc) * f);
-        size_t t = (size_t)bb->tile;
-        if (l == 0 && phase_scratch_floats() > scratch_col)
-            scratch_col = phase_scratch_floats();
-        if ((size_t)spec_ckk(cs) * t * hw > scratch_col)
-            scratch_col = (size_t)spec_ckk(cs) * t * hw;
+        bb->dwpart = arena_push(ar, MODEL_MAX_CHUNKS * spec_dwlen(l) * f);
+        if (l > 0) {
+            size_t need = (size_t)wino_scratch_floats(cs->H, cs->W, cs->C, cs->OC, bb->group);
+            scratch = need > scratch ? need : scratch;
+        }
     }
     a->flat = arena_push(ar, (size_t)B * MODEL_FLAT * f);
     a->dflat = arena_push(ar, (size_t)B * MODEL_FLAT * f);
@@ -206,12 +223,9 @@ static void acts_carve(Acts *a, int B, int T)
     a->probs = arena_push(ar, (size_t)B * MODEL_CLASSES * f);
     a->dlogits = arena_push(ar, (size_t)B * MODEL_CLASSES * f);
     for (int t = 0; t < T; t++) {
-        float *col = arena_push(ar, scratch_col * f);
-        float *dcol = arena_push(ar, scratch_col * f);
-        if (a->col) {
-            a->col[t] = col;
-            a->dcol[t] = dcol;
-        }
+        float *p = arena_push(ar, scratch * f);
+        if (a->scratch)
+            a->scratch[t] = p;
     }
 }
 
@@ -222,7 +236,7 @@ size_t acts_bytes(int B, int threads)
     memset(&a, 0, sizeof a);
     arena_plan(&a.arena);
     acts_carve(&a, B, threads);
-    return a.arena.used + 2 * (size_t)threads * sizeof(float *);
+    return a.arena.used + (size_t)threads * sizeof(float *);
 }
 
 int acts_init(Acts *a, int B, int threads)
@@ -231,15 +245,14 @@ int acts_init(Acts *a, int B, int threads)
     arena_plan(&a->arena);
     acts_carve(a, B, threads);
     size_t need = a->arena.used;
-    a->col = calloc((size_t)threads, sizeof *a->col);
-    a->dcol = calloc((size_t)threads, sizeof *a->dcol);
-    if (!a->col || !a->dcol || arena_init(&a->arena, need) != 0) {
+    a->scratch = calloc((size_t)threads, sizeof *a->scratch);
+    if (!a->scratch || arena_init(&a->arena, need) != 0) {
         acts_done(a);
         return -CN_ENOMEM;
     }
     acts_carve(a, B, threads);
     for (int l = 1; l < MODEL_NBLOCKS; l++) {
-        conv_masks(a->blk[l].mask, conv_specs[l].H, conv_specs[l].W, MODEL_K, a->blk[l].tile);
+        wino_tables_init(a->blk[l].wt, conv_specs[l].H, conv_specs[l].W, a->blk[l].group);
         pool_tables_init(a->blk[l].pt, conv_specs[l].H, conv_specs[l].W);
     }
     return 0;
@@ -248,9 +261,8 @@ int acts_init(Acts *a, int B, int threads)
 void acts_done(Acts *a)
 {
     arena_done(&a->arena);
-    free(a->col);
-    free(a->dcol);
-    a->col = a->dcol = NULL;
+    free(a->scratch);
+    a->scratch = NULL;
 }
 
 /* ---- phase jobs ---- */
@@ -270,6 +282,19 @@ static const float *block_input(const Acts *a, int l)
     return l == 0 ? a->x : a->blk[l - 1].out;
 }
 
+/* Blocks 2 and 3: U = the Winograd transform of this step's filters,
+ * FILTER_PAIRS (out-channel, in-channel) pairs per item. */
+static void job_filter(void *jp, int item, int tid)
+{
+    Job *j = jp;
+    const ConvSpec *cs = &conv_specs[j->l];
+    long P = spec_pairs(cs), p0 = (long)item * FILTER_PAIRS;
+    long p1 = p0 + FILTER_PAIRS < P ? p0 + FILTER_PAIRS : P;
+
+    (void)tid;
+    wino_filter(j->s->a->blk[j->l].U, j->s->ps->p[cs->tw], P, p0, p1);
+}
+
 static void job_conv_fwd(void *jp, int c, int tid)
 {
     Job *j = jp;
@@ -283,11 +308,10 @@ static void job_conv_fwd(void *jp, int c, int tid)
     chunk_range(j->N, c, &n0, &n1);
     if (j->train)
         memset(acc, 0, (size_t)cs->OC * 2 * sizeof *acc);
-    for (int t = n0; t < n1; t += bb->tile) {
-        int nt = n1 - t < bb->tile ? n1 - t : bb->tile;
-        conv_forward(bb->y, block_input(a, j->l), ps->p[cs->tw], ps->p[cs->tb],
-                     a->col[tid], bb->mask, bb->mlen, cs->C, cs->OC, j->N, cs->H, cs->W,
-                     MODEL_K, t, nt);
+    for (int t = n0; t < n1; t += bb->group) {
+        int nt = n1 - t < bb->group ? n1 - t : bb->group;
+        wino_forward(bb->y, block_input(a, j->l), bb->U, ps->p[cs->tb], a->scratch[tid], bb->wt,
+                     cs->C, cs->OC, j->N, t, nt);
         if (j->train)
             bn_stats_partial(acc, bb->y, cs->OC, j->N, cs->H * cs->W, t, nt);
     }
@@ -403,8 +427,10 @@ static void block_forward(StepCtx *s, int l, int N, int train, double *t0)
     Params *ps = s->ps;
     Job j = {.s = s, .N = N, .l = l, .train = train};
 
-    if (l > 0)
+    if (l > 0) {
+        pool_run(s->pool, ceil_div((int)spec_pairs(cs), FILTER_PAIRS), job_filter, &j);
         pool_run(s->pool, nchunks(N), job_conv_fwd, &j);
+    }
     else if (train)
         pool_run(s->pool, nchunks(N), job_phase_stats, &j);
     if (s->prof)
@@ -601,47 +627,50 @@ static void job_conv_bwd(void *jp, int c, int tid)
     Acts *a = j->s->a;
     BlockBufs *bb = &a->blk[j->l];
     Params *ps = j->s->ps;
-    const size_t nw = (size_t)cs->OC * spec_ckk(cs);
+    const size_t nw = 16 * (size_t)spec_pairs(cs);
     const int HW = cs->H * cs->W;
-    float *dwp = bb->dwpart + (size_t)c * (nw + (size_t)cs->OC);
+    float *dwp = bb->dwpart + (size_t)c * spec_dwlen(j->l);
     float *dx = j->l > 0 ? a->blk[j->l - 1].dout : NULL;
     int n0, n1;
 
     chunk_range(j->N, c, &n0, &n1);
     pool_backward(bb->y, bb->dout, bb->idx, ps->p[cs->tg], bb->mean, bb->invstd, bb->mdz,
                   bb->mdzx, cs->OC, j->N, bb->pt, n0, n1 - n0);
-    for (int t = n0; t < n1; t += bb->tile) {
-        int nt = n1 - t < bb->tile ? n1 - t : bb->tile;
-        conv_backward(dx, dwp, dwp + nw, bb->y + (size_t)t * HW, j->N * HW,
-                      block_input(a, j->l), ps->p[cs->tw], a->col[tid], a->dcol[tid], bb->mask,
-                      bb->mlen, cs->C, cs->OC, j->N, cs->H, cs->W, MODEL_K, t, nt,
-                      t == n0 ? 0.0f : 1.0f);
+    for (int t = n0; t < n1; t += bb->group) {
+        int nt = n1 - t < bb->group ? n1 - t : bb->group;
+        wino_backward(dx, dwp, dwp + nw, bb->y + (size_t)t * HW, j->N * HW,
+                      block_input(a, j->l), bb->U, a->scratch[tid], bb->wt, cs->C, cs->OC, j->N,
+                      t, nt, t == n0 ? 0.0f : 1.0f);
     }
 }
 
-/* grads = sum over chunks, in chunk order, of the partial dW and db. */
+/* sum (n) = the sum over the k chunks' parts (chunk c at part + c*L), in
+ * chunk order.  Chunk by chunk, so the adds run along memory and
+ * vectorise; each sum still adds its chunks in chunk order. */
+static void chunks_sum(float *restrict sum, const float *restrict part, size_t L, int k,
+                       size_t n)
+{
+    memcpy(sum, part, n * sizeof *sum);
+    for (int c = 1; c < k; c++)
+        for (size_t i = 0; i < n; i++)
+            sum[i] += part[(size_t)c * L + i];
+}
+
+/* Block 1: grads = sum over chunks of the partial dW and db. */
 static void job_reduce(void *jp, int item, int tid)
 {
     Job *j = jp;
     const ConvSpec *cs = &conv_specs[j->l];
     BlockBufs *bb = &j->s->a->blk[j->l];
     Params *ps = j->s->ps;
-    const size_t nw = (size_t)cs->OC * spec_ckk(cs), L = nw + (size_t)cs->OC;
+    const size_t L = spec_dwlen(j->l), nw = L - (size_t)cs->OC;
     size_t i0 = (size_t)item * REDUCE_BLOCK;
     size_t i1 = i0 + REDUCE_BLOCK < L ? i0 + REDUCE_BLOCK : L;
-    int k = nchunks(j->N);
 
     float sum[REDUCE_BLOCK];
 
     (void)tid;
-    /* Chunk by chunk over the block, so the adds run along memory and
-     * vectorise; each sum still adds its chunks in chunk order. */
-    memcpy(sum, bb->dwpart + i0, (i1 - i0) * sizeof *sum);
-    for (int c = 1; c < k; c++) {
-        const float *part = bb->dwpart + (size_t)c * L + i0;
-        for (size_t i = 0; i < i1 - i0; i++)
-            sum[i] += part[i];
-    }
+    chunks_sum(sum, bb->dwpart + i0, L, nchunks(j->N), i1 - i0);
     for (size_t i = i0; i < i1; i++) {
         if (i < nw)
             ps->g[cs->tw][i] = sum[i - i0];
@@ -650,13 +679,39 @@ static void job_reduce(void *jp, int item, int tid)
     }
 }
 
+/* Blocks 2 and 3: dU = sum over chunks of the partial dU, for REDUCE_PAIRS
+ * filter pairs in all 16 planes, then dW = G^T dU G for them; the last
+ * item also sums db. */
+static void job_reduce_wino(void *jp, int item, int tid)
+{
+    Job *j = jp;
+    const ConvSpec *cs = &conv_specs[j->l];
+    BlockBufs *bb = &j->s->a->blk[j->l];
+    Params *ps = j->s->ps;
+    const size_t L = spec_dwlen(j->l), P = (size_t)spec_pairs(cs);
+    const int k = nchunks(j->N);
+    size_t p0 = (size_t)item * REDUCE_PAIRS;
+
+    float sum[16 * REDUCE_PAIRS];
+
+    (void)tid;
+    if (p0 >= P) { /* the bias item */
+        chunks_sum(sum, bb->dwpart + 16 * P, L, k, (size_t)cs->OC);
+        memcpy(ps->g[cs->tb], sum, (size_t)cs->OC * sizeof *sum);
+        return;
+    }
+    size_t n = P - p0 < REDUCE_PAIRS ? P - p0 : REDUCE_PAIRS;
+    for (int x = 0; x < 16; x++)
+        chunks_sum(sum + x * REDUCE_PAIRS, bb->dwpart + x * P + p0, L, k, n);
+    wino_filter_grad(ps->g[cs->tw] + 9 * p0, sum, REDUCE_PAIRS, 0, (long)n);
+}
+
 static void block_backward(StepCtx *s, int l, int N, double *t0)
 {
     const ConvSpec *cs = &conv_specs[l];
     BlockBufs *bb = &s->a->blk[l];
     Params *ps = s->ps;
     Job j = {.s = s, .N = N, .l = l};
-    int L = cs->OC * spec_ckk(cs) + cs->OC;
 
     pool_run(s->pool, nchunks(N), job_pool_sums, &j);
     bn_backward_finish(ps->g[cs->tg], ps->g[cs->tbeta], bb->mdz, bb->mdzx, bb->part,
@@ -664,7 +719,10 @@ static void block_backward(StepCtx *s, int l, int N, double *t0)
     if (s->prof)
         profile_lap(s->prof, cs->bbn, t0);
     pool_run(s->pool, nchunks(N), l > 0 ? job_conv_bwd : job_phase_bwd, &j);
-    pool_run(s->pool, ceil_div(L, REDUCE_BLOCK), job_reduce, &j);
+    if (l == 0)
+        pool_run(s->pool, ceil_div((int)spec_dwlen(0), REDUCE_BLOCK), job_reduce, &j);
+    else
+        pool_run(s->pool, ceil_div((int)spec_pairs(cs), REDUCE_PAIRS) + 1, job_reduce_wino, &j);
     if (s->prof)
         profile_lap(s->prof, cs->bconv, t0);
 }
@@ -760,6 +818,19 @@ double model_flops_backward(void)
     return 2.0 * model_flops_forward() - 2.0 * c1->OC * spec_ckk(c1) * c1->H * c1->W;
 }
 
+double model_flops_executed(void)
+{
+    double f = model_flops_forward() + model_flops_backward();
+
+    for (int l = 1; l < MODEL_NBLOCKS; l++) {
+        const ConvSpec *cs = &conv_specs[l];
+        double direct = 2.0 * cs->OC * spec_ckk(cs) * cs->H * cs->W;
+        double wino = 2.0 * 16 * spec_pairs(cs) * ((cs->H + 1) / 2) * ((cs->W + 1) / 2);
+        f += 3.0 * (wino - direct); /* forward, dW and dX */
+    }
+    return f;
+}
+
 /* ---- the SGEMM shapes of a step, for the calibration ---- */
 
 /* Walks the same partition as the step (chunks, tiles, column blocks)
@@ -787,7 +858,8 @@ static void shape_add(ShapeList *sl, const char *what, int ta, int tb, int M, in
     sl->n++;
 }
 
-/* dir 0: forward, 1: weight gradient, 2: input gradient. */
+/* dir 0: forward, 1: weight gradient, 2: input gradient: the 16 GEMMs of
+ * each Winograd group (layer_wino.h). */
 static void conv_shapes(ShapeList *sl, int l, int N, int dir)
 {
     static const char *const names[MODEL_NBLOCKS][3] = {
@@ -795,20 +867,23 @@ static void conv_shapes(ShapeList *sl, int l, int N, int dir)
         {"conv2 fwd", "conv2 dW", "conv2 dX"},
         {"conv3 fwd", "conv3 dW", "conv3 dX"}};
     const ConvSpec *cs = &conv_specs[l];
-    const int tile = spec_tile(cs), CKK = spec_ckk(cs), OC = cs->OC;
+    const int group = spec_group(cs), C = cs->C, OC = cs->OC;
+    const int TT = ((cs->H + 1) / 2) * ((cs->W + 1) / 2);
     const char *what = names[l][dir];
 
     for (int c = 0; c < nchunks(N); c++) {
         int n0, n1;
         chunk_range(N, c, &n0, &n1);
-        for (int t = n0; t < n1; t += tile) {
-            int ncols = (n1 - t < tile ? n1 - t : tile) * cs->H * cs->W;
-            if (dir == 0)
-                shape_add(sl, what, 0, 0, OC, ncols, CKK, nchunks(N));
-            else if (dir == 1)
-                shape_add(sl, what, 0, 1, OC, CKK, ncols, nchunks(N));
-            else
-                shape_add(sl, what, 1, 0, CKK, ncols, OC, nchunks(N));
+        for (int t = n0; t < n1; t += group) {
+            int T = (n1 - t < group ? n1 - t : group) * TT;
+            for (int x = 0; x < 16; x++) {
+                if (dir == 0)
+                    shape_add(sl, what, 0, 0, OC, T, C, nchunks(N));
+                else if (dir == 1)
+                    shape_add(sl, what, 0, 1, OC, C, T, nchunks(N));
+                else
+                    shape_add(sl, what, 1, 0, C, T, OC, nchunks(N));
+            }
         }
     }
 }

@@ -26,6 +26,7 @@
 
 #include "arena.h"
 #include "layer_pool.h"
+#include "layer_wino.h"
 #include "cnntop/engine.h"
 #include "params.h"
 #include "pool.h"
@@ -49,11 +50,13 @@ typedef struct BlockBufs {
     float *mdz;     /* (OC) BN backward means */
     float *mdzx;    /* (OC) */
     double *part;   /* (MODEL_MAX_CHUNKS, OC, 2) per-chunk partial sums */
-    float *dwpart;  /* (MODEL_MAX_CHUNKS, OC*C*K*K + OC) per-chunk dW, db */
-    int tile;       /* images per im2col tile, e.g. 4 (0 for block 1) */
-    float *mask;    /* (K*K, tile*H*W) conv tap masks (layer_conv.h) */
+    float *dwpart;  /* (MODEL_MAX_CHUNKS, L) per-chunk weight and bias gradients:
+                       block 1 dW, db (L = OC*9 + OC); blocks 2-3 the Winograd
+                       dU (16, OC, C), db (L = 16*OC*C + OC) */
+    int group;      /* images per Winograd group, e.g. 2 (0 for block 1) */
+    float *U;       /* (16, OC, C) the filters, Winograd-transformed each step */
+    WinoTables *wt; /* (layer_wino.h; none for block 1) */
     PoolTables *pt; /* pool offset tables (layer_pool.h; none for block 1) */
-    int mlen;       /* tile*H*W */
 } BlockBufs;
 
 typedef struct Acts {
@@ -68,8 +71,8 @@ typedef struct Acts {
     float *h2, *dh2;         /* (B, 128) */
     uint8_t *m2;             /* (B, 128) */
     float *logits, *probs, *dlogits; /* (B, 10) */
-    float **col, **dcol;     /* [threads] scratch: col and dcol (C*K*K, tile*H*W);
-                                block 1 carves its own from col */
+    float **scratch;         /* [threads] per-thread scratch: a Winograd group's
+                                arrays, or block 1's (layer_conv_phase.h) */
     Arena arena;
 } Acts;
 
@@ -104,9 +107,16 @@ void model_backward(StepCtx *s, int N);
 /* One Adam step with the gradients in the block. */
 void model_update(StepCtx *s, double lr);
 
-/* FLOPs (2 x multiply-adds) of one image: forward, and backward. */
+/* FLOPs (2 x multiply-adds) of one image: forward, and backward, as the
+ * direct convolution counts them.  These are the model's work, the unit of
+ * every GFLOP/s cnntop shows (PyTorch's is the same).  */
 double model_flops_forward(void);
 double model_flops_backward(void);
+
+/* The FLOPs one training image really costs here: blocks 2 and 3 run
+ * Winograd's algorithm (layer_wino.h), 2.25x and 1.72x fewer multiply-adds
+ * than the direct convolution.  The sketch on paper uses this. */
+double model_flops_executed(void);
 
 /* FLOPs of one image in one op of the step (the GEMM layers; 0 for the
  * elementwise ones, whose cost is memory traffic). */
@@ -128,7 +138,8 @@ typedef struct GemmShape {
  * at batch N, as the work partition cuts them, equal calls merged, in step
  * order.  Fills up to max entries of out and returns how many there are
  * (more than max means the list was cut).  Their 2*M*N*K*count sum to N
- * times model_flops_forward() + model_flops_backward(). */
+ * times model_flops_executed(), less conv1's forward and weight gradient
+ * (layer_conv_phase.h: not an SGEMM). */
 int model_gemm_shapes(int N, GemmShape *out, int max);
 
 #endif

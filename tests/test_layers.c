@@ -1,13 +1,12 @@
 /*
  * test_layers.c: every layer kernel of the engine, one by one.
  *
- *   conv      im2col (exact, against the definition), col2im (its adjoint),
- *             the first block's direct conv in pool phases against a
- *             double convolution (values, statistics, dw, db),
- *             the tiled im2col+SGEMM forward against conv_forward_naive and
- *             an independent double convolution, the backward against
- *             central differences (small shapes) or a direct double loop
- *             (the model's shapes), beta 0/1 and the dx = NULL path;
+ *   conv      the first block's direct conv in pool phases against a
+ *             double convolution (values, statistics, dw, db); the
+ *             Winograd conv of blocks 2-3, group by group, forward against
+ *             a double convolution, backward against central differences
+ *             (small shapes, edge tiles half outside) or a direct double
+ *             loop (the model's shapes), beta 0/1 and the dx = NULL path;
  *   bn+pool   the fused training forward against a plain unfused double
  *             reference, chunk splits, first-max ties, the backward against
  *             central differences (through the engine in float and through
@@ -42,11 +41,11 @@
 #include "check.h"
 #include "gemm.h"
 #include "layer_bn.h"
-#include "layer_conv.h"
 #include "layer_conv_phase.h"
 #include "layer_dropout.h"
 #include "layer_fc.h"
 #include "layer_pool.h"
+#include "layer_wino.h"
 #include "loss_xent.h"
 #include "optim_adam.h"
 #include "rng.h"
@@ -132,7 +131,7 @@ static void worst_check(const Worst *w, double tol, const char *what)
 /* conv                                                                  */
 /* ==================================================================== */
 
-/* Double convolution with the layout of layer_conv.h; `mag` (optional)
+/* Double convolution with the layout of layer_wino.h; `mag` (optional)
  * gets |b| + sum |w||x|, the size rounding errors scale with. */
 static void conv_ref(double *y, double *mag, const double *x, const double *w,
                      const double *b, int C, int OC, int N, int H, int W, int K)
@@ -226,92 +225,73 @@ static PoolTables *tables(int H, int W)
     return t;
 }
 
-/* The conv tap masks for tiles of up to N images (layer_conv.h). */
-static float *tap_masks(int H, int W, int K, int N)
+/*
+ * The engine's Winograd convolution (layer_wino.h) set up for groups of up
+ * to N images of H x W: its tables, its scratch, U from w and a dU.  The
+ * tests call it as the engine does, group by group.
+ */
+typedef struct WConv {
+    WinoTables *t;
+    float *U, *dU, *scratch;
+    int C, OC, H, W;
+} WConv;
+
+static WConv wconv_make(const float *w, int C, int OC, int N, int H, int W)
 {
-    float *m = fvec((size_t)K * K * N * H * W);
-    conv_masks(m, H, W, K, N);
-    return m;
+    WConv c = {.C = C, .OC = OC, .H = H, .W = W};
+    long P = (long)OC * C;
+
+    CHECK(N <= wino_max_group(H, W));
+    c.t = xcalloc(1, sizeof *c.t);
+    wino_tables_init(c.t, H, W, N);
+    c.U = fvec(16 * (size_t)P);
+    c.dU = fvec(16 * (size_t)P);
+    c.scratch = fvec((size_t)wino_scratch_floats(H, W, C, OC, N));
+    wino_filter(c.U, w, P, 0, P);
+    return c;
 }
 
-/* conv_im2col against its definition (exact) and conv_col2im as its
- * adjoint: <im2col(x), c> == <x, col2im(c)> over the tile, in double; the
- * images outside the tile must keep their contents. */
-static void test_im2col(int C, int N, int H, int W, int K, int n0, int nt)
+static void wconv_free(WConv *c)
 {
-    float *mask = tap_masks(H, W, K, N);
-    const int P = K / 2, HW = H * W, CKK = C * K * K;
-    const size_t ncols = (size_t)nt * HW, ncol = (size_t)CKK * ncols;
-    const size_t nx = (size_t)C * N * HW;
-    float *x = fvec(nx), *col = fvec(ncol), *cr = fvec(ncol), *dx = fvec(nx);
-    long bad = 0;
+    free(c->t);
+    free(c->U);
+    free(c->dU);
+    free(c->scratch);
+}
 
-    fill(x, nx, -1.0f, 1.0f);
-    for (size_t i = 0; i < ncol; i++)
-        col[i] = -999.0f; /* every entry must be written */
-    conv_im2col(col, x, mask, N * HW, C, N, H, W, K, n0, nt);
-    for (int c = 0; c < C; c++)
-        for (int kh = 0; kh < K; kh++)
-            for (int kw = 0; kw < K; kw++)
-                for (int n = 0; n < nt; n++)
-                    for (int oh = 0; oh < H; oh++)
-                        for (int ow = 0; ow < W; ow++) {
-                            int ih = oh + kh - P, iw = ow + kw - P;
-                            float v = (ih < 0 || ih >= H || iw < 0 || iw >= W)
-                                          ? 0.0f
-                                          : x[((size_t)c * N + n0 + n) * HW + ih * W + iw];
-                            size_t ci = ((size_t)(c * K + kh) * K + kw) * ncols +
-                                        (size_t)n * HW + oh * W + ow;
-                            bad += col[ci] != v;
-                        }
-    CHECK_INT(bad, ==, 0);
+static void wconv_forward(WConv *c, float *y, const float *x, const float *b, int N, int n0,
+                          int nt)
+{
+    wino_forward(y, x, c->U, b, c->scratch, c->t, c->C, c->OC, N, n0, nt);
+}
 
-    /* adjoint */
-    fill(cr, ncol, -1.0f, 1.0f);
-    for (size_t i = 0; i < nx; i++)
-        dx[i] = 555.0f;
-    conv_col2im(dx, cr, mask, N * HW, C, N, H, W, K, n0, nt);
-    double lhs = 0.0, rhs = 0.0, mag = 0.0;
-    for (size_t i = 0; i < ncol; i++) {
-        lhs += (double)col[i] * cr[i];
-        mag += fabs((double)col[i] * cr[i]);
-    }
-    long outside = 0;
-    for (int c = 0; c < C; c++)
-        for (int n = 0; n < N; n++) {
-            const size_t o = ((size_t)c * N + n) * HW;
-            for (int q = 0; q < HW; q++) {
-                if (n >= n0 && n < n0 + nt)
-                    rhs += (double)x[o + q] * dx[o + q];
-                else
-                    outside += dx[o + q] != 555.0f;
-            }
-        }
-    /* col2im sums at most K*K floats per input: ~1e-7 relative to mag. */
-    CHECK_NEAR(lhs, rhs, 1e-5 * mag);
-    CHECK_INT(outside, ==, 0);
-    free(x);
-    free(col);
-    free(cr);
-    free(dx);
-    free(mask);
+/* One group's backward; dw = G^T dU G after it.  Before beta 0, dU is
+ * poisoned with NaN: beta 0 must overwrite it, not scale it. */
+static void wconv_backward(WConv *c, float *dx, float *dw, float *db, const float *dy,
+                           int ldy, const float *x, int N, int n0, int nt, float beta)
+{
+    long P = (long)c->OC * c->C;
+
+    if (beta == 0.0f)
+        for (long i = 0; i < 16 * P; i++)
+            c->dU[i] = NAN;
+    wino_backward(dx, c->dU, db, dy, ldy, x, c->U, c->scratch, c->t, c->C, c->OC, N, n0, nt,
+                  beta);
+    wino_filter_grad(dw, c->dU, P, 0, P);
 }
 
 /*
- * Forward: conv_forward over uneven tiles covering the batch, and over one
- * tile alone (images outside it untouched), against conv_forward_naive
- * (and, when `indep`, conv_forward_naive against conv_ref).  Tolerance:
- * |fast - naive| <= 1e-5 * (|b| + sum |w||x|) per element (float SGEMM
- * rounding; a wrong index gives errors of order 1).
+ * Forward: wino_forward over uneven groups covering the batch, and over
+ * one group alone (images outside it untouched), against conv_ref in
+ * double.  Tolerance: |fast - ref| <= 1e-5 * (|b| + sum |w||x|) per element
+ * (float rounding of the transforms and GEMMs; a wrong index or transform
+ * gives errors of order 1).
  */
-static void test_conv_forward(int C, int OC, int N, int H, int W, int K, int n0, int nt,
-                              int indep)
+static void test_conv_forward(int C, int OC, int N, int H, int W, int n0, int nt)
 {
-    float *mask = tap_masks(H, W, K, N);
-    const int HW = H * W, CKK = C * K * K;
-    const size_t nx = (size_t)C * N * HW, ny = (size_t)OC * N * HW, nw = (size_t)OC * CKK;
-    float *x = fvec(nx), *w = fvec(nw), *b = fvec(OC), *y = fvec(ny), *yn = fvec(ny);
-    float *col = fvec((size_t)CKK * N * HW);
+    const int HW = H * W, K = 3;
+    const size_t nx = (size_t)C * N * HW, ny = (size_t)OC * N * HW, nw = (size_t)OC * C * 9;
+    float *x = fvec(nx), *w = fvec(nw), *b = fvec(OC), *y = fvec(ny);
     double *xd = dvec(nx), *wd = dvec(nw), *bd = dvec(OC), *yd = dvec(ny), *mag = dvec(ny);
     char what[96];
 
@@ -322,18 +302,9 @@ static void test_conv_forward(int C, int OC, int N, int H, int W, int K, int n0,
     to_double(wd, w, nw);
     to_double(bd, b, OC);
     conv_ref(yd, mag, xd, wd, bd, C, OC, N, H, W, K);
-    conv_forward_naive(yn, x, w, b, C, OC, N, H, W, K);
+    WConv wc = wconv_make(w, C, OC, N, H, W);
 
-    if (indep) {
-        double worst = 0.0;
-        for (size_t i = 0; i < ny; i++) {
-            double e = fabs(yn[i] - yd[i]) / (mag[i] + 1e-30);
-            worst = e > worst ? e : worst;
-        }
-        CHECK(worst <= 1e-6); /* naive is double inside, float out */
-    }
-
-    /* uneven tiles: [0,1), [1, N-1), [N-1, N) (or one tile for N <= 2) */
+    /* uneven groups: [0,1), [1, N-1), [N-1, N) (or one group for N <= 2) */
     int cuts[4], ncut = 0;
     cuts[ncut++] = 0;
     if (N > 2) {
@@ -344,13 +315,15 @@ static void test_conv_forward(int C, int OC, int N, int H, int W, int K, int n0,
     for (size_t i = 0; i < ny; i++)
         y[i] = NAN;
     for (int t = 0; t + 1 < ncut; t++)
-        conv_forward(y, x, w, b, col, mask, N * HW, C, OC, N, H, W, K, cuts[t], cuts[t + 1] - cuts[t]);
+        wconv_forward(&wc, y, x, b, N, cuts[t], cuts[t + 1] - cuts[t]);
     double worst = 0.0;
     for (size_t i = 0; i < ny; i++) {
-        double e = fabs((double)y[i] - yn[i]) / (mag[i] + 1e-30);
+        double e = fabs((double)y[i] - yd[i]) / (mag[i] + 1e-30);
         worst = !(e <= worst) ? e : worst; /* NaN (unwritten) wins */
     }
-    snprintf(what, sizeof what, "conv fwd C%d OC%d N%d %dx%d K%d tiles", C, OC, N, H, W, K);
+    snprintf(what, sizeof what, "conv fwd C%d OC%d N%d %dx%d groups", C, OC, N, H, W);
+    if (getenv("CNNTOP_TEST_VERBOSE"))
+        fprintf(stderr, "  %s: worst error / magnitude %.3g\n", what, worst);
     check_count++;
     if (!(worst <= 1e-5)) {
         check_failed++;
@@ -358,10 +331,10 @@ static void test_conv_forward(int C, int OC, int N, int H, int W, int K, int n0,
                 __LINE__, what, worst);
     }
 
-    /* one tile [n0, n0+nt) alone: the rest keeps its sentinel */
+    /* one group [n0, n0+nt) alone: the rest keeps its sentinel */
     for (size_t i = 0; i < ny; i++)
         y[i] = 777.0f;
-    conv_forward(y, x, w, b, col, mask, N * HW, C, OC, N, H, W, K, n0, nt);
+    wconv_forward(&wc, y, x, b, N, n0, nt);
     long outside = 0;
     worst = 0.0;
     for (int oc = 0; oc < OC; oc++)
@@ -372,46 +345,37 @@ static void test_conv_forward(int C, int OC, int N, int H, int W, int K, int n0,
                     outside += y[i] != 777.0f;
                     continue;
                 }
-                double e = fabs((double)y[i] - yn[i]) / (mag[i] + 1e-30);
+                double e = fabs((double)y[i] - yd[i]) / (mag[i] + 1e-30);
                 worst = !(e <= worst) ? e : worst;
             }
     CHECK_INT(outside, ==, 0);
     CHECK(worst <= 1e-5);
 
-    free(x); free(w); free(b); free(y); free(yn); free(col);
+    wconv_free(&wc);
+    free(x); free(w); free(b); free(y);
     free(xd); free(wd); free(bd); free(yd); free(mag);
-    free(mask);
 }
 
-/* conv_backward over the tiles `cuts` (beta 0 for the first, 1 after) into
- * dw, db, dx.  dw and db start as garbage (beta 0 must overwrite them). */
+/* The Winograd backward over the groups `cuts` (beta 0 for the first, 1
+ * after) into dw, db, dx, as the engine calls it (dy read in place of the
+ * whole batch's R, rows N*H*W apart).  dw and db start as garbage. */
 static void conv_bwd_tiles(float *dx, float *dw, float *db, const float *R, const float *x,
                            const float *w, const int *cuts, int ncut, int C, int OC, int N,
-                           int H, int W, int K)
+                           int H, int W)
 {
-    float *mask = tap_masks(H, W, K, N);
-    const int HW = H * W, CKK = C * K * K;
-    float *col = fvec((size_t)CKK * N * HW), *dcol = fvec((size_t)CKK * N * HW);
-    float *dyt = fvec((size_t)OC * N * HW);
+    const int HW = H * W;
+    WConv wc = wconv_make(w, C, OC, N, H, W);
 
-    for (size_t i = 0; i < (size_t)OC * CKK; i++)
+    for (size_t i = 0; i < (size_t)OC * C * 9; i++)
         dw[i] = 1234.5f;
     for (int i = 0; i < OC; i++)
         db[i] = -4321.0f;
     for (int t = 0; t + 1 < ncut; t++) {
         int n0 = cuts[t], nt = cuts[t + 1] - cuts[t];
-        /* dy for the tile: (OC, nt*HW), cut out of R (OC, N, HW) */
-        for (int oc = 0; oc < OC; oc++)
-            memcpy(dyt + (size_t)oc * nt * HW, R + ((size_t)oc * N + n0) * HW,
-                   (size_t)nt * HW * sizeof *dyt);
-        conv_backward(dx, dw, db, dyt, nt * HW, x, w, col, dx ? dcol : NULL, mask, N * HW, C, OC,
-                      N, H, W, K, n0,
-                      nt, t == 0 ? 0.0f : 1.0f);
+        wconv_backward(&wc, dx, dw, db, R + (size_t)n0 * HW, N * HW, x, N, n0, nt,
+                       t == 0 ? 0.0f : 1.0f);
     }
-    free(col);
-    free(dcol);
-    free(dyt);
-    free(mask);
+    wconv_free(&wc);
 }
 
 /*
@@ -421,10 +385,9 @@ static void conv_bwd_tiles(float *dx, float *dw, float *db, const float *R, cons
  * rel < 1e-3 for the float kernels.  Also: beta = 1 accumulates, dx = NULL
  * gives the same dw, db, and a tile's dx leaves other images alone.
  */
-static void test_conv_backward_fd(int C, int OC, int N, int H, int W, int K)
+static void test_conv_backward_fd(int C, int OC, int N, int H, int W)
 {
-    float *mask = tap_masks(H, W, K, N);
-    const int HW = H * W, CKK = C * K * K;
+    const int HW = H * W, K = 3, CKK = C * K * K;
     const size_t nx = (size_t)C * N * HW, ny = (size_t)OC * N * HW, nw = (size_t)OC * CKK;
     float *x = fvec(nx), *w = fvec(nw), *R = fvec(ny);
     float *dx = fvec(nx), *dw = fvec(nw), *db = fvec(OC);
@@ -447,7 +410,7 @@ static void test_conv_backward_fd(int C, int OC, int N, int H, int W, int K)
     int ncut = N > 2 ? 4 : 3;
     for (size_t i = 0; i < nx; i++)
         dx[i] = NAN; /* every tile's dx must be written */
-    conv_bwd_tiles(dx, dw, db, R, x, w, cuts, ncut, C, OC, N, H, W, K);
+    conv_bwd_tiles(dx, dw, db, R, x, w, cuts, ncut, C, OC, N, H, W);
 
     /* x, w and b in turn, as test_fc_case does */
     double *arrs[3] = {xd, wd, bd};
@@ -471,46 +434,44 @@ static void test_conv_backward_fd(int C, int OC, int N, int H, int W, int K)
     snprintf(what, sizeof what, "conv db  vs FD C%d OC%d N%d %dx%d K%d", C, OC, N, H, W, K);
     worst_check(&eb, 1e-3, what);
 
-    /* dx = NULL (and dcol = NULL): the same dw, db, bit for bit */
-    conv_bwd_tiles(NULL, dw2, db2, R, x, w, cuts, ncut, C, OC, N, H, W, K);
+    /* dx = NULL: the same dw, db, bit for bit */
+    conv_bwd_tiles(NULL, dw2, db2, R, x, w, cuts, ncut, C, OC, N, H, W);
     CHECK(memcmp(dw, dw2, nw * sizeof *dw) == 0);
     CHECK(memcmp(db, db2, (size_t)OC * sizeof *db) == 0);
 
-    /* beta: the whole batch as one tile with beta 0 over garbage (3e30:
-     * any leak is enormous) matches the tiled sum (rel 1e-4: the two sum
-     * in different orders and some dw cancel); again with beta 1 on top
-     * gives twice the first (rel 1e-6: only the final additions round). */
+    /* beta: the whole batch as one group with beta 0 over garbage (NaN in
+     * dU, 3e30 in db: any leak shows) matches the grouped sum (rel 1e-4:
+     * the two sum in different orders and some dw cancel); again with
+     * beta 1 on top gives twice the first (rel 1e-6: only the final
+     * additions round). */
     {
-        float *col = fvec((size_t)CKK * N * HW), *dw1 = fvec(nw), *db1 = fvec(OC);
+        WConv wc = wconv_make(w, C, OC, N, H, W);
+        float *dw1 = fvec(nw), *db1 = fvec(OC);
         Worst e2 = {0}, e1 = {0};
-        for (size_t i = 0; i < nw; i++)
-            dw2[i] = 3.0e30f;
         for (int i = 0; i < OC; i++)
             db2[i] = -3.0e30f;
-        conv_backward(NULL, dw2, db2, R, N * HW, x, w, col, NULL, mask, N * HW, C, OC, N, H, W, K,
-                      0, N, 0.0f);
+        wconv_backward(&wc, NULL, dw2, db2, R, N * HW, x, N, 0, N, 0.0f);
         memcpy(dw1, dw2, nw * sizeof *dw1);
         memcpy(db1, db2, (size_t)OC * sizeof *db1);
         for (size_t i = 0; i < nw; i++)
             worst_add(&e1, (long)i, dw2[i], dw[i]);
         for (int i = 0; i < OC; i++)
             worst_add(&e1, (long)(nw + i), db2[i], db[i]);
-        conv_backward(NULL, dw2, db2, R, N * HW, x, w, col, NULL, mask, N * HW, C, OC, N, H, W, K,
-                      0, N, 1.0f);
+        wconv_backward(&wc, NULL, dw2, db2, R, N * HW, x, N, 0, N, 1.0f);
         for (size_t i = 0; i < nw; i++)
             worst_add(&e2, (long)i, dw2[i], 2.0 * dw1[i]);
         for (int i = 0; i < OC; i++)
             worst_add(&e2, (long)(nw + i), db2[i], 2.0 * db1[i]);
-        worst_check(&e1, 1e-4, "conv beta=0 overwrites (one tile = tiles)");
+        worst_check(&e1, 1e-4, "conv beta=0 overwrites (one group = groups)");
         worst_check(&e2, 1e-6, "conv beta=1 accumulates (2x)");
-        free(col);
+        wconv_free(&wc);
         free(dw1);
         free(db1);
     }
 
-    /* a middle tile's dx alone: the other images keep their contents */
+    /* a middle group's dx alone: the other images keep their contents */
     if (N > 2) {
-        float *col = fvec((size_t)CKK * N * HW), *dcol = fvec((size_t)CKK * N * HW);
+        WConv wc = wconv_make(w, C, OC, N, H, W);
         float *dx1 = fvec(nx);
         int n0 = 1, nt = N - 2;
         long outside = 0;
@@ -518,8 +479,7 @@ static void test_conv_backward_fd(int C, int OC, int N, int H, int W, int K)
         for (size_t i = 0; i < nx; i++)
             dx1[i] = 999.0f;
         /* dy read in place of the whole batch's R: rows N*HW apart */
-        conv_backward(dx1, dw2, db2, R + (size_t)n0 * HW, N * HW, x, w, col, dcol, mask, N * HW,
-                      C, OC, N, H, W, K, n0, nt, 0.0f);
+        wconv_backward(&wc, dx1, dw2, db2, R + (size_t)n0 * HW, N * HW, x, N, n0, nt, 0.0f);
         for (int c = 0; c < C; c++)
             for (int n = 0; n < N; n++)
                 for (int q = 0; q < HW; q++) {
@@ -530,22 +490,22 @@ static void test_conv_backward_fd(int C, int OC, int N, int H, int W, int K)
                         worst_add(&e, (long)i, dx1[i], dx[i]);
                 }
         CHECK_INT(outside, ==, 0);
-        CHECK(e.worst == 0.0); /* the same computation as in the tiled pass */
-        free(col); free(dcol); free(dx1);
+        CHECK(e.worst == 0.0); /* the same computation as in the grouped pass */
+        wconv_free(&wc);
+        free(dx1);
     }
 
     free(x); free(w); free(R); free(dx); free(dw); free(db); free(dw2); free(db2);
     free(xd); free(wd); free(bd); free(Rd); free(yb);
-    free(mask);
 }
 
 /*
  * Backward on the model's shapes against the direct double backward:
  * |fast - ref| <= 1e-5 * sum |terms| per element, over tiles [0,1), [1,N).
  */
-static void test_conv_backward_big(int C, int OC, int N, int H, int W, int K)
+static void test_conv_backward_big(int C, int OC, int N, int H, int W)
 {
-    const int HW = H * W, CKK = C * K * K;
+    const int HW = H * W, K = 3, CKK = C * K * K;
     const size_t nx = (size_t)C * N * HW, ny = (size_t)OC * N * HW, nw = (size_t)OC * CKK;
     float *x = fvec(nx), *w = fvec(nw), *R = fvec(ny);
     float *dx = fvec(nx), *dw = fvec(nw), *db = fvec(OC);
@@ -560,7 +520,7 @@ static void test_conv_backward_big(int C, int OC, int N, int H, int W, int K)
     to_double(xd, x, nx);
     to_double(wd, w, nw);
     to_double(Rd, R, ny);
-    conv_bwd_tiles(dx, dw, db, R, x, w, cuts, N > 1 ? 3 : 2, C, OC, N, H, W, K);
+    conv_bwd_tiles(dx, dw, db, R, x, w, cuts, N > 1 ? 3 : 2, C, OC, N, H, W);
     conv_bwd_ref(rdx, rdxm, rdw, rdwm, rdb, Rd, xd, wd, C, OC, N, H, W, K);
     for (size_t i = 0; i < nx; i++) {
         double e = fabs(dx[i] - rdx[i]) / (rdxm[i] + 1e-30);
@@ -662,23 +622,23 @@ static void test_conv_phase(int OC, int N, int H, int W)
 
 static void test_conv(void)
 {
-    test_im2col(3, 4, 7, 6, 3, 1, 2);
-    test_im2col(2, 3, 5, 4, 5, 0, 3);
-    test_im2col(4, 2, 3, 3, 1, 1, 1);
+    /* Odd and even sizes (edge tiles half outside), one-row and one-column
+     * images, and the model's blocks 2 and 3. */
+    test_conv_forward(3, 5, 4, 7, 6, 1, 2);
+    test_conv_forward(2, 3, 3, 5, 4, 2, 1);
+    test_conv_forward(4, 2, 2, 3, 3, 0, 1);
+    test_conv_forward(2, 3, 3, 1, 5, 1, 1);
+    test_conv_forward(3, 2, 3, 6, 1, 0, 2);
+    test_conv_forward(32, 64, 3, 14, 14, 1, 1);
+    test_conv_forward(64, 128, 3, 7, 7, 0, 2);
 
-    test_conv_forward(3, 5, 4, 7, 6, 3, 1, 2, 1);
-    test_conv_forward(2, 3, 3, 5, 4, 5, 2, 1, 1);
-    test_conv_forward(4, 2, 2, 3, 3, 1, 0, 1, 1);
-    test_conv_forward(1, 32, 2, 28, 28, 3, 1, 1, 0);
-    test_conv_forward(32, 64, 2, 14, 14, 3, 1, 1, 0);
-    test_conv_forward(64, 128, 2, 7, 7, 3, 0, 2, 0);
-
-    test_conv_backward_fd(3, 5, 4, 7, 6, 3);
-    test_conv_backward_fd(2, 3, 3, 5, 4, 5);
-    test_conv_backward_fd(4, 2, 2, 3, 3, 1);
-    test_conv_backward_big(1, 32, 2, 28, 28, 3);
-    test_conv_backward_big(32, 64, 2, 14, 14, 3);
-    test_conv_backward_big(64, 128, 2, 7, 7, 3);
+    test_conv_backward_fd(3, 5, 4, 7, 6);
+    test_conv_backward_fd(2, 3, 3, 5, 4);
+    test_conv_backward_fd(4, 2, 2, 3, 3);
+    test_conv_backward_fd(2, 3, 3, 1, 5);
+    test_conv_backward_fd(3, 2, 3, 6, 1);
+    test_conv_backward_big(32, 64, 2, 14, 14);
+    test_conv_backward_big(64, 128, 2, 7, 7);
     test_conv_phase(3, 2, 8, 8);
     test_conv_phase(32, 3, 28, 28); /* the model's first block */
 }
@@ -948,7 +908,9 @@ static void test_bnp_case(int C, int N, int H, int W)
     /* chunk splits: the same statistics and output up to rounding.  The
      * float lanes of sums.h start at each chunk's first value, so a split
      * regroups which values share a float partial sum; the statistics then
-     * differ by a few float ulps (measured 6.8e-7 relative): allow 2e-6. */
+     * differ by a few float ulps (measured 6.8e-7 relative), and an output
+     * near zero, (y - mean) * invstd, carries that as an absolute error of
+     * about 1e-7 (measured 2.5e-6 relative at 0.012): allow 1e-5. */
     {
         int splits[3][6] = {{0, 1, N}, {0, N / 2, N / 2 + 1, N}, {0, 1, 2, 3, N - 1, N}};
         int nparts[3] = {2, 3, 5};
@@ -966,7 +928,7 @@ static void test_bnp_case(int C, int N, int H, int W)
                 worst_add(&e, (long)(2 * C + o), out2[o], out[o]);
             snprintf(what, sizeof what, "bn+pool %d chunks = 1 chunk C%d N%d %dx%d",
                      nparts[k], C, N, H, W);
-            worst_check(&e, 2e-6, what);
+            worst_check(&e, 1e-5, what);
         }
     }
 

@@ -81,9 +81,10 @@ static void print_sketch(const Calibration *c)
 {
     static const int batches[] = {64, 512};
 
-    printf("on paper    one epoch of the default data (%d images): %.2f TFLOP, "
-           "%.1f GB moved\n", CALIB_EPOCH_IMAGES,
+    printf("on paper    one epoch of the default data (%d images): %.2f TFLOP of model "
+           "work, %.2f TFLOP computed (Winograd), %.1f GB moved\n", CALIB_EPOCH_IMAGES,
            CALIB_EPOCH_IMAGES * engine_flops_per_image() * 1e-12,
+           CALIB_EPOCH_IMAGES * engine_flops_executed_per_image() * 1e-12,
            CALIB_EPOCH_IMAGES * calibrate_bytes_per_image() * 1e-9);
     for (size_t i = 0; i < sizeof batches / sizeof batches[0]; i++) {
         Sketch s;

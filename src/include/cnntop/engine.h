@@ -216,8 +216,15 @@ void engine_config(Engine *e, RunConfig *out);
 /* Compute threads in use. */
 int engine_threads(const Engine *e);
 
-/* Floating-point operations of one training image: forward + backward. */
+/* Floating-point operations of one training image: forward + backward,
+ * as the direct convolution counts them (the model's work; PyTorch's
+ * count).  Every GFLOP/s cnntop shows is this work per second. */
 double engine_flops_per_image(void);
+
+/* The operations one training image really costs in this engine: fewer,
+ * because two of the convolutions use Winograd's algorithm.  The sketch on
+ * paper uses this. */
+double engine_flops_executed_per_image(void);
 
 /* Describes the machine; never fails (unknown fields say "unknown"). */
 void engine_machine_info(MachineInfo *out);

@@ -64,7 +64,8 @@ static const FcSpec fc_specs[3] = {
 
 static int nchunks(int N)
 {
-    return N < MODEL_MAX_CHUNKS ? N : MODEL_MAX_CHUNKS;
+    int k = (N + MODEL_CHUNK_IMAGES - 1) / MODEL_CHUNK_IMAGES;
+    return k < MODEL_MAX_CHUNKS ? k : MODEL_MAX_CHUNKS;
 }
 
 static void chunk_range(int N, int c, int *n0, int *n1)
@@ -77,6 +78,21 @@ static void chunk_range(int N, int c, int *n0, int *n1)
 static int ceil_div(int a, int b)
 {
     return (a + b - 1) / b;
+}
+
+/* Images [n0, n1) of a chunk cut into as few Winograd groups of at most
+ * `most` images as will do, of equal size (+-1): group k starts at
+ * group_start(.., k) and ends where group k+1 starts.  (Cut greedily, a
+ * chunk of 4 in groups of 3 would leave a group of one image, whose 16
+ * GEMMs are too thin to run well.) */
+static int group_count(int n0, int n1, int most)
+{
+    return ceil_div(n1 - n0, most);
+}
+
+static int group_start(int n0, int n1, int most, int k)
+{
+    return n0 + (int)((long)k * (n1 - n0) / group_count(n0, n1, most));
 }
 
 static int spec_ckk(const ConvSpec *cs)
@@ -308,8 +324,9 @@ static void job_conv_fwd(void *jp, int c, int tid)
     chunk_range(j->N, c, &n0, &n1);
     if (j->train)
         memset(acc, 0, (size_t)cs->OC * 2 * sizeof *acc);
-    for (int t = n0; t < n1; t += bb->group) {
-        int nt = n1 - t < bb->group ? n1 - t : bb->group;
+    for (int k = 0; k < group_count(n0, n1, bb->group); k++) {
+        int t = group_start(n0, n1, bb->group, k);
+        int nt = group_start(n0, n1, bb->group, k + 1) - t;
         wino_forward(bb->y, block_input(a, j->l), bb->U, ps->p[cs->tb], a->scratch[tid], bb->wt,
                      cs->C, cs->OC, j->N, t, nt);
         if (j->train)
@@ -636,8 +653,9 @@ static void job_conv_bwd(void *jp, int c, int tid)
     chunk_range(j->N, c, &n0, &n1);
     pool_backward(bb->y, bb->dout, bb->idx, ps->p[cs->tg], bb->mean, bb->invstd, bb->mdz,
                   bb->mdzx, cs->OC, j->N, bb->pt, n0, n1 - n0);
-    for (int t = n0; t < n1; t += bb->group) {
-        int nt = n1 - t < bb->group ? n1 - t : bb->group;
+    for (int k = 0; k < group_count(n0, n1, bb->group); k++) {
+        int t = group_start(n0, n1, bb->group, k);
+        int nt = group_start(n0, n1, bb->group, k + 1) - t;
         wino_backward(dx, dwp, dwp + nw, bb->y + (size_t)t * HW, j->N * HW,
                       block_input(a, j->l), bb->U, a->scratch[tid], bb->wt, cs->C, cs->OC, j->N,
                       t, nt, t == n0 ? 0.0f : 1.0f);
@@ -874,8 +892,8 @@ static void conv_shapes(ShapeList *sl, int l, int N, int dir)
     for (int c = 0; c < nchunks(N); c++) {
         int n0, n1;
         chunk_range(N, c, &n0, &n1);
-        for (int t = n0; t < n1; t += group) {
-            int T = (n1 - t < group ? n1 - t : group) * TT;
+        for (int k = 0; k < group_count(n0, n1, group); k++) {
+            int T = (group_start(n0, n1, group, k + 1) - group_start(n0, n1, group, k)) * TT;
             for (int x = 0; x < 16; x++) {
                 if (dir == 0)
                     shape_add(sl, what, 0, 0, OC, T, C, nchunks(N));

@@ -252,7 +252,7 @@ static void test_parse(const Calibration *good)
     static const struct {
         const char *key, *line, *want;
     } bad[] = {
-        {"cnntop-calibration", "cnntop-calibration 2", "format version '2'"},
+        {"cnntop-calibration", "cnntop-calibration 3", "format version '3'"},
         {"cnntop-calibration", "some other file", "not a cnntop calibration file"},
         {"cores=", "cores=0", "bad cores"},
         {"cores=", "cores=2.5", "bad cores"},
@@ -475,7 +475,7 @@ static void test_format(const Calibration *good)
     size_t n = calibrate_format(good, buf, sizeof buf);
     CHECK(n > 0 && n < sizeof buf);
     CHECK(n >= 4 && !strcmp(buf + n - 4, "end\n"));
-    CHECK_STR_HAS(buf, "cnntop-calibration 1\n");
+    CHECK_STR_HAS(buf, "cnntop-calibration 2\n");
     /* Too small a buffer: cut and terminated, the needed length returned. */
     CHECK_INT(calibrate_format(good, small, sizeof small), ==, n);
     CHECK(small[sizeof small - 1] == '\0');

@@ -16,7 +16,7 @@
  * ~/.cache/cnntop/calibration), a key=value text file:
  *
  *     # comment lines
- *     cnntop-calibration 1            <- format version, always first
+ *     cnntop-calibration 2            <- format version, always first
  *     cpu_model=Intel(R) Xeon(R) ...  <- the key: cpu_model, cores,
  *     cores=8                            blas_core and threads must all match
  *     blas_core=SkylakeX                 this machine and setup, or the file
@@ -62,7 +62,9 @@
 extern "C" {
 #endif
 
-#define CALIB_FORMAT_VERSION 1
+/* 2: the engine's GEMM shapes became Winograd's (the model rates of a
+ * version-1 file are for im2col shapes). */
+#define CALIB_FORMAT_VERSION 2
 #define CALIB_DEFAULT_SECONDS 3.0 /* the measuring budget, all parts together */
 #define CALIB_NBATCH 2            /* batches whose GEMM shapes are timed */
 #define CALIB_BATCH_A 64

@@ -842,8 +842,9 @@ double model_flops_executed(void)
 
     for (int l = 1; l < MODEL_NBLOCKS; l++) {
         const ConvSpec *cs = &conv_specs[l];
+        const long tiles = (long)((cs->H + 1) / 2) * ((cs->W + 1) / 2);
         double direct = 2.0 * cs->OC * spec_ckk(cs) * cs->H * cs->W;
-        double wino = 2.0 * 16 * spec_pairs(cs) * ((cs->H + 1) / 2) * ((cs->W + 1) / 2);
+        double wino = 2.0 * 16 * spec_pairs(cs) * (double)tiles;
         f += 3.0 * (wino - direct); /* forward, dW and dX */
     }
     return f;

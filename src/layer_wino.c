@@ -5,11 +5,11 @@
  * channel, loading through the tables (gathers), so they vectorise across
  * tiles; the 16 GEMMs per direction do the arithmetic that matters.
  *
- * `#pragma GCC ivdep`: a tile loop reads or writes 16 planes a runtime
- * stride apart, which gcc cannot prove disjoint (it gives up after ten
- * run-time alias checks and leaves the loop scalar, 1.6x slower overall
- * at conv3); they are disjoint by construction.  `#pragma GCC unroll`
- * flattens the 4x4 transforms before the vectoriser sees them.
+ * IVDEP: a tile loop reads or writes 16 planes a runtime stride apart,
+ * which gcc cannot prove disjoint (it gives up after ten run-time alias
+ * checks and leaves the loop scalar, 1.6x slower overall at conv3); they
+ * are disjoint by construction.  `#pragma GCC unroll` flattens the 4x4
+ * transforms before the vectoriser sees them.
  */
 #include <assert.h>
 #include <string.h>
@@ -17,6 +17,14 @@
 #include "gemm.h"
 #include "layer_wino.h"
 #include "sums.h"
+
+#if defined(__clang__)
+#define IVDEP _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#define IVDEP _Pragma("GCC ivdep")
+#else
+#define IVDEP
+#endif
 
 int wino_max_group(int H, int W)
 {
@@ -216,12 +224,12 @@ static void input_channel(float *restrict V, long ps, const float *restrict xc,
 {
     const int np = nt * t->PH * t->PW, T = nt * t->TT, PW = t->PW;
 
-    #pragma GCC ivdep
+    IVDEP
     for (int q = 0; q < np; q++) {
         const float v = xc[t->xsrc[q]];
         xp[q] = t->xmask[q] != 0.0f ? v : 0.0f;
     }
-    #pragma GCC ivdep
+    IVDEP
     for (int tt = 0; tt < T; tt++) {
         const int o = t->xoff[tt];
         float d[16], v[16];
@@ -243,7 +251,7 @@ static void output_channel(float *restrict yc, const float *restrict M, long ps,
 {
     const int T = nt * t->TT, Tc = t->cap * t->TT, n = nt * t->H * t->W;
 
-    #pragma GCC ivdep
+    IVDEP
     for (int tt = 0; tt < T; tt++) {
         float m[16], y[4];
         #pragma GCC unroll 16
@@ -254,7 +262,7 @@ static void output_channel(float *restrict yc, const float *restrict M, long ps,
         for (int a = 0; a < 4; a++)
             yq[a * Tc + tt] = y[a];
     }
-    #pragma GCC ivdep
+    IVDEP
     for (int p = 0; p < n; p++)
         yc[p] = yq[t->yq[p]] + bias;
 }
@@ -265,7 +273,7 @@ static void dy_channel(float *restrict DY, long ps, const float *restrict dyc,
 {
     const int T = nt * t->TT;
 
-    #pragma GCC ivdep
+    IVDEP
     for (int tt = 0; tt < T; tt++) {
         float d[4], m[16];
         #pragma GCC unroll 16
@@ -286,7 +294,7 @@ static void dx_channel(float *restrict dxc, const float *restrict dV, long ps,
 {
     const int T = nt * t->TT, Tc = t->cap * t->TT, n = nt * t->H * t->W;
 
-    #pragma GCC ivdep
+    IVDEP
     for (int tt = 0; tt < T; tt++) {
         float v[16], d[16];
         #pragma GCC unroll 16
@@ -297,7 +305,7 @@ static void dx_channel(float *restrict dxc, const float *restrict dV, long ps,
         for (int x = 0; x < 16; x++)
             z[x * Tc + tt] = d[x];
     }
-    #pragma GCC ivdep
+    IVDEP
     for (int p = 0; p < n; p++) {
         float s = 0.0f;
         #pragma GCC unroll 16

@@ -361,10 +361,12 @@ void wino_backward(float *dx, float *dU, float *db, const float *dy, int ldy,
     assert(nt >= 1 && nt <= t->cap);
     input_group(V, x, xp, t, C, N, n0, nt);
     for (int oc = 0; oc < OC; oc++) {
-        const float *dyc = dy + (long)oc * ldy;
-        float s = (float)sums_plain(dyc, nt * HW);
+        dy_channel(DY + oc * T, OC * T, dy + (long)oc * ldy, t, nt);
+        /* Point 5 of A d A^T is d0 + d1 + d2 + d3, the sum of the tile's
+         * gradient: summed over the tiles, it is db, from a quarter of
+         * the values. */
+        float s = (float)sums_plain(DY + 5 * OC * T + oc * T, T);
         db[oc] = beta == 0.0f ? s : beta * db[oc] + s;
-        dy_channel(DY + oc * T, OC * T, dyc, t, nt);
     }
     for (int x16 = 0; x16 < 16; x16++)
         gemm(0, 1, OC, C, (int)T, 1.0f, DY + x16 * OC * T, (int)T, V + x16 * C * T, (int)T,

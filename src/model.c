@@ -127,7 +127,7 @@ static size_t spec_dwlen(int l)
     return w + (size_t)cs->OC;
 }
 
-/* ---- block 1's scratch (layer_conv_phase.h), carved from col ---- */
+/* ---- block 1's scratch (layer_conv_phase.h), carved from a thread's scratch ---- */
 
 typedef struct PhaseBufs {
     float *xq;  /* the split input of one image */

@@ -22,8 +22,8 @@
  *   dV_xi = U_xi^T DY_xi,  dx = sum over tiles of B dV B^T (patches overlap),
  *   dU_xi = DY_xi V_xi^T,  dg = G^T dU G.
  *
- * All transforms are adds and halvings of a few values; rounding is
- * comparable to the direct convolution's (tests/test_layers.c checks
+ * All transforms are adds of a few values (and halvings, in G); rounding
+ * is comparable to the direct convolution's (tests/test_layers.c checks
  * against a double-precision one).
  *
  * Layout as in the rest of the engine: x (C, N, H, W), y (OC, N, H, W),
@@ -34,7 +34,7 @@
 #ifndef CNNTOP_LAYER_WINO_H
 #define CNNTOP_LAYER_WINO_H
 
-#define WINO_MAX_POS 4096 /* padded input positions of a group: nt*(H+3)*(W+3) at most */
+#define WINO_MAX_POS 4096 /* padded input positions of a group, nt*PH*PW, at most */
 #define WINO_MAX_TILES (WINO_MAX_POS / 4)
 
 /*
@@ -58,7 +58,8 @@ typedef struct WinoTables {
     float zmask[4][WINO_MAX_POS];
 } WinoTables;
 
-/* Images per group that fit the tables for H x W (at least 1). */
+/* Images per group that fit the tables for H x W: 0 when not even one
+ * does (a padded image over WINO_MAX_POS positions, e.g. 63 x 63). */
 int wino_max_group(int H, int W);
 
 /* Tables for groups of up to cap (<= wino_max_group) images of H x W. */

@@ -116,6 +116,7 @@ static int spec_group(const ConvSpec *cs)
     long tiles = (long)((cs->H + 1) / 2) * ((cs->W + 1) / 2);
     long per_image = 16 * tiles * (2L * cs->C + cs->OC) * (long)sizeof(float);
     long g = bytes / per_image, most = wino_max_group(cs->H, cs->W);
+    assert(most >= 1); /* the model's images are far below the tables' limit */
     return g < 1 ? 1 : g > most ? (int)most : (int)g;
 }
 

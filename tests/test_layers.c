@@ -227,8 +227,9 @@ static PoolTables *tables(int H, int W)
 
 /*
  * The engine's Winograd convolution (layer_wino.h) set up for groups of up
- * to N images of H x W: its tables, its scratch, U from w and a dU.  The
- * tests call it as the engine does, group by group.
+ * to cap images of H x W: its tables, its scratch, U from w and a dU.  The
+ * tests call it as the engine does, group by group.  The scratch starts as
+ * NaN: a read of anything not written first shows.
  */
 typedef struct WConv {
     WinoTables *t;
@@ -236,17 +237,19 @@ typedef struct WConv {
     int C, OC, H, W;
 } WConv;
 
-static WConv wconv_make(const float *w, int C, int OC, int N, int H, int W)
+static WConv wconv_make(const float *w, int C, int OC, int cap, int H, int W)
 {
     WConv c = {.C = C, .OC = OC, .H = H, .W = W};
-    long P = (long)OC * C;
+    long P = (long)OC * C, ns = wino_scratch_floats(H, W, C, OC, cap);
 
-    CHECK(N <= wino_max_group(H, W));
+    CHECK(cap <= wino_max_group(H, W));
     c.t = xcalloc(1, sizeof *c.t);
-    wino_tables_init(c.t, H, W, N);
+    wino_tables_init(c.t, H, W, cap);
     c.U = fvec(16 * (size_t)P);
     c.dU = fvec(16 * (size_t)P);
-    c.scratch = fvec((size_t)wino_scratch_floats(H, W, C, OC, N));
+    c.scratch = fvec((size_t)ns);
+    for (long i = 0; i < ns; i++)
+        c.scratch[i] = NAN;
     wino_filter(c.U, w, P, 0, P);
     return c;
 }
@@ -351,25 +354,42 @@ static void test_conv_forward(int C, int OC, int N, int H, int W, int n0, int nt
     CHECK_INT(outside, ==, 0);
     CHECK(worst <= 1e-5);
 
+    /* as the engine runs it: tables for groups of 2, groups that fill them */
+    if (N > 2) {
+        WConv w2 = wconv_make(w, C, OC, 2, H, W);
+        for (size_t i = 0; i < ny; i++)
+            y[i] = NAN;
+        for (int n = 0; n < N; n += 2)
+            wconv_forward(&w2, y, x, b, N, n, N - n < 2 ? N - n : 2);
+        worst = 0.0;
+        for (size_t i = 0; i < ny; i++) {
+            double e = fabs((double)y[i] - yd[i]) / (mag[i] + 1e-30);
+            worst = !(e <= worst) ? e : worst;
+        }
+        CHECK(worst <= 1e-5);
+        wconv_free(&w2);
+    }
+
     wconv_free(&wc);
     free(x); free(w); free(b); free(y);
     free(xd); free(wd); free(bd); free(yd); free(mag);
 }
 
 /* The Winograd backward over the groups `cuts` (beta 0 for the first, 1
- * after) into dw, db, dx, as the engine calls it (dy read in place of the
- * whole batch's R, rows N*H*W apart).  dw and db start as garbage. */
+ * after; tables for groups of up to cap images) into dw, db, dx, as the
+ * engine calls it (dy read in place of the whole batch's R, rows N*H*W
+ * apart).  dw and db start as NaN: beta 0 must overwrite them. */
 static void conv_bwd_tiles(float *dx, float *dw, float *db, const float *R, const float *x,
-                           const float *w, const int *cuts, int ncut, int C, int OC, int N,
-                           int H, int W)
+                           const float *w, const int *cuts, int ncut, int cap, int C, int OC,
+                           int N, int H, int W)
 {
     const int HW = H * W;
-    WConv wc = wconv_make(w, C, OC, N, H, W);
+    WConv wc = wconv_make(w, C, OC, cap, H, W);
 
     for (size_t i = 0; i < (size_t)OC * C * 9; i++)
-        dw[i] = 1234.5f;
+        dw[i] = NAN;
     for (int i = 0; i < OC; i++)
-        db[i] = -4321.0f;
+        db[i] = NAN;
     for (int t = 0; t + 1 < ncut; t++) {
         int n0 = cuts[t], nt = cuts[t + 1] - cuts[t];
         wconv_backward(&wc, dx, dw, db, R + (size_t)n0 * HW, N * HW, x, N, n0, nt,
@@ -410,7 +430,7 @@ static void test_conv_backward_fd(int C, int OC, int N, int H, int W)
     int ncut = N > 2 ? 4 : 3;
     for (size_t i = 0; i < nx; i++)
         dx[i] = NAN; /* every tile's dx must be written */
-    conv_bwd_tiles(dx, dw, db, R, x, w, cuts, ncut, C, OC, N, H, W);
+    conv_bwd_tiles(dx, dw, db, R, x, w, cuts, ncut, N, C, OC, N, H, W);
 
     /* x, w and b in turn, as test_fc_case does */
     double *arrs[3] = {xd, wd, bd};
@@ -435,12 +455,38 @@ static void test_conv_backward_fd(int C, int OC, int N, int H, int W)
     worst_check(&eb, 1e-3, what);
 
     /* dx = NULL: the same dw, db, bit for bit */
-    conv_bwd_tiles(NULL, dw2, db2, R, x, w, cuts, ncut, C, OC, N, H, W);
+    conv_bwd_tiles(NULL, dw2, db2, R, x, w, cuts, ncut, N, C, OC, N, H, W);
     CHECK(memcmp(dw, dw2, nw * sizeof *dw) == 0);
     CHECK(memcmp(db, db2, (size_t)OC * sizeof *db) == 0);
 
+    /* As the engine runs it: tables for groups of 2 and groups that fill
+     * them (the last may be smaller), [0,2), [2,4), ...  The same dx, dw,
+     * db up to rounding (rel 1e-4, as for beta below: other group sizes
+     * sum dU in another order, and some dw cancel to near zero). */
+    {
+        int c2[16], n2 = 0;
+        float *dx2 = fvec(nx);
+        Worst e = {0};
+        for (int n = 0; n < N; n += 2)
+            c2[n2++] = n;
+        c2[n2++] = N;
+        for (size_t i = 0; i < nx; i++)
+            dx2[i] = NAN;
+        conv_bwd_tiles(dx2, dw2, db2, R, x, w, c2, n2, N < 2 ? N : 2, C, OC, N, H, W);
+        for (size_t i = 0; i < nx; i++)
+            worst_add(&e, (long)i, dx2[i], dx[i]);
+        for (size_t i = 0; i < nw; i++)
+            worst_add(&e, (long)(nx + i), dw2[i], dw[i]);
+        for (int i = 0; i < OC; i++)
+            worst_add(&e, (long)(nx + nw + i), db2[i], db[i]);
+        snprintf(what, sizeof what, "conv groups of 2 = uneven groups C%d OC%d N%d %dx%d", C,
+                 OC, N, H, W);
+        worst_check(&e, 1e-4, what);
+        free(dx2);
+    }
+
     /* beta: the whole batch as one group with beta 0 over garbage (NaN in
-     * dU, 3e30 in db: any leak shows) matches the grouped sum (rel 1e-4:
+     * dU and db: any leak shows) matches the grouped sum (rel 1e-4:
      * the two sum in different orders and some dw cancel); again with
      * beta 1 on top gives twice the first (rel 1e-6: only the final
      * additions round). */
@@ -449,7 +495,7 @@ static void test_conv_backward_fd(int C, int OC, int N, int H, int W)
         float *dw1 = fvec(nw), *db1 = fvec(OC);
         Worst e2 = {0}, e1 = {0};
         for (int i = 0; i < OC; i++)
-            db2[i] = -3.0e30f;
+            db2[i] = NAN;
         wconv_backward(&wc, NULL, dw2, db2, R, N * HW, x, N, 0, N, 0.0f);
         memcpy(dw1, dw2, nw * sizeof *dw1);
         memcpy(db1, db2, (size_t)OC * sizeof *db1);
@@ -520,7 +566,7 @@ static void test_conv_backward_big(int C, int OC, int N, int H, int W)
     to_double(xd, x, nx);
     to_double(wd, w, nw);
     to_double(Rd, R, ny);
-    conv_bwd_tiles(dx, dw, db, R, x, w, cuts, N > 1 ? 3 : 2, C, OC, N, H, W);
+    conv_bwd_tiles(dx, dw, db, R, x, w, cuts, N > 1 ? 3 : 2, N, C, OC, N, H, W);
     conv_bwd_ref(rdx, rdxm, rdw, rdwm, rdb, Rd, xd, wd, C, OC, N, H, W, K);
     for (size_t i = 0; i < nx; i++) {
         double e = fabs(dx[i] - rdx[i]) / (rdxm[i] + 1e-30);
@@ -637,6 +683,7 @@ static void test_conv(void)
     test_conv_backward_fd(4, 2, 2, 3, 3);
     test_conv_backward_fd(2, 3, 3, 1, 5);
     test_conv_backward_fd(3, 2, 3, 6, 1);
+    test_conv_backward_fd(2, 3, 5, 6, 4); /* even sizes, groups of 2 fill their tables */
     test_conv_backward_big(32, 64, 2, 14, 14);
     test_conv_backward_big(64, 128, 2, 7, 7);
     test_conv_phase(3, 2, 8, 8);

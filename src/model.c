@@ -637,7 +637,7 @@ static void job_pool_sums(void *jp, int c, int tid)
 
 /* Blocks 2 and 3, backward, one chunk: the gradient of the conv output in
  * place of y over the whole chunk (long runs of memory per channel), then
- * tile by tile the weight gradient and the input gradient. */
+ * Winograd group by group the weight gradient and the input gradient. */
 static void job_conv_bwd(void *jp, int c, int tid)
 {
     Job *j = jp;
@@ -853,7 +853,7 @@ double model_flops_executed(void)
 
 /* ---- the SGEMM shapes of a step, for the calibration ---- */
 
-/* Walks the same partition as the step (chunks, tiles, column blocks)
+/* Walks the same partition as the step (chunks, Winograd groups, column blocks)
  * without touching any buffer, so the calibration times the calls that
  * training really makes. */
 typedef struct ShapeList {

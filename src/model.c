@@ -411,14 +411,14 @@ static void job_phase_bwd(void *jp, int c, int tid)
     BlockBufs *bb = &a->blk[0];
     const float *w = j->s->ps->p[cs->tw], *b = j->s->ps->p[cs->tb];
     const float *gamma = j->s->ps->p[cs->tg];
-    const size_t nw = (size_t)cs->OC * spec_ckk(cs);
-    float *dwp = bb->dwpart + (size_t)c * (nw + (size_t)cs->OC), *dbp = dwp + nw;
+    const size_t L = spec_dwlen(0), nw = L - (size_t)cs->OC;
+    float *dwp = bb->dwpart + (size_t)c * L, *dbp = dwp + nw;
     const int PW = cs->W / 2, PHW = (cs->H / 2) * PW;
     PhaseBufs pb = phase_bufs(a, tid);
     int n0, n1;
 
     chunk_range(j->N, c, &n0, &n1);
-    memset(dwp, 0, (nw + (size_t)cs->OC) * sizeof *dwp);
+    memset(dwp, 0, L * sizeof *dwp);
     /* The last row's junk columns (the others are filled by rows_copy);
      * phase_conv_dw ignores them anyway. */
     memset(pb.g, 0, phase_n() * sizeof *pb.g);

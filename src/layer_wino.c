@@ -1,15 +1,16 @@
 /*
- * layer_wino.c: 3x3 convolution by Winograd F(2x2, 3x3) (layer_wino.h).
+ * layer_wino.c: 3x3 convolution by Winograd F(4x4, 3x3) (layer_wino.h).
  *
  * The transforms run over all the tiles of a group in one flat loop per
  * channel, loading through the tables (gathers), so they vectorise across
- * tiles; the 16 GEMMs per direction do the arithmetic that matters.
+ * tiles; the 36 GEMMs per direction do the arithmetic that matters.
  *
- * IVDEP: a tile loop reads or writes 16 planes a runtime stride apart,
+ * IVDEP: a tile loop reads or writes 36 planes a runtime stride apart,
  * which gcc cannot prove disjoint (it gives up after ten run-time alias
  * checks and leaves the loop scalar: conv3 ran 1.8x slower forward and 2x
- * backward, one thread); they are disjoint by construction.  `#pragma GCC unroll` flattens the 4x4
- * transforms before the vectoriser sees them.
+ * backward, one thread, under F(2x2, 3x3)); they are disjoint by
+ * construction.  `#pragma GCC unroll` flattens the 6x6 transforms before
+ * the vectoriser sees them.
  */
 #include <assert.h>
 #include <string.h>
@@ -27,9 +28,22 @@
 #define IVDEP
 #endif
 
+#define M WINO_M
+#define A WINO_A
+
+static int tiles_across(int n)
+{
+    return (n + M - 1) / M;
+}
+
+int wino_tiles(int H, int W)
+{
+    return tiles_across(H) * tiles_across(W);
+}
+
 int wino_max_group(int H, int W)
 {
-    int pp = (2 * ((H + 1) / 2) + 2) * (2 * ((W + 1) / 2) + 2);
+    int pp = (M * tiles_across(H) + 2) * (M * tiles_across(W) + 2);
     return pp <= WINO_MAX_POS ? WINO_MAX_POS / pp : 0;
 }
 
@@ -38,11 +52,11 @@ void wino_tables_init(WinoTables *t, int H, int W, int cap)
     memset(t, 0, sizeof *t);
     t->H = H;
     t->W = W;
-    t->TI = (H + 1) / 2;
-    t->TJ = (W + 1) / 2;
+    t->TI = tiles_across(H);
+    t->TJ = tiles_across(W);
     t->TT = t->TI * t->TJ;
-    t->PH = 2 * t->TI + 2;
-    t->PW = 2 * t->TJ + 2;
+    t->PH = M * t->TI + 2;
+    t->PW = M * t->TJ + 2;
     assert(cap >= 1 && cap <= wino_max_group(H, W));
     t->cap = cap;
 
@@ -58,27 +72,27 @@ void wino_tables_init(WinoTables *t, int H, int W, int cap)
         for (int i = 0; i < t->TI; i++)
             for (int j = 0; j < t->TJ; j++) {
                 int tt = n * t->TT + i * t->TJ + j;
-                t->xoff[tt] = n * PP + 2 * i * t->PW + 2 * j;
-                #pragma GCC unroll 16
-                for (int a = 0; a < 2; a++)
-                    for (int b = 0; b < 2; b++) {
-                        int h = 2 * i + a, w = 2 * j + b, in = h < H && w < W;
-                        t->yo[2 * a + b][tt] = in ? n * HW + h * W + w : 0;
-                        t->ym[2 * a + b][tt] = in ? 1.0f : 0.0f;
+                t->xoff[tt] = n * PP + M * i * t->PW + M * j;
+                for (int a = 0; a < M; a++)
+                    for (int b = 0; b < M; b++) {
+                        int h = M * i + a, w = M * j + b, in = h < H && w < W;
+                        t->yo[M * a + b][tt] = in ? n * HW + h * W + w : 0;
+                        t->ym[M * a + b][tt] = in ? 1.0f : 0.0f;
                     }
             }
         for (int h = 0; h < H; h++)
             for (int w = 0; w < W; w++) {
                 int p = n * HW + h * W + w, R = h + 1, K = w + 1;
-                t->yq[p] = (2 * (h & 1) + (w & 1)) * Tc + n * t->TT + (h / 2) * t->TJ + w / 2;
+                t->yq[p] = (M * (h % M) + w % M) * Tc + n * t->TT + (h / M) * t->TJ + w / M;
                 /* The padded position (R, K) lies in the patches of tiles
-                 * i = R/2 - 1 + e, j = K/2 - 1 + f, at place (R - 2i, K - 2j). */
-                #pragma GCC unroll 16
+                 * i = R/M - 1 + e, j = K/M - 1 + f that exist and reach it
+                 * (R - M*i < A), at place (R - M*i, K - M*j). */
                 for (int e = 0; e < 2; e++)
                     for (int f = 0; f < 2; f++) {
-                        int i = R / 2 - 1 + e, j = K / 2 - 1 + f;
-                        int in = i >= 0 && i < t->TI && j >= 0 && j < t->TJ;
-                        int place = (R - 2 * i) * 4 + (K - 2 * j);
+                        int i = R / M - 1 + e, j = K / M - 1 + f;
+                        int in = i >= 0 && i < t->TI && j >= 0 && j < t->TJ &&
+                                 R - M * i < A && K - M * j < A;
+                        int place = (R - M * i) * A + (K - M * j);
                         t->zsrc[2 * e + f][p] = in ? place * Tc + n * t->TT + i * t->TJ + j : 0;
                         t->zmask[2 * e + f][p] = in ? 1.0f : 0.0f;
                     }
@@ -88,133 +102,165 @@ void wino_tables_init(WinoTables *t, int H, int W, int cap)
 
 long wino_scratch_floats(int H, int W, int C, int OC, int cap)
 {
-    long T = (long)cap * ((H + 1) / 2) * ((W + 1) / 2);
-    return 16 * T * (2L * C + OC) + WINO_MAX_POS + 16 * T;
+    long T = (long)cap * wino_tiles(H, W);
+    return WINO_P * T * (2L * C + OC) + WINO_MAX_POS + WINO_P * T;
 }
 
-/* ---- the transforms, each over one 4x4 (or 3x3, 2x2) array ---- */
+/* ---- the transforms: 1-D over 6 (or 4) values `is` apart, then 2-D ---- */
 
-/* V = B^T d B. */
-static inline void tf_input(float v[16], const float d[16])
+/* o = B^T i: the rows of B^T are (4 0 -5 0 1 0), (0 -4 -4 1 1 0),
+ * (0 4 -4 -1 1 0), (0 -2 -1 2 1 0), (0 2 -1 -2 1 0), (0 4 0 -5 0 1). */
+static inline void bt6(float *o, int os, const float *i, int is)
 {
-    float e[16];
+    const float d0 = i[0], d1 = i[is], d2 = i[2 * is], d3 = i[3 * is], d4 = i[4 * is],
+                d5 = i[5 * is];
 
-    #pragma GCC unroll 16
-    for (int k = 0; k < 4; k++) {
-        e[0 + k] = d[0 + k] - d[8 + k];
-        e[4 + k] = d[4 + k] + d[8 + k];
-        e[8 + k] = d[8 + k] - d[4 + k];
-        e[12 + k] = d[4 + k] - d[12 + k];
-    }
-    #pragma GCC unroll 16
-    for (int r = 0; r < 4; r++) {
-        v[4 * r + 0] = e[4 * r + 0] - e[4 * r + 2];
-        v[4 * r + 1] = e[4 * r + 1] + e[4 * r + 2];
-        v[4 * r + 2] = e[4 * r + 2] - e[4 * r + 1];
-        v[4 * r + 3] = e[4 * r + 1] - e[4 * r + 3];
-    }
+    o[0] = 4.0f * d0 - 5.0f * d2 + d4;
+    o[os] = (d3 + d4) - 4.0f * (d1 + d2);
+    o[2 * os] = (d4 - d3) + 4.0f * (d1 - d2);
+    o[3 * os] = (d4 - d2) + 2.0f * (d3 - d1);
+    o[4 * os] = (d4 - d2) - 2.0f * (d3 - d1);
+    o[5 * os] = 4.0f * d1 - 5.0f * d3 + d5;
+}
+
+/* o = B i: the adjoint of bt6. */
+static inline void b6(float *o, int os, const float *i, int is)
+{
+    const float v0 = i[0], v1 = i[is], v2 = i[2 * is], v3 = i[3 * is], v4 = i[4 * is],
+                v5 = i[5 * is];
+
+    o[0] = 4.0f * v0;
+    o[os] = 4.0f * (v2 - v1) + 2.0f * (v4 - v3) + 4.0f * v5;
+    o[2 * os] = -5.0f * v0 - 4.0f * (v1 + v2) - (v3 + v4);
+    o[3 * os] = (v1 - v2) + 2.0f * (v3 - v4) - 5.0f * v5;
+    o[4 * os] = v0 + v1 + v2 + v3 + v4;
+    o[5 * os] = v5;
+}
+
+/* o (4) = A^T i (6): the rows of A^T are (1 1 1 1 1 0), (0 1 -1 2 -2 0),
+ * (0 1 1 4 4 0), (0 1 -1 8 -8 1). */
+static inline void at6(float *o, int os, const float *i, int is)
+{
+    const float m0 = i[0], p = i[is] + i[2 * is], q = i[is] - i[2 * is],
+                r = i[3 * is] + i[4 * is], s = i[3 * is] - i[4 * is];
+
+    o[0] = m0 + p + r;
+    o[os] = q + 2.0f * s;
+    o[2 * os] = p + 4.0f * r;
+    o[3 * os] = q + 8.0f * s + i[5 * is];
+}
+
+/* o (6) = A i (4): the adjoint of at6. */
+static inline void a6(float *o, int os, const float *i, int is)
+{
+    const float d0 = i[0], d1 = i[is], d2 = i[2 * is], d3 = i[3 * is];
+    const float e = d0 + d2, f = d1 + d3, g = d0 + 4.0f * d2, h = 2.0f * d1 + 8.0f * d3;
+
+    o[0] = d0;
+    o[os] = e + f;
+    o[2 * os] = e - f;
+    o[3 * os] = g + h;
+    o[4 * os] = g - h;
+    o[5 * os] = d3;
+}
+
+/* V = B^T d B (6x6). */
+static inline void tf_input(float v[36], const float d[36])
+{
+    float e[36];
+
+    #pragma GCC unroll 6
+    for (int k = 0; k < A; k++)
+        bt6(e + k, A, d + k, A);
+    #pragma GCC unroll 6
+    for (int r = 0; r < A; r++)
+        bt6(v + A * r, 1, e + A * r, 1);
 }
 
 /* d = B v B^T: the adjoint of tf_input. */
-static inline void tf_input_adj(float d[16], const float v[16])
+static inline void tf_input_adj(float d[36], const float v[36])
 {
-    float e[16];
+    float e[36];
 
-    #pragma GCC unroll 16
-    for (int k = 0; k < 4; k++) {
-        e[0 + k] = v[0 + k];
-        e[4 + k] = v[4 + k] - v[8 + k] + v[12 + k];
-        e[8 + k] = v[4 + k] + v[8 + k] - v[0 + k];
-        e[12 + k] = -v[12 + k];
-    }
-    #pragma GCC unroll 16
-    for (int r = 0; r < 4; r++) {
-        d[4 * r + 0] = e[4 * r + 0];
-        d[4 * r + 1] = e[4 * r + 1] - e[4 * r + 2] + e[4 * r + 3];
-        d[4 * r + 2] = e[4 * r + 1] + e[4 * r + 2] - e[4 * r + 0];
-        d[4 * r + 3] = -e[4 * r + 3];
-    }
+    #pragma GCC unroll 6
+    for (int k = 0; k < A; k++)
+        b6(e + k, A, v + k, A);
+    #pragma GCC unroll 6
+    for (int r = 0; r < A; r++)
+        b6(d + A * r, 1, e + A * r, 1);
 }
 
-/* y (2x2) = A^T m A. */
-static inline void tf_output(float y[4], const float m[16])
+/* y (4x4) = A^T m A. */
+static inline void tf_output(float y[16], const float m[36])
 {
-    float s[8];
+    float s[24];
 
-    #pragma GCC unroll 16
-    for (int k = 0; k < 4; k++) {
-        s[k] = m[k] + m[4 + k] + m[8 + k];
-        s[4 + k] = m[4 + k] - m[8 + k] - m[12 + k];
-    }
-    #pragma GCC unroll 16
-    for (int a = 0; a < 2; a++) {
-        y[2 * a + 0] = s[4 * a + 0] + s[4 * a + 1] + s[4 * a + 2];
-        y[2 * a + 1] = s[4 * a + 1] - s[4 * a + 2] - s[4 * a + 3];
-    }
+    #pragma GCC unroll 6
+    for (int k = 0; k < A; k++)
+        at6(s + k, A, m + k, A);
+    #pragma GCC unroll 4
+    for (int a = 0; a < M; a++)
+        at6(y + M * a, 1, s + A * a, 1);
 }
 
 /* m = A d A^T: the adjoint of tf_output. */
-static inline void tf_output_adj(float m[16], const float d[4])
+static inline void tf_output_adj(float m[36], const float d[16])
 {
-    float s[8];
+    float s[24];
 
-    #pragma GCC unroll 16
-    for (int a = 0; a < 2; a++) {
-        s[4 * a + 0] = d[2 * a];
-        s[4 * a + 1] = d[2 * a] + d[2 * a + 1];
-        s[4 * a + 2] = d[2 * a] - d[2 * a + 1];
-        s[4 * a + 3] = -d[2 * a + 1];
-    }
-    #pragma GCC unroll 16
-    for (int k = 0; k < 4; k++) {
-        m[k] = s[k];
-        m[4 + k] = s[k] + s[4 + k];
-        m[8 + k] = s[k] - s[4 + k];
-        m[12 + k] = -s[4 + k];
-    }
+    #pragma GCC unroll 4
+    for (int a = 0; a < M; a++)
+        a6(s + A * a, 1, d + M * a, 1);
+    #pragma GCC unroll 6
+    for (int k = 0; k < A; k++)
+        a6(m + k, A, s + k, A);
 }
 
 /* ---- the filters ---- */
 
 /*
- * Both filter transforms are one small GEMM with GG = G (x) G (16, 9), the
- * Kronecker square of G: U[r*4+c] = sum over (i, j) of G[r][i] G[c][j]
+ * Both filter transforms are one small GEMM with GG = G (x) G (36, 9), the
+ * Kronecker square of G: U[r*6+c] = sum over (i, j) of G[r][i] G[c][j]
  * g[i*3+j], and dg = G^T dU G is the same matrix transposed.  Its entries
- * are 0, +-1/4, +-1/2 and 1, all exact in float.  (As loops, the stride-9
- * reads of w do not vectorise: 32 ns a pair.)
+ * are products of G's (1/4, 1/6, 1/12, 1/24, 1), each rounded once from
+ * double.  (As loops, the stride-9 reads of w do not vectorise.)
  */
-static void wino_gg(float gg[16 * 9])
+static void wino_gg(float gg[WINO_P * 9])
 {
-    static const float G[4][3] = {{1.0f, 0.0f, 0.0f}, {0.5f, 0.5f, 0.5f},
-                                  {0.5f, -0.5f, 0.5f}, {0.0f, 0.0f, 1.0f}};
+    static const double G[A][3] = {{1.0 / 4, 0.0, 0.0},
+                                   {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                   {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                   {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                   {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                   {0.0, 0.0, 1.0}};
 
-    for (int r = 0; r < 4; r++)
-        for (int c = 0; c < 4; c++)
+    for (int r = 0; r < A; r++)
+        for (int c = 0; c < A; c++)
             for (int i = 0; i < 3; i++)
                 for (int j = 0; j < 3; j++)
-                    gg[(r * 4 + c) * 9 + i * 3 + j] = G[r][i] * G[c][j];
+                    gg[(r * A + c) * 9 + i * 3 + j] = (float)(G[r][i] * G[c][j]);
 }
 
 void wino_filter(float *U, const float *w, long npairs, long p0, long p1)
 {
-    float gg[16 * 9];
+    float gg[WINO_P * 9];
 
     if (p1 <= p0)
         return;
     wino_gg(gg);
-    /* U[:, p0:p1] (16, n) = GG (16, 9) * w[p0:p1]^T (9, n) */
-    gemm(0, 1, 16, (int)(p1 - p0), 9, 1.0f, gg, 9, w + 9 * p0, 9, 0.0f, U + p0, (int)npairs);
+    /* U[:, p0:p1] (36, n) = GG (36, 9) * w[p0:p1]^T (9, n) */
+    gemm(0, 1, WINO_P, (int)(p1 - p0), 9, 1.0f, gg, 9, w + 9 * p0, 9, 0.0f, U + p0, (int)npairs);
 }
 
 void wino_filter_grad(float *dw, const float *dU, long ld, long p0, long p1)
 {
-    float gg[16 * 9];
+    float gg[WINO_P * 9];
 
     if (p1 <= p0)
         return;
     wino_gg(gg);
-    /* dw[p0:p1] (n, 9) = dU[:, p0:p1]^T (n, 16) * GG (16, 9) */
-    gemm(1, 0, (int)(p1 - p0), 9, 16, 1.0f, dU + p0, (int)ld, gg, 9, 0.0f, dw + 9 * p0, 9);
+    /* dw[p0:p1] (n, 9) = dU[:, p0:p1]^T (n, 36) * GG (36, 9) */
+    gemm(1, 0, (int)(p1 - p0), 9, WINO_P, 1.0f, dU + p0, (int)ld, gg, 9, 0.0f, dw + 9 * p0, 9);
 }
 
 /* ---- one channel of a group ---- */
@@ -233,34 +279,34 @@ static void input_channel(float *restrict V, long ps, const float *restrict xc,
     IVDEP
     for (int tt = 0; tt < T; tt++) {
         const int o = t->xoff[tt];
-        float d[16], v[16];
-        #pragma GCC unroll 16
-        for (int r = 0; r < 4; r++)
-            #pragma GCC unroll 16
-            for (int k = 0; k < 4; k++)
-                d[4 * r + k] = xp[o + r * PW + k];
+        float d[WINO_P], v[WINO_P];
+        #pragma GCC unroll 6
+        for (int r = 0; r < A; r++)
+            #pragma GCC unroll 6
+            for (int k = 0; k < A; k++)
+                d[A * r + k] = xp[o + r * PW + k];
         tf_input(v, d);
-        #pragma GCC unroll 16
-        for (int x = 0; x < 16; x++)
+        #pragma GCC unroll 36
+        for (int x = 0; x < WINO_P; x++)
             V[x * ps + tt] = v[x];
     }
 }
 
-/* Output channel: yc (nt*H*W) = A^T M A + bias, M its 16 planes ps apart. */
-static void output_channel(float *restrict yc, const float *restrict M, long ps, float bias,
+/* Output channel: yc (nt*H*W) = A^T M A + bias, M (Mp) its 36 planes ps apart. */
+static void output_channel(float *restrict yc, const float *restrict Mp, long ps, float bias,
                            float *restrict yq, const WinoTables *t, int nt)
 {
     const int T = nt * t->TT, Tc = t->cap * t->TT, n = nt * t->H * t->W;
 
     IVDEP
     for (int tt = 0; tt < T; tt++) {
-        float m[16], y[4];
-        #pragma GCC unroll 16
-        for (int x = 0; x < 16; x++)
-            m[x] = M[x * ps + tt];
+        float m[WINO_P], y[M * M];
+        #pragma GCC unroll 36
+        for (int x = 0; x < WINO_P; x++)
+            m[x] = Mp[x * ps + tt];
         tf_output(y, m);
         #pragma GCC unroll 16
-        for (int a = 0; a < 4; a++)
+        for (int a = 0; a < M * M; a++)
             yq[a * Tc + tt] = y[a];
     }
     IVDEP
@@ -276,15 +322,15 @@ static void dy_channel(float *restrict DY, long ps, const float *restrict dyc,
 
     IVDEP
     for (int tt = 0; tt < T; tt++) {
-        float d[4], m[16];
+        float d[M * M], m[WINO_P];
         #pragma GCC unroll 16
-        for (int a = 0; a < 4; a++) {
+        for (int a = 0; a < M * M; a++) {
             const float v = dyc[t->yo[a][tt]];
             d[a] = t->ym[a][tt] != 0.0f ? v : 0.0f;
         }
         tf_output_adj(m, d);
-        #pragma GCC unroll 16
-        for (int x = 0; x < 16; x++)
+        #pragma GCC unroll 36
+        for (int x = 0; x < WINO_P; x++)
             DY[x * ps + tt] = m[x];
     }
 }
@@ -297,13 +343,13 @@ static void dx_channel(float *restrict dxc, const float *restrict dV, long ps,
 
     IVDEP
     for (int tt = 0; tt < T; tt++) {
-        float v[16], d[16];
-        #pragma GCC unroll 16
-        for (int x = 0; x < 16; x++)
+        float v[WINO_P], d[WINO_P];
+        #pragma GCC unroll 36
+        for (int x = 0; x < WINO_P; x++)
             v[x] = dV[x * ps + tt];
         tf_input_adj(d, v);
-        #pragma GCC unroll 16
-        for (int x = 0; x < 16; x++)
+        #pragma GCC unroll 36
+        for (int x = 0; x < WINO_P; x++)
             z[x * Tc + tt] = d[x];
     }
     IVDEP
@@ -340,15 +386,16 @@ void wino_forward(float *y, const float *x, const float *U, const float *b,
                   float *scratch, const WinoTables *t, int C, int OC, int N, int n0, int nt)
 {
     const long HW = (long)t->H * t->W, T = (long)nt * t->TT;
-    float *V = scratch, *M = V + 16 * C * T, *xp = M + 16 * OC * T, *yq = xp + WINO_MAX_POS;
+    float *V = scratch, *Mp = V + WINO_P * C * T, *xp = Mp + WINO_P * OC * T;
+    float *yq = xp + WINO_MAX_POS;
 
     assert(nt >= 1 && nt <= t->cap);
     input_group(V, x, xp, t, C, N, n0, nt);
-    for (int x16 = 0; x16 < 16; x16++)
-        gemm(0, 0, OC, (int)T, C, 1.0f, U + (long)x16 * OC * C, C, V + x16 * C * T, (int)T,
-             0.0f, M + x16 * OC * T, (int)T);
+    for (int xi = 0; xi < WINO_P; xi++)
+        gemm(0, 0, OC, (int)T, C, 1.0f, U + (long)xi * OC * C, C, V + xi * C * T, (int)T,
+             0.0f, Mp + xi * OC * T, (int)T);
     for (int oc = 0; oc < OC; oc++)
-        output_channel(y + ((long)oc * N + n0) * HW, M + oc * T, OC * T, b[oc], yq, t, nt);
+        output_channel(y + ((long)oc * N + n0) * HW, Mp + oc * T, OC * T, b[oc], yq, t, nt);
 }
 
 void wino_backward(float *dx, float *dU, float *db, const float *dy, int ldy,
@@ -356,27 +403,27 @@ void wino_backward(float *dx, float *dU, float *db, const float *dy, int ldy,
                    int C, int OC, int N, int n0, int nt, float beta)
 {
     const long HW = (long)t->H * t->W, T = (long)nt * t->TT;
-    float *V = scratch, *DY = V + 16 * C * T, *dV = DY + 16 * OC * T;
-    float *xp = dV + 16 * C * T, *z = xp + WINO_MAX_POS;
+    float *V = scratch, *DY = V + WINO_P * C * T, *dV = DY + WINO_P * OC * T;
+    float *xp = dV + WINO_P * C * T, *z = xp + WINO_MAX_POS;
 
     assert(nt >= 1 && nt <= t->cap);
     input_group(V, x, xp, t, C, N, n0, nt);
     for (int oc = 0; oc < OC; oc++) {
         dy_channel(DY + oc * T, OC * T, dy + (long)oc * ldy, t, nt);
-        /* Point 5 of A d A^T is d0 + d1 + d2 + d3, the sum of the tile's
-         * gradient: summed over the tiles, it is db, from a quarter of
-         * the values. */
-        float s = (float)sums_plain(DY + 5 * OC * T + oc * T, T);
+        /* Point (1, 1) of A d A^T is the sum of the tile's 16 values of
+         * dy: summed over the tiles, it is db, from a sixteenth of the
+         * values. */
+        float s = (float)sums_plain(DY + WINO_SUM_POINT * OC * T + oc * T, T);
         db[oc] = beta == 0.0f ? s : beta * db[oc] + s;
     }
-    for (int x16 = 0; x16 < 16; x16++)
-        gemm(0, 1, OC, C, (int)T, 1.0f, DY + x16 * OC * T, (int)T, V + x16 * C * T, (int)T,
-             beta, dU + (long)x16 * OC * C, C);
+    for (int xi = 0; xi < WINO_P; xi++)
+        gemm(0, 1, OC, C, (int)T, 1.0f, DY + xi * OC * T, (int)T, V + xi * C * T, (int)T,
+             beta, dU + (long)xi * OC * C, C);
     if (!dx)
         return;
-    for (int x16 = 0; x16 < 16; x16++)
-        gemm(1, 0, C, (int)T, OC, 1.0f, U + (long)x16 * OC * C, C, DY + x16 * OC * T, (int)T,
-             0.0f, dV + x16 * C * T, (int)T);
+    for (int xi = 0; xi < WINO_P; xi++)
+        gemm(1, 0, C, (int)T, OC, 1.0f, U + (long)xi * OC * C, C, DY + xi * OC * T, (int)T,
+             0.0f, dV + xi * C * T, (int)T);
     for (int c = 0; c < C; c++)
         dx_channel(dx + ((long)c * N + n0) * HW, dV + c * T, C * T, z, t, nt);
 }

@@ -122,10 +122,10 @@ static void test_shapes(void)
  *            = 657920; total 15560192
  *   backward 2 x forward - conv1's input gradient 451584 = 30668800
  *   per image 46228992.
- * Computed: conv2 and conv3 by Winograd F(2x2,3x3), 16 GEMM multiply-adds
- * per tile and filter pair, for the forward, dW and dX each:
- *   conv2 2*16*(32*64)*(7*7) = 3211264, conv3 2*16*(64*128)*(4*4) = 4194304;
- *   per image 46228992 - 3*(2*7225344) + 3*(3211264 + 4194304) = 25093632.
+ * Computed: conv2 and conv3 by Winograd F(4x4,3x3), 36 GEMM multiply-adds
+ * per 4x4 tile and filter pair, for the forward, dW and dX each:
+ *   conv2 2*36*(32*64)*(4*4) = 2359296, conv3 2*36*(64*128)*(2*2) = 2359296;
+ *   per image 46228992 - 3*(2*7225344) + 3*(2359296 + 2359296) = 17032704.
  * Bytes per image: the arena's per-image buffers, in bytes:
  *   x 3136, labels 1;
  *   block1 idx 6272, ymax 25088, out 25088, dout 25088 (its conv output y
@@ -141,7 +141,7 @@ static void test_sketch(void)
     Sketch s;
 
     CHECK_NEAR(engine_flops_per_image(), 46228992.0, 0.0);
-    CHECK_NEAR(engine_flops_executed_per_image(), 25093632.0, 0.0);
+    CHECK_NEAR(engine_flops_executed_per_image(), 17032704.0, 0.0);
     CHECK_NEAR(calibrate_bytes_per_image(), 685419.0, 0.0);
     memset(&c, 0, sizeof c);
     c.batch[0] = 64;
@@ -150,14 +150,14 @@ static void test_sketch(void)
     c.model_gflops[1] = 200.0;
     c.triad_gbps = 10.0;
     CHECK_INT(calibrate_sketch(&c, 60000, 64, &s), ==, 0);
-    CHECK_NEAR(s.flops, 1505617920000.0, 1.0);
+    CHECK_NEAR(s.flops, 1021962240000.0, 1.0);
     CHECK_NEAR(s.bytes, 41125140000.0, 1.0);
-    CHECK_NEAR(s.compute_s, 15.0561792, 1e-9);
+    CHECK_NEAR(s.compute_s, 10.2196224, 1e-9);
     CHECK_NEAR(s.memory_s, 4.112514, 1e-9);
-    CHECK_NEAR(s.seconds, 19.1686932, 1e-9);
+    CHECK_NEAR(s.seconds, 14.3321364, 1e-9);
     CHECK_INT(calibrate_sketch(&c, 60000, 512, &s), ==, 0);
     CHECK_NEAR(s.gflops, 200.0, 0.0);
-    CHECK_NEAR(s.seconds, 7.5280896 + 4.112514, 1e-9);
+    CHECK_NEAR(s.seconds, 5.1098112 + 4.112514, 1e-9);
     /* Outside the timed batches the nearer rate holds. */
     CHECK_INT(calibrate_sketch(&c, 1000, 1, &s), ==, 0);
     CHECK_NEAR(s.gflops, 100.0, 0.0);
@@ -167,7 +167,7 @@ static void test_sketch(void)
     c.batch[1] = 256;
     CHECK_INT(calibrate_sketch(&c, 1000, 128, &s), ==, 0);
     CHECK_NEAR(s.gflops, 150.0, 1e-9);
-    CHECK_NEAR(s.compute_s, 1000 * 25093632.0 / 150e9, 1e-12);
+    CHECK_NEAR(s.compute_s, 1000 * 17032704.0 / 150e9, 1e-12);
     CHECK_INT(calibrate_sketch(&c, 0, 64, &s), ==, 0);
     CHECK_NEAR(s.seconds, 0.0, 0.0);
     CHECK_INT(calibrate_sketch(&c, -1, 64, &s), ==, -CN_EINVAL);
@@ -252,7 +252,7 @@ static void test_parse(const Calibration *good)
     static const struct {
         const char *key, *line, *want;
     } bad[] = {
-        {"cnntop-calibration", "cnntop-calibration 3", "format version '3'"},
+        {"cnntop-calibration", "cnntop-calibration 4", "format version '4'"},
         {"cnntop-calibration", "some other file", "not a cnntop calibration file"},
         {"cores=", "cores=0", "bad cores"},
         {"cores=", "cores=2.5", "bad cores"},
@@ -475,7 +475,7 @@ static void test_format(const Calibration *good)
     size_t n = calibrate_format(good, buf, sizeof buf);
     CHECK(n > 0 && n < sizeof buf);
     CHECK(n >= 4 && !strcmp(buf + n - 4, "end\n"));
-    CHECK_STR_HAS(buf, "cnntop-calibration 2\n");
+    CHECK_STR_HAS(buf, "cnntop-calibration 3\n");
     /* Too small a buffer: cut and terminated, the needed length returned. */
     CHECK_INT(calibrate_format(good, small, sizeof small), ==, n);
     CHECK(small[sizeof small - 1] == '\0');

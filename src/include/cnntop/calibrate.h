@@ -63,8 +63,9 @@ extern "C" {
 #endif
 
 /* 2: the engine's GEMM shapes became Winograd's (the model rates of a
- * version-1 file are for im2col shapes). */
-#define CALIB_FORMAT_VERSION 2
+ * version-1 file are for im2col shapes).  3: F(2x2,3x3) became
+ * F(4x4,3x3), its GEMMs 36 thinner ones per group instead of 16. */
+#define CALIB_FORMAT_VERSION 3
 #define CALIB_DEFAULT_SECONDS 3.0 /* the measuring budget, all parts together */
 #define CALIB_NBATCH 2            /* batches whose GEMM shapes are timed */
 #define CALIB_BATCH_A 64

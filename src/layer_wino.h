@@ -25,9 +25,12 @@
  *   dU_xi = DY_xi V_xi^T,  dg = G^T dU G.
  *
  * B and A hold small integers (up to 8), G fractions down to 1/24 (not
- * exact in float); the forward pass's rounding stays within 2e-6 of
- * the result's magnitude (tests/test_layers.c checks against a
- * double-precision direct convolution).
+ * exact in float).  Rounding grows towards a tile's far corner, where A's
+ * 8s weigh: against the largest sum of |terms| of an output plane the
+ * error is a few 1e-6; one output against its own sum of |terms| has been
+ * seen 4e-5 off (one input channel, 11 x 8), and 1e-6 to 4e-6 at the
+ * model's layers.  tests/test_layers.c checks against a double-precision
+ * direct convolution.
  *
  * Layout as in the rest of the engine: x (C, N, H, W), y (OC, N, H, W),
  * w (OC, C, 3, 3).  The 36-point arrays are point-major: V (36, C, T),

@@ -1725,6 +1725,20 @@ static void test_adam(void)
     adam_update(q, qm, qv, qg, 1, 3, 1, 0.1);
     CHECK(q[0] == 5.0f && q[3] == 5.0f && qm[0] == 0.0f && qv[3] == 0.0f);
     CHECK_NEAR(q[1], 4.9, 1e-6);
+    /* Moments that would fall below FLT_MIN become 0 (no subnormals:
+     * optim_adam.c); ones above it stay. */
+    {
+        float r[3] = {1, 1, 1}, rm[3] = {1.2e-38f, -1.2e-38f, 1.0e-37f};
+        float rv[3] = {1.0e-38f, 1.176e-38f, 1.0e-37f};
+        const float rg[3] = {0, 0, 0};
+        adam_update(r, rm, rv, rg, 0, 3, 5, 0.1);
+        CHECK(rm[0] == 0.0f && rm[1] == 0.0f && rv[0] == 0.0f);
+        CHECK(rv[1] == 0.0f); /* normal, but 0.999 of it is below FLT_MIN */
+        CHECK_NEAR(rm[2], 0.9e-37, 1e-44);
+        CHECK(rv[2] > 0.0f && isnormal(rv[2]));
+        /* such moments move p by ~1e-30: not at all, in float */
+        CHECK(r[0] == 1.0f && r[1] == 1.0f && r[2] == 1.0f);
+    }
 }
 
 /* ==================================================================== */

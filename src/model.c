@@ -116,7 +116,12 @@ static long spec_pairs(const ConvSpec *cs)
 static int spec_group(const ConvSpec *cs)
 {
     const char *env = getenv("CNNTOP_GROUP_KB");
-    long bytes = env && atol(env) > 0 ? atol(env) * 1024 : GROUP_BYTES;
+    char *end = NULL;
+    long kb = env ? strtol(env, &end, 10) : 0;
+    /* A whole number of KiB up to 1 GiB; anything else is ignored. */
+    long bytes = env && end != env && *end == '\0' && kb > 0 && kb <= (1L << 20)
+                     ? kb * 1024
+                     : GROUP_BYTES;
     long per_image =
         WINO_P * (long)wino_tiles(cs->H, cs->W) * (2L * cs->C + cs->OC) * (long)sizeof(float);
     long g = bytes / per_image, most = wino_max_group(cs->H, cs->W);

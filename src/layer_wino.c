@@ -165,9 +165,9 @@ static inline void a6(float *o, int os, const float *i, int is)
 }
 
 /* V = B^T d B (6x6). */
-static inline void tf_input(float v[36], const float d[36])
+static inline void tf_input(float v[WINO_P], const float d[WINO_P])
 {
-    float e[36];
+    float e[WINO_P];
 
     #pragma GCC unroll 6
     for (int k = 0; k < A; k++)
@@ -178,9 +178,9 @@ static inline void tf_input(float v[36], const float d[36])
 }
 
 /* d = B v B^T: the adjoint of tf_input. */
-static inline void tf_input_adj(float d[36], const float v[36])
+static inline void tf_input_adj(float d[WINO_P], const float v[WINO_P])
 {
-    float e[36];
+    float e[WINO_P];
 
     #pragma GCC unroll 6
     for (int k = 0; k < A; k++)
@@ -191,9 +191,9 @@ static inline void tf_input_adj(float d[36], const float v[36])
 }
 
 /* y (4x4) = A^T m A. */
-static inline void tf_output(float y[16], const float m[36])
+static inline void tf_output(float y[M * M], const float m[WINO_P])
 {
-    float s[24];
+    float s[M * A];
 
     #pragma GCC unroll 6
     for (int k = 0; k < A; k++)
@@ -204,9 +204,9 @@ static inline void tf_output(float y[16], const float m[36])
 }
 
 /* m = A d A^T: the adjoint of tf_output. */
-static inline void tf_output_adj(float m[36], const float d[16])
+static inline void tf_output_adj(float m[WINO_P], const float d[M * M])
 {
-    float s[24];
+    float s[M * A];
 
     #pragma GCC unroll 4
     for (int a = 0; a < M; a++)

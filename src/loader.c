@@ -221,17 +221,20 @@ static void *worker_main(void *argp)
             continue;
         }
         Slot *s = &l->slots[i];
+        /* Traced only if the trace was on when the fill began: one made
+         * during the fill has its origin after t0. */
+        Trace *tr = l->trace;
         pthread_mutex_unlock(&l->mu);
         double t0 = timer_now();
         slot_fill(l, s, ap);
         double t1 = timer_now(), dt = t1 - t0;
         pthread_mutex_lock(&l->mu);
-        if (l->trace) {
+        if (tr) {
             if (!named) {
-                trace_thread(l->trace, name);
+                trace_thread(tr, name);
                 named = 1;
             }
-            trace_add(l->trace, "loader", "prepare batch", t0, t1, s->n);
+            trace_add(tr, "loader", "prepare batch", t0, t1, s->n);
         }
         l->st.prepare += dt;
         slot_done(l, s);

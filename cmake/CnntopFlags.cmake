@@ -23,6 +23,15 @@ if(CNNTOP_NATIVE)
   if(HAVE_MARCH_NATIVE)
     target_compile_options(cnntop_flags INTERFACE -march=native)
   endif()
+  # gcc's tuning for AVX-512 Xeons keeps the vectoriser to 256-bit vectors
+  # (for the clock drop of older parts).  The loops here (Winograd
+  # transforms, conv1, pools) gained from 512: batch 64 4202-4341 ->
+  # 4525-4625 img/s, batch 512 4220-4313 -> 4283-4515, alternated on this
+  # machine's Xeon.  Without AVX-512 the flag does nothing.
+  check_c_compiler_flag(-mprefer-vector-width=512 HAVE_PREFER_512)
+  if(HAVE_MARCH_NATIVE AND HAVE_PREFER_512)
+    target_compile_options(cnntop_flags INTERFACE -mprefer-vector-width=512)
+  endif()
 endif()
 # The kernels are plain loops written for the vectoriser; -O3 lets it unroll
 # and vectorise them.  Float semantics stay strict (no -ffast-math) so results

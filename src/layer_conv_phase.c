@@ -7,11 +7,16 @@
  * r <= PH, s <= PW.  Output (2ph+di, 2pw+dj) reads xp[2ph+di+kh][2pw+dj+kw]
  * for tap (kh, kw); with u = di+kh, v = dj+kw that is input plane
  * (u&1, v&1) at (ph + u/2, pw + v/2): a constant offset from ph*Q + pw.
+ * Where v/2 is 1 the tap reads a copy of the plane moved one column on
+ * (planes 4-7), at (ph + u/2, pw): every tap's loads then start on a row,
+ * which is one 64-byte line, where an offset of one float split each
+ * 16-float load across two lines (bn1+relu+pool1 ran 10-15% slower so).
  */
 #include <assert.h>
 #include <string.h>
 
 #include "layer_conv_phase.h"
+#include "sums.h"
 
 static size_t plane_in(int H)
 {
@@ -21,8 +26,7 @@ static size_t plane_in(int H)
 size_t phase_input_floats(int H, int W)
 {
     (void)W;
-    /* The last output row's junk columns read one float past plane 3. */
-    return 4 * plane_in(H) + PHASE_Q;
+    return 8 * plane_in(H);
 }
 
 size_t phase_output_floats(int H, int W)
@@ -50,6 +54,10 @@ void phase_split(float *xq, const float *x, int H, int W)
             even[s] = xr[2 * s + 1];
         }
     }
+    /* The copies one column on: plane 4 + p at r*Q + s is plane p at
+     * r*Q + s + 1 (the last float of the last row, junk, is 0). */
+    for (int p = 0; p < 4; p++)
+        memcpy(xq + (size_t)(4 + p) * P, xq + (size_t)p * P + 1, (P - 1) * sizeof *xq);
 }
 
 /* The nine sources of output phase k: tap t = 3*kh + kw. */
@@ -61,8 +69,8 @@ static void phase_sources(const float *src[9], const float *xq, int H, int k)
     for (int kh = 0; kh < 3; kh++)
         for (int kw = 0; kw < 3; kw++) {
             int u = di + kh, v = dj + kw;
-            src[3 * kh + kw] =
-                xq + (size_t)(2 * (u & 1) + (v & 1)) * P + (size_t)(u >> 1) * PHASE_Q + (v >> 1);
+            src[3 * kh + kw] = xq + (size_t)(4 * (v >> 1) + 2 * (u & 1) + (v & 1)) * P +
+                               (size_t)(u >> 1) * PHASE_Q;
         }
 }
 
@@ -97,21 +105,28 @@ void phase_conv(float *z, const float *xq, const float *w, float b, int H, int W
 /*
  * The sums below keep one float partial sum per column (lane l adds
  * column l of every row), which vectorises under strict float semantics
- * (see sums.h), and add only the valid columns l < PW at the end.
+ * (see sums.h), and add only the valid columns l < PW at the end.  Rows
+ * go two at a time: lanes l and l + Q are two SumVecs.
  */
+_Static_assert(PHASE_Q == SUMVEC_LANES, "a phase row is one SumVec");
+
 void phase_stats(double acc[2], const float *restrict z, int H, int W)
 {
     const int n = 4 * (H / 2) * PHASE_Q, PW = W / 2;
-    float s[2 * PHASE_Q] = {0}, ss[2 * PHASE_Q] = {0};
+    SumVec s0 = {0}, s1 = {0}, q0 = {0}, q1 = {0};
+    float s[2 * PHASE_Q], ss[2 * PHASE_Q];
 
-    /* Two rows at a time: 32 lanes is what gcc vectorises well here (16
-     * lanes measured 13x slower). */
-    for (int i = 0; i < n; i += 2 * PHASE_Q)
-        for (int l = 0; l < 2 * PHASE_Q; l++) {
-            float v = z[i + l];
-            s[l] += v;
-            ss[l] += v * v;
-        }
+    for (int i = 0; i < n; i += 2 * PHASE_Q) {
+        SumVec v0 = SUMVEC_AT(z + i), v1 = SUMVEC_AT(z + i + PHASE_Q);
+        s0 += v0;
+        s1 += v1;
+        q0 += v0 * v0;
+        q1 += v1 * v1;
+    }
+    SUMVEC_AT(s) = s0;
+    SUMVEC_AT(s + PHASE_Q) = s1;
+    SUMVEC_AT(ss) = q0;
+    SUMVEC_AT(ss + PHASE_Q) = q1;
     for (int l = 0; l < PW; l++) {
         acc[0] += s[l] + s[l + PHASE_Q];
         acc[1] += ss[l] + ss[l + PHASE_Q];
@@ -119,28 +134,32 @@ void phase_stats(double acc[2], const float *restrict z, int H, int W)
 }
 
 /* a0, a1, a2 (2Q lanes each) += g * s0, g * s1, g * s2 over n floats,
- * two rows at a time: three taps share each load of g, and twelve
+ * two rows at a time: three taps share each load of g, and six
  * independent vector sums keep the adder busy (one tap alone waits on the
- * latency of its four). */
+ * latency of its two). */
 static void phase_dot3(float *restrict a0, float *restrict a1, float *restrict a2,
                        const float *restrict g, const float *restrict s0,
                        const float *restrict s1, const float *restrict s2, int n)
 {
-    float t0[2 * PHASE_Q], t1[2 * PHASE_Q], t2[2 * PHASE_Q];
+    SumVec t0 = SUMVEC_AT(a0), u0 = SUMVEC_AT(a0 + PHASE_Q);
+    SumVec t1 = SUMVEC_AT(a1), u1 = SUMVEC_AT(a1 + PHASE_Q);
+    SumVec t2 = SUMVEC_AT(a2), u2 = SUMVEC_AT(a2 + PHASE_Q);
 
-    memcpy(t0, a0, sizeof t0);
-    memcpy(t1, a1, sizeof t1);
-    memcpy(t2, a2, sizeof t2);
-    for (int i = 0; i < n; i += 2 * PHASE_Q)
-        for (int l = 0; l < 2 * PHASE_Q; l++) {
-            float v = g[i + l];
-            t0[l] += v * s0[i + l];
-            t1[l] += v * s1[i + l];
-            t2[l] += v * s2[i + l];
-        }
-    memcpy(a0, t0, sizeof t0);
-    memcpy(a1, t1, sizeof t1);
-    memcpy(a2, t2, sizeof t2);
+    for (int i = 0; i < n; i += 2 * PHASE_Q) {
+        SumVec g0 = SUMVEC_AT(g + i), g1 = SUMVEC_AT(g + i + PHASE_Q);
+        t0 += g0 * SUMVEC_AT(s0 + i);
+        u0 += g1 * SUMVEC_AT(s0 + i + PHASE_Q);
+        t1 += g0 * SUMVEC_AT(s1 + i);
+        u1 += g1 * SUMVEC_AT(s1 + i + PHASE_Q);
+        t2 += g0 * SUMVEC_AT(s2 + i);
+        u2 += g1 * SUMVEC_AT(s2 + i + PHASE_Q);
+    }
+    SUMVEC_AT(a0) = t0;
+    SUMVEC_AT(a0 + PHASE_Q) = u0;
+    SUMVEC_AT(a1) = t1;
+    SUMVEC_AT(a1 + PHASE_Q) = u1;
+    SUMVEC_AT(a2) = t2;
+    SUMVEC_AT(a2 + PHASE_Q) = u2;
 }
 
 /* The valid columns of lanes a: l and l + Q for l < PW. */
@@ -156,13 +175,14 @@ static float phase_lanes(const float *a, int PW)
 /* a (2Q lanes) += g over n floats, two rows at a time. */
 static void phase_sum(float *restrict a, const float *restrict g, int n)
 {
-    float t[2 * PHASE_Q];
+    SumVec t = SUMVEC_AT(a), u = SUMVEC_AT(a + PHASE_Q);
 
-    memcpy(t, a, sizeof t);
-    for (int i = 0; i < n; i += 2 * PHASE_Q)
-        for (int l = 0; l < 2 * PHASE_Q; l++)
-            t[l] += g[i + l];
-    memcpy(a, t, sizeof t);
+    for (int i = 0; i < n; i += 2 * PHASE_Q) {
+        t += SUMVEC_AT(g + i);
+        u += SUMVEC_AT(g + i + PHASE_Q);
+    }
+    SUMVEC_AT(a) = t;
+    SUMVEC_AT(a + PHASE_Q) = u;
 }
 
 void phase_conv_dw(float *dw, float *db, const float *dz, const float *xq, int H, int W)

@@ -31,7 +31,7 @@
 
 #define PHASE_Q 16 /* row stride of every phase plane, in floats */
 
-/* Floats of the split input (four planes and a guard). */
+/* Floats of the split input (four planes and their copies one column on). */
 size_t phase_input_floats(int H, int W);
 
 /* Floats of one output channel in phases: 4 * (H/2) * PHASE_Q. */

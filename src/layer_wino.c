@@ -100,10 +100,23 @@ void wino_tables_init(WinoTables *t, int H, int W, int cap)
     }
 }
 
+/*
+ * The distance between two of the 36 planes of an array (rows x T): a
+ * cache line more than the plane.  A transform writes or reads one vector
+ * in each of the 36 planes at once; rows * T is often a multiple of 4 KiB
+ * (conv2's V at 7 images: 32 x 112 floats is not, but 32 x 64 is), and at
+ * such a distance all 36 lines fall in one set of the L1 cache, which
+ * holds 12.
+ */
+static long plane_stride(int rows, long T)
+{
+    return rows * T + 16;
+}
+
 long wino_scratch_floats(int H, int W, int C, int OC, int cap)
 {
     long T = (long)cap * wino_tiles(H, W);
-    return WINO_P * T * (2L * C + OC) + WINO_MAX_POS + WINO_P * T;
+    return WINO_P * (2 * plane_stride(C, T) + plane_stride(OC, T)) + WINO_MAX_POS + WINO_P * T;
 }
 
 /* ---- the transforms: 1-D over 6 (or 4) values `is` apart, then 2-D ---- */
@@ -366,8 +379,8 @@ static void dx_channel(float *restrict dxc, const float *restrict dV, long ps,
 
 /* ---- a group ---- */
 
-static void input_group(float *V, const float *x, float *xp, const WinoTables *t, int C,
-                        int N, int n0, int nt)
+static void input_group(float *V, long pv, const float *x, float *xp, const WinoTables *t,
+                        int C, int N, int n0, int nt)
 {
     const long HW = (long)t->H * t->W, T = (long)nt * t->TT;
 
@@ -378,7 +391,7 @@ static void input_group(float *V, const float *x, float *xp, const WinoTables *t
         if (c + 1 < C)
             for (long q = 0; q < nt * HW; q += 16)
                 __builtin_prefetch(x + ((long)(c + 1) * N + n0) * HW + q);
-        input_channel(V + c * T, C * T, x + ((long)c * N + n0) * HW, xp, t, nt);
+        input_channel(V + c * T, pv, x + ((long)c * N + n0) * HW, xp, t, nt);
     }
 }
 
@@ -386,16 +399,17 @@ void wino_forward(float *y, const float *x, const float *U, const float *b,
                   float *scratch, const WinoTables *t, int C, int OC, int N, int n0, int nt)
 {
     const long HW = (long)t->H * t->W, T = (long)nt * t->TT;
-    float *V = scratch, *Mp = V + WINO_P * C * T, *xp = Mp + WINO_P * OC * T;
+    const long pv = plane_stride(C, T), pm = plane_stride(OC, T);
+    float *V = scratch, *Mp = V + WINO_P * pv, *xp = Mp + WINO_P * pm;
     float *yq = xp + WINO_MAX_POS;
 
     assert(nt >= 1 && nt <= t->cap);
-    input_group(V, x, xp, t, C, N, n0, nt);
+    input_group(V, pv, x, xp, t, C, N, n0, nt);
     for (int xi = 0; xi < WINO_P; xi++)
-        gemm(0, 0, OC, (int)T, C, 1.0f, U + (long)xi * OC * C, C, V + xi * C * T, (int)T,
-             0.0f, Mp + xi * OC * T, (int)T);
+        gemm(0, 0, OC, (int)T, C, 1.0f, U + (long)xi * OC * C, C, V + xi * pv, (int)T, 0.0f,
+             Mp + xi * pm, (int)T);
     for (int oc = 0; oc < OC; oc++)
-        output_channel(y + ((long)oc * N + n0) * HW, Mp + oc * T, OC * T, b[oc], yq, t, nt);
+        output_channel(y + ((long)oc * N + n0) * HW, Mp + oc * T, pm, b[oc], yq, t, nt);
 }
 
 void wino_backward(float *dx, float *dU, float *db, const float *dy, int ldy,
@@ -403,27 +417,28 @@ void wino_backward(float *dx, float *dU, float *db, const float *dy, int ldy,
                    int C, int OC, int N, int n0, int nt, float beta)
 {
     const long HW = (long)t->H * t->W, T = (long)nt * t->TT;
-    float *V = scratch, *DY = V + WINO_P * C * T, *dV = DY + WINO_P * OC * T;
-    float *xp = dV + WINO_P * C * T, *z = xp + WINO_MAX_POS;
+    const long pv = plane_stride(C, T), pm = plane_stride(OC, T);
+    float *V = scratch, *DY = V + WINO_P * pv, *dV = DY + WINO_P * pm;
+    float *xp = dV + WINO_P * pv, *z = xp + WINO_MAX_POS;
 
     assert(nt >= 1 && nt <= t->cap);
-    input_group(V, x, xp, t, C, N, n0, nt);
+    input_group(V, pv, x, xp, t, C, N, n0, nt);
     for (int oc = 0; oc < OC; oc++) {
-        dy_channel(DY + oc * T, OC * T, dy + (long)oc * ldy, t, nt);
+        dy_channel(DY + oc * T, pm, dy + (long)oc * ldy, t, nt);
         /* Point (1, 1) of A d A^T is the sum of the tile's 16 values of
          * dy: summed over the tiles, it is db, from a sixteenth of the
          * values. */
-        float s = (float)sums_plain(DY + WINO_SUM_POINT * OC * T + oc * T, T);
+        float s = (float)sums_plain(DY + WINO_SUM_POINT * pm + oc * T, T);
         db[oc] = beta == 0.0f ? s : beta * db[oc] + s;
     }
     for (int xi = 0; xi < WINO_P; xi++)
-        gemm(0, 1, OC, C, (int)T, 1.0f, DY + xi * OC * T, (int)T, V + xi * C * T, (int)T,
-             beta, dU + (long)xi * OC * C, C);
+        gemm(0, 1, OC, C, (int)T, 1.0f, DY + xi * pm, (int)T, V + xi * pv, (int)T, beta,
+             dU + (long)xi * OC * C, C);
     if (!dx)
         return;
     for (int xi = 0; xi < WINO_P; xi++)
-        gemm(1, 0, C, (int)T, OC, 1.0f, U + (long)xi * OC * C, C, DY + xi * OC * T, (int)T,
-             0.0f, dV + xi * C * T, (int)T);
+        gemm(1, 0, C, (int)T, OC, 1.0f, U + (long)xi * OC * C, C, DY + xi * pm, (int)T, 0.0f,
+             dV + xi * pv, (int)T);
     for (int c = 0; c < C; c++)
-        dx_channel(dx + ((long)c * N + n0) * HW, dV + c * T, C * T, z, t, nt);
+        dx_channel(dx + ((long)c * N + n0) * HW, dV + c * T, pv, z, t, nt);
 }

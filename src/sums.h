@@ -15,10 +15,10 @@
  * The lanes are held in SumVec variables, GNU C vectors (gcc and clang)
  * of 16 floats, not in float arrays: gcc vectorised an array's adds but
  * kept the array on the stack, so each add waited on a store and a
- * reload of the one before (phase_conv_dw ran 1.3x slower so).  A vector
- * holds lanes k..k+15 and adds them as the array did, so the sums are
- * the same to the bit.  Where the CPU's vectors are narrower the compiler
- * splits them.
+ * reload of the one before (conv1's backward pass ran 1.3x slower so).
+ * A vector holds lanes k..k+15 and adds them as the array did, so the
+ * sums are the same to the bit.  Where the CPU's vectors are narrower
+ * the compiler splits them.
  */
 #ifndef CNNTOP_SUMS_H
 #define CNNTOP_SUMS_H

@@ -40,8 +40,11 @@ size_t phase_output_floats(int H, int W);
 /* xq <- the four phase planes of x (H x W) zero-padded by one. */
 void phase_split(float *xq, const float *x, int H, int W);
 
-/* z (4, H/2, PHASE_Q) <- conv(x, w (3x3)) + b for one output channel. */
-void phase_conv(float *z, const float *xq, const float *w, float b, int H, int W);
+/* z0 (4, H/2, PHASE_Q) <- conv(x, w[0..9) (3x3)) + b[0] for one output
+ * channel and, when z1 is not NULL, z1 likewise from w[9..18) and b[1]
+ * for the next (both as one channel alone would give them). */
+void phase_conv(float *z0, float *z1, const float *xq, const float *w, const float *b, int H,
+                int W);
 
 /* acc[0] += sum of z, acc[1] += sum of z^2 over the valid outputs. */
 void phase_stats(double acc[2], const float *z, int H, int W);

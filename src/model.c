@@ -141,7 +141,7 @@ static size_t spec_dwlen(int l)
 
 typedef struct PhaseBufs {
     float *xq;  /* the split input of one image */
-    float *z;   /* one output channel in phases (4, PH, Q) */
+    float *z[2]; /* two output channels in phases (4, PH, Q) each */
     float *dz;  /* its gradient */
     float *o, *ym, *g; /* (PH, Q): pooled output, y at the maximum, its gradient */
     uint8_t *ix;       /* (PH, Q): pool index */
@@ -173,7 +173,7 @@ static inline void rows_copy(void *dst, size_t ds, const void *src, size_t ss, i
 static size_t phase_scratch_floats(void)
 {
     const ConvSpec *cs = &conv_specs[0];
-    return phase_input_floats(cs->H, cs->W) + 2 * phase_output_floats(cs->H, cs->W) +
+    return phase_input_floats(cs->H, cs->W) + 3 * phase_output_floats(cs->H, cs->W) +
            3 * phase_n() + phase_n() / sizeof(float) + 16;
 }
 
@@ -184,9 +184,13 @@ static PhaseBufs phase_bufs(const Acts *a, int tid)
     float *p = a->scratch[tid];
     PhaseBufs b;
 
+    assert(cs->OC % 2 == 0); /* the passes make channels two at a time */
+
     b.xq = p;
     p += phase_input_floats(cs->H, cs->W);
-    b.z = p;
+    b.z[0] = p;
+    p += phase_output_floats(cs->H, cs->W);
+    b.z[1] = p;
     p += phase_output_floats(cs->H, cs->W);
     b.dz = p;
     p += phase_output_floats(cs->H, cs->W);
@@ -373,9 +377,10 @@ static void job_phase_stats(void *jp, int c, int tid)
     memset(acc, 0, (size_t)cs->OC * 2 * sizeof *acc);
     for (int n = n0; n < n1; n++) {
         phase_split(pb.xq, a->x + (size_t)n * cs->H * cs->W, cs->H, cs->W);
-        for (int oc = 0; oc < cs->OC; oc++) {
-            phase_conv(pb.z, pb.xq, w + oc * 9, b[oc], cs->H, cs->W);
-            phase_stats(acc + 2 * oc, pb.z, cs->H, cs->W);
+        for (int oc = 0; oc < cs->OC; oc += 2) {
+            phase_conv(pb.z[0], pb.z[1], pb.xq, w + oc * 9, b + oc, cs->H, cs->W);
+            for (int e = 0; e < 2; e++)
+                phase_stats(acc + 2 * (oc + e), pb.z[e], cs->H, cs->W);
         }
     }
 }
@@ -396,15 +401,17 @@ static void job_phase_pool(void *jp, int c, int tid)
     chunk_range(j->N, c, &n0, &n1);
     for (int n = n0; n < n1; n++) {
         phase_split(pb.xq, a->x + (size_t)n * cs->H * cs->W, cs->H, cs->W);
-        for (int oc = 0; oc < cs->OC; oc++) {
-            size_t po = ((size_t)oc * j->N + n) * PHW;
-            phase_conv(pb.z, pb.xq, w + oc * 9, b[oc], cs->H, cs->W);
-            pool_forward_phases(pb.o, j->train ? pb.ix : NULL, j->train ? pb.ym : NULL, pb.z,
-                                (int)phase_n(), bb->scale[oc], bb->shift[oc]);
-            rows_copy(bb->out + po, PW, pb.o, PHASE_Q, cs->H / 2, PW, sizeof(float));
-            if (j->train) {
-                rows_copy(bb->idx + po, PW, pb.ix, PHASE_Q, cs->H / 2, PW, 1);
-                rows_copy(bb->ymax + po, PW, pb.ym, PHASE_Q, cs->H / 2, PW, sizeof(float));
+        for (int oc0 = 0; oc0 < cs->OC; oc0 += 2) {
+            phase_conv(pb.z[0], pb.z[1], pb.xq, w + oc0 * 9, b + oc0, cs->H, cs->W);
+            for (int e = 0, oc = oc0; e < 2; e++, oc++) {
+                size_t po = ((size_t)oc * j->N + n) * PHW;
+                pool_forward_phases(pb.o, j->train ? pb.ix : NULL, j->train ? pb.ym : NULL,
+                                    pb.z[e], (int)phase_n(), bb->scale[oc], bb->shift[oc]);
+                rows_copy(bb->out + po, PW, pb.o, PHASE_Q, cs->H / 2, PW, sizeof(float));
+                if (j->train) {
+                    rows_copy(bb->idx + po, PW, pb.ix, PHASE_Q, cs->H / 2, PW, 1);
+                    rows_copy(bb->ymax + po, PW, pb.ym, PHASE_Q, cs->H / 2, PW, sizeof(float));
+                }
             }
         }
     }
@@ -434,15 +441,18 @@ static void job_phase_bwd(void *jp, int c, int tid)
     memset(pb.ix, POOL_NOGRAD, phase_n());
     for (int n = n0; n < n1; n++) {
         phase_split(pb.xq, a->x + (size_t)n * cs->H * cs->W, cs->H, cs->W);
-        for (int oc = 0; oc < cs->OC; oc++) {
-            size_t po = ((size_t)oc * j->N + n) * PHW;
-            const float k1 = gamma[oc] * bb->invstd[oc];
-            phase_conv(pb.z, pb.xq, w + oc * 9, b[oc], cs->H, cs->W);
-            rows_copy(pb.g, PHASE_Q, bb->dout + po, PW, cs->H / 2, PW, sizeof(float));
-            rows_copy(pb.ix, PHASE_Q, bb->idx + po, PW, cs->H / 2, PW, 1);
-            pool_backward_phases(pb.dz, pb.z, pb.g, pb.ix, (int)phase_n(), -k1 * bb->mdz[oc],
-                                 -k1 * bb->mdzx[oc], bb->mean[oc], bb->invstd[oc], k1);
-            phase_conv_dw(dwp + oc * 9, dbp + oc, pb.dz, pb.xq, cs->H, cs->W);
+        for (int oc0 = 0; oc0 < cs->OC; oc0 += 2) {
+            phase_conv(pb.z[0], pb.z[1], pb.xq, w + oc0 * 9, b + oc0, cs->H, cs->W);
+            for (int e = 0, oc = oc0; e < 2; e++, oc++) {
+                size_t po = ((size_t)oc * j->N + n) * PHW;
+                const float k1 = gamma[oc] * bb->invstd[oc];
+                rows_copy(pb.g, PHASE_Q, bb->dout + po, PW, cs->H / 2, PW, sizeof(float));
+                rows_copy(pb.ix, PHASE_Q, bb->idx + po, PW, cs->H / 2, PW, 1);
+                pool_backward_phases(pb.dz, pb.z[e], pb.g, pb.ix, (int)phase_n(),
+                                     -k1 * bb->mdz[oc], -k1 * bb->mdzx[oc], bb->mean[oc],
+                                     bb->invstd[oc], k1);
+                phase_conv_dw(dwp + oc * 9, dbp + oc, pb.dz, pb.xq, cs->H, cs->W);
+            }
         }
     }
 }

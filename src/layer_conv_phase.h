@@ -9,7 +9,8 @@
  * backward pass costs more than computing it.  This layer instead makes
  * two output channels of one image at a time (3.5 KB each, in L1) and
  * makes them again whenever they are needed: the BN statistics, the pool,
- * the backward pass.  A 3x3 convolution of one channel is 9 multiply-adds per output.
+ * the backward pass.  A 3x3 convolution of one channel is 9 multiply-adds
+ * per output.
  *
  * Phases: output (oh, ow) = (2ph + di, 2pw + dj) belongs to phase
  * k = 2*di + dj, the position in its pool window (row-major, as

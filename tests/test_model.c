@@ -107,9 +107,12 @@ static float tensor_max(const Params *ps, const float *g, int t)
     return m;
 }
 
+/* The conv layers' bias and weight tensors, layer by layer. */
+static const int conv_bias[3] = {T_C1B, T_C2B, T_C3B}, conv_w[3] = {T_C1W, T_C2W, T_C3W};
+
 static int is_conv_bias(int t)
 {
-    return t == T_C1B || t == T_C2B || t == T_C3B;
+    return t == conv_bias[0] || t == conv_bias[1] || t == conv_bias[2];
 }
 
 /* The gradients of one step on a batch of NG (2 chunks of 8 images), the
@@ -143,7 +146,6 @@ static void test_groups(Params *ps, Pool *pool)
     double most = 0.0;
     float *g0 = group_grads(ps, pool, NULL, &gdef);
     float *g1 = group_grads(ps, pool, "1", &gone);
-    static const int wof[3] = {T_C1W, T_C2W, T_C3W}, bof[3] = {T_C1B, T_C2B, T_C3B};
 
     CHECK_INT(gone, ==, 1);
     CHECK_INT(gdef, >, 1);
@@ -151,8 +153,8 @@ static void test_groups(Params *ps, Pool *pool)
         size_t n = tensor_numel(&model_tensors[t]);
         float ref = tensor_max(ps, g0, t), worst = 0.0f;
         for (int l = 0; l < 3; l++)
-            if (t == bof[l])
-                ref = tensor_max(ps, g0, wof[l]);
+            if (t == conv_bias[l])
+                ref = tensor_max(ps, g0, conv_w[l]);
         for (size_t i = 0; i < n; i++)
             worst = fmaxf(worst, fabsf(g1[ps->off[t] + i] - g0[ps->off[t] + i]));
         if (!(worst <= 1e-4f * ref))
@@ -189,7 +191,6 @@ int main(void)
     fprintf(stderr, "loss %.6f\n", l0);
     CHECK(l0 > 1.0 && l0 < 5.0);
 
-    static const int conv_bias[3] = {T_C1B, T_C2B, T_C3B}, conv_w[3] = {T_C1W, T_C2W, T_C3W};
     for (int t = 0; t < MODEL_NTENSORS; t++) {
         if (!is_conv_bias(t))
             check_tensor(&s, gsave, t);

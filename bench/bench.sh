@@ -9,6 +9,12 @@
 # the environment as it is and, for comparison, without OPENBLAS_CORETYPE.
 # BENCH_RUNS=N runs every row N times and keeps the fastest: PyTorch's own
 # figures move by 10% between runs here, enough to move a ratio across 2x.
+#
+# PyTorch's convolutions are oneDNN's JIT kernels, which OPENBLAS_CORETYPE
+# does not bind: where it holds OpenBLAS (and so cnntop) to AVX2 on a CPU
+# with AVX-512, PyTorch still convolves with AVX-512.  So the section run
+# with OPENBLAS_CORETYPE set also shows PyTorch with oneDNN held to the same
+# instruction set (ONEDNN_MAX_CPU_ISA), the like-for-like peer.
 set -eu
 BUILD=${1:-build}
 LIMIT=${BENCH_LIMIT:-20000}
@@ -46,11 +52,23 @@ best_of() {      # command args... -> its output line with the smallest wall tim
     echo "$best"
 }
 
-torch_fig() {    # batch threads -> "wall ips rss acc"
+torch_fig() {    # batch threads [onednn-isa] -> "wall ips rss acc"
     t=""
     [ "$2" != default ] && t="--threads $2"
-    $PY "$HERE/torch_ref.py" --data "$DATA" --batch "$1" --limit "$LIMIT" $t |
-        sed 's/[a-z_]*=//g' | awk '{print $1, $2, $3, $4}'
+    if [ -n "${3:-}" ]; then
+        ONEDNN_MAX_CPU_ISA=$3 $PY "$HERE/torch_ref.py" --data "$DATA" --batch "$1" --limit "$LIMIT" $t
+    else
+        $PY "$HERE/torch_ref.py" --data "$DATA" --batch "$1" --limit "$LIMIT" $t
+    fi | sed 's/[a-z_]*=//g' | awk '{print $1, $2, $3, $4}'
+}
+
+# oneDNN's name for the instruction set an OPENBLAS_CORETYPE holds OpenBLAS
+# to, where it is below AVX-512; nothing otherwise.
+onednn_isa() {
+    case "${OPENBLAS_CORETYPE:-}" in
+    [Hh]aswell | [Zz]en) echo AVX2 ;;
+    [Ss]andybridge) echo AVX ;;
+    esac
 }
 
 section() {
@@ -61,7 +79,7 @@ section() {
     echo "SGEMM (OpenBLAS, all threads): $sg"
     # "% SGEMM": the model's work per second (46.2 MFLOP a training image, as
     # PyTorch counts it) against the SGEMM rate; "comp %": the FLOPs cnntop
-    # really computes per second (25.1 MFLOP a training image) against it.
+    # really computes per second (17.0 MFLOP a training image) against it.
     printf '%-6s %-16s %9s %9s %9s %7s %9s %8s %7s\n' batch who "wall s" "img/s" "RSS MiB" "acc %" "vs torch" "% SGEMM" "comp %"
     for b in $BATCHES; do
         set -- $(best_of cnntop_fig "$b"); cw=$1 ci=$2 cr=$3 ca=$4
@@ -74,6 +92,12 @@ section() {
             "$(echo "$ci $ti" | awk '{printf "%.2fx", $1 / $2}')"
         printf '%-6s %-16s %9s %9s %9s %7s %9s\n' "$b" "torch $(nproc) thr" "$t2w" "$t2i" "$t2r" "$t2a" \
             "$(echo "$ci $t2i" | awk '{printf "%.2fx", $1 / $2}')"
+        isa=$(onednn_isa)
+        if [ -n "$isa" ]; then
+            set -- $(best_of torch_fig "$b" default "$isa"); tiw=$1 tii=$2 tir=$3 tia=$4
+            printf '%-6s %-16s %9s %9s %9s %7s %9s\n' "$b" "torch dflt $isa" "$tiw" "$tii" "$tir" "$tia" \
+                "$(echo "$ci $tii" | awk '{printf "%.2fx", $1 / $2}')"
+        fi
     done
 }
 

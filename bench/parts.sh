@@ -36,6 +36,11 @@ run_split() {    # mode batch -> "steps wall threads calls ns flop"
         END { print steps, wall, thr, g["calls"], g["ns"], g["flop"] }'
 }
 
+# The SGEMM calibration behind cnntop's sketch on paper runs in the first
+# run after a change of setup (another OPENBLAS_CORETYPE, say) and would be
+# counted here as the step's: have it measured and cached first.
+"$CNNTOP" calibrate >/dev/null || exit 1
+
 echo "== where the step goes (OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}), $LIMIT images =="
 echo "batch  threads  step ms  sgemm ms  share  calls  GFLOP/s/thr  rest ms"
 for b in $BATCHES; do

@@ -37,8 +37,8 @@ run_split() {    # mode batch -> "steps wall threads calls ns flop"
 }
 
 # The SGEMM calibration behind cnntop's sketch on paper runs in the first
-# run after a change of setup (another OPENBLAS_CORETYPE, say) and would be
-# counted here as the step's: have it measured and cached first.
+# run of a setup (OpenBLAS kernel and threads) that has none cached, and
+# would be counted here as the step's: have it measured and cached first.
 "$CNNTOP" calibrate >/dev/null || exit 1
 
 echo "== where the step goes (OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}), $LIMIT images =="

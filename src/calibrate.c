@@ -15,6 +15,7 @@
  * pages are slow on some VMs, and touching them in parallel spreads that
  * cost), and reused for every shape.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -779,16 +780,26 @@ int calibrate_key_matches(const Calibration *c, int threads, char *why, size_t w
     return 0;
 }
 
-int calibrate_cache_path(char *buf, size_t len, char *err, size_t errlen)
+int calibrate_cache_path(char *buf, size_t len, int threads, char *err, size_t errlen)
 {
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    Calibration key;
+    char core[sizeof key.blas_core];
     int n;
 
+    /* The file is named for the setup: OpenBLAS's kernel (letters, digits,
+     * '.', '_' and '-' kept, anything else '_') and the compute threads. */
+    memset(&key, 0, sizeof key);
+    key_fill(&key, threads);
+    snprintf(core, sizeof core, "%s", key.blas_core[0] ? key.blas_core : "unknown");
+    for (char *q = core; *q; q++)
+        if (!isalnum((unsigned char)*q) && *q != '.' && *q != '_' && *q != '-')
+            *q = '_';
     /* The XDG spec says a relative XDG_CACHE_HOME is invalid: ignore it. */
     if (xdg && xdg[0] == '/')
-        n = snprintf(buf, len, "%s/cnntop/calibration", xdg);
+        n = snprintf(buf, len, "%s/cnntop/calibration-%s-%dt", xdg, core, key.threads);
     else if (home && home[0])
-        n = snprintf(buf, len, "%s/.cache/cnntop/calibration", home);
+        n = snprintf(buf, len, "%s/.cache/cnntop/calibration-%s-%dt", home, core, key.threads);
     else
         return cn_fail(err, errlen, -CN_EINVAL,
                        "no cache directory: neither XDG_CACHE_HOME nor HOME is set");
@@ -853,7 +864,7 @@ int calibrate_get(const CalibOpts *opts, Calibration *out, int force,
 
     if (warn && warnlen)
         warn[0] = '\0';
-    if (!p && calibrate_cache_path(path, sizeof path, msg, sizeof msg) == 0)
+    if (!p && calibrate_cache_path(path, sizeof path, threads, msg, sizeof msg) == 0)
         p = path;
     else if (!p && warn && warnlen)
         snprintf(warn, warnlen, "calibration not cached: %s", msg);

@@ -6,6 +6,7 @@
  * short budget; the machine may be busy (CI runs tests side by side), so
  * the stability check is loose and allows one more try.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -54,21 +55,38 @@ static void valid_text(const Calibration *c, char *buf, size_t len)
 
 static void test_path(void)
 {
-    char p[512], want[600], err[256];
+    char p[512], want[600], err[256], one[512], two[512];
+    const char *core;
 
-    CHECK_INT(calibrate_cache_path(p, sizeof p, err, sizeof err), ==, 0);
-    snprintf(want, sizeof want, "%s/cnntop/calibration", tmpdir);
-    CHECK(strcmp(p, want) == 0);
+    CHECK_INT(calibrate_cache_path(p, sizeof p, 3, err, sizeof err), ==, 0);
+    /* <dir>/cnntop/calibration-<OpenBLAS kernel>-<threads>t */
+    snprintf(want, sizeof want, "%s/cnntop/calibration-", tmpdir);
+    CHECK(strncmp(p, want, strlen(want)) == 0);
+    core = p + strlen(want);
+    CHECK(strlen(core) > 3 && !strcmp(core + strlen(core) - 3, "-3t"));
+    for (const char *q = core; *q; q++)
+        CHECK(isalnum((unsigned char)*q) || *q == '.' || *q == '_' || *q == '-');
+    /* One file per thread count; 0 is the cores this process may use. */
+    CHECK_INT(calibrate_cache_path(one, sizeof one, 1, err, sizeof err), ==, 0);
+    CHECK_INT(calibrate_cache_path(two, sizeof two, 2, err, sizeof err), ==, 0);
+    CHECK(strcmp(one, two) != 0);
+    MachineInfo mi;
+    engine_machine_info(&mi);
+    CHECK_INT(calibrate_cache_path(one, sizeof one, 0, err, sizeof err), ==, 0);
+    CHECK_INT(calibrate_cache_path(two, sizeof two, mi.cores, err, sizeof err), ==, 0);
+    CHECK(strcmp(one, two) == 0);
     /* A relative XDG_CACHE_HOME is invalid per the spec: HOME's is used. */
     setenv("XDG_CACHE_HOME", "relative/dir", 1);
     setenv("HOME", "/home/someone", 1);
-    CHECK_INT(calibrate_cache_path(p, sizeof p, err, sizeof err), ==, 0);
-    CHECK(strcmp(p, "/home/someone/.cache/cnntop/calibration") == 0);
+    CHECK_INT(calibrate_cache_path(p, sizeof p, 3, err, sizeof err), ==, 0);
+    CHECK(strncmp(p, "/home/someone/.cache/cnntop/calibration-", 40) == 0);
     unsetenv("XDG_CACHE_HOME");
     unsetenv("HOME");
-    CHECK_INT(calibrate_cache_path(p, sizeof p, err, sizeof err), ==, -CN_EINVAL);
+    CHECK_INT(calibrate_cache_path(p, sizeof p, 3, err, sizeof err), ==, -CN_EINVAL);
     CHECK_STR_HAS(err, "HOME");
     setenv("XDG_CACHE_HOME", tmpdir, 1);
+    /* Too small a buffer is an error, not a cut path. */
+    CHECK_INT(calibrate_cache_path(p, 20, 3, err, sizeof err), ==, -CN_EINVAL);
 }
 
 static void test_machine_info(void)
@@ -468,6 +486,32 @@ static void test_cache(const Calibration *good)
     unlink(blocker);
 }
 
+/* Setups side by side: each thread count has its own file, so runs that
+ * switch between them measure each once, and neither warns. */
+static void test_setups(void)
+{
+    CalibOpts a = short_opts(), b = short_opts();
+    Calibration c;
+    char warn[1024], err[256], pa[512], pb[512];
+
+    a.threads = 1;
+    b.threads = 2;
+    CHECK_INT(calibrate_cache_path(pa, sizeof pa, 1, err, sizeof err), ==, 0);
+    CHECK_INT(calibrate_cache_path(pb, sizeof pb, 2, err, sizeof err), ==, 0);
+    unlink(pa);
+    unlink(pb);
+    CHECK_INT(calibrate_get(&a, &c, 0, warn, sizeof warn, err, sizeof err), ==, 0);
+    CHECK(c.cached == 0 && c.threads == 1 && file_exists(pa) && !file_exists(pb));
+    CHECK_INT(calibrate_get(&b, &c, 0, warn, sizeof warn, err, sizeof err), ==, 0);
+    CHECK(c.cached == 0 && c.threads == 2 && file_exists(pb));
+    CHECK_INT(calibrate_get(&a, &c, 0, warn, sizeof warn, err, sizeof err), ==, 0);
+    CHECK(warn[0] == '\0');
+    CHECK(c.cached == 1 && c.threads == 1);
+    CHECK_INT(calibrate_get(&b, &c, 0, warn, sizeof warn, err, sizeof err), ==, 0);
+    CHECK(warn[0] == '\0');
+    CHECK(c.cached == 1 && c.threads == 2);
+}
+
 static void test_format(const Calibration *good)
 {
     char buf[4096], small[16];
@@ -491,7 +535,10 @@ int main(void)
         return 1;
     }
     setenv("XDG_CACHE_HOME", tmpdir, 1);
-    snprintf(cache_file, sizeof cache_file, "%s/cnntop/calibration", tmpdir);
+    if (calibrate_cache_path(cache_file, sizeof cache_file, short_opts().threads, NULL, 0) != 0) {
+        fprintf(stderr, "no cache path under %s\n", tmpdir);
+        return 1;
+    }
 
     test_path();
     test_machine_info();
@@ -502,6 +549,7 @@ int main(void)
     test_format(&good);
     test_parse(&good);
     test_cache(&good);
+    test_setups();
 
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

@@ -103,7 +103,7 @@ int calibrate_main(const Options *o)
     int tty = isatty(STDERR_FILENO);
     CalibOpts opts = {.threads = o->cfg.threads, .progress = on_progress, .userdata = &tty};
 
-    if (calibrate_cache_path(path, sizeof path, err, sizeof err) != 0)
+    if (calibrate_cache_path(path, sizeof path, o->cfg.threads, err, sizeof err) != 0)
         path[0] = '\0';
     if (calibrate_get(&opts, &c, o->recalibrate, warn, sizeof warn, err, sizeof err) != 0) {
         fprintf(stderr, "cnntop: %s\n", err);

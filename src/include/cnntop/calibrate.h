@@ -12,11 +12,12 @@
  *     one written); the write-allocate read of a is not counted, so the
  *     hardware moves up to 4/3 of the figure.
  *
- * The figures are cached in $XDG_CACHE_HOME/cnntop/calibration (default
- * ~/.cache/cnntop/calibration), a key=value text file:
+ * The figures are cached in a file per setup, named by
+ * calibrate_cache_path() ($XDG_CACHE_HOME/cnntop/calibration-Haswell-8t, or
+ * under ~/.cache), a key=value text file:
  *
  *     # comment lines
- *     cnntop-calibration 2            <- format version, always first
+ *     cnntop-calibration 3            <- format version, always first
  *     cpu_model=Intel(R) Xeon(R) ...  <- the key: cpu_model, cores,
  *     cores=8                            blas_core and threads must all match
  *     blas_core=SkylakeX                 this machine and setup, or the file
@@ -104,18 +105,23 @@ typedef void (*CalibProgressFn)(void *userdata, const char *what, double done);
 typedef struct CalibOpts {
     int threads;              /* compute threads; 0: the cores this process may use */
     double seconds;           /* measuring budget; 0: CALIB_DEFAULT_SECONDS */
-    const char *cache_path;   /* NULL: calibrate_cache_path()'s answer */
+    const char *cache_path;   /* NULL: calibrate_cache_path()'s answer for
+                                 these threads */
     CalibProgressFn progress; /* may be NULL */
     void *userdata;           /* passed to progress */
 } CalibOpts;
 
 /*
- * Writes the cache file's path into buf: $XDG_CACHE_HOME/cnntop/calibration
- * when XDG_CACHE_HOME is an absolute path, else $HOME/.cache/cnntop/calibration.
+ * Writes the path of this setup's cache file into buf:
+ * $XDG_CACHE_HOME/cnntop/calibration-<kernel>-<threads>t when XDG_CACHE_HOME
+ * is an absolute path, else $HOME/.cache/cnntop/calibration-<kernel>-<threads>t,
+ * where <kernel> is OpenBLAS's (e.g. "Haswell") and <threads> the compute
+ * threads (0: the cores this process may use).  One file per setup, so
+ * that runs switching between them (--threads 1 and 2, OPENBLAS_CORETYPE
+ * set and unset) each find theirs instead of measuring again.
  * Returns 0, or -CN_EINVAL when neither is set or the path does not fit.
  */
-int calibrate_cache_path(char *buf, size_t len, char *err, size_t errlen);
-
+int calibrate_cache_path(char *buf, size_t len, int threads, char *err, size_t errlen);
 /*
  * Measures now (opts may be NULL: defaults), ignoring and not touching the
  * cache.  Leaves OpenBLAS at one thread per call, as the engine wants it.

@@ -122,6 +122,7 @@ typedef struct CalibOpts {
  * Returns 0, or -CN_EINVAL when neither is set or the path does not fit.
  */
 int calibrate_cache_path(char *buf, size_t len, int threads, char *err, size_t errlen);
+
 /*
  * Measures now (opts may be NULL: defaults), ignoring and not touching the
  * cache.  Leaves OpenBLAS at one thread per call, as the engine wants it.

@@ -55,11 +55,8 @@ best_of() {      # command args... -> its output line with the smallest wall tim
 torch_fig() {    # batch threads [onednn-isa] -> "wall ips rss acc"
     t=""
     [ "$2" != default ] && t="--threads $2"
-    if [ -n "${3:-}" ]; then
-        ONEDNN_MAX_CPU_ISA=$3 $PY "$HERE/torch_ref.py" --data "$DATA" --batch "$1" --limit "$LIMIT" $t
-    else
-        $PY "$HERE/torch_ref.py" --data "$DATA" --batch "$1" --limit "$LIMIT" $t
-    fi | sed 's/[a-z_]*=//g' | awk '{print $1, $2, $3, $4}'
+    env ${3:+ONEDNN_MAX_CPU_ISA=$3} $PY "$HERE/torch_ref.py" --data "$DATA" --batch "$1" \
+        --limit "$LIMIT" $t | sed 's/[a-z_]*=//g' | awk '{print $1, $2, $3, $4}'
 }
 
 # oneDNN's name for the instruction set an OPENBLAS_CORETYPE holds OpenBLAS

@@ -397,27 +397,34 @@ static void live_loader(Engine *e)
     L->load_samples_per_s = per * (ls.workers ? ls.workers : 1);
 }
 
-/* The trainer role's cycles, instructions, cache references and misses
- * now (NAN for those not counted). */
-static void role_counts(CounterSet *cs, double v[4])
+/* IPC and the cache-miss rate of the trainer role since the previous
+ * reading `last` (values; NAN where not counted, which they are at first),
+ * which this updates. */
+static void interval_ratios(CounterSet *cs, double *last, Sample *s)
 {
     CounterReading r[CTR_MAX_EVENTS];
+    double d[CTR_MAX_EVENTS];
+    CounterDerived der;
     int n = counters_read(cs, CN_ROLE_TRAIN, r, CTR_MAX_EVENTS);
 
-    v[0] = v[1] = v[2] = v[3] = NAN;
     for (int i = 0; i < n; i++) {
-        int k = r[i].kind == CTR_KIND_CYCLES ? 0 : r[i].kind == CTR_KIND_INSTRUCTIONS ? 1
-              : r[i].kind == CTR_KIND_CACHE_REFS ? 2 : r[i].kind == CTR_KIND_CACHE_MISSES ? 3 : -1;
-        if (k >= 0 && r[i].status == CTR_OK)
-            v[k] = r[i].value;
+        double now = r[i].status == CTR_OK ? r[i].value : NAN;
+        d[i] = now - last[i]; /* NAN unless both counted */
+        last[i] = now;
     }
+    counters_derive_counts(cs, d, n, 0.0, &der);
+    s->ipc = der.ipc.ok ? (float)der.ipc.value : NAN;
+    s->miss_rate = der.miss_rate.ok ? (float)der.miss_rate.value : NAN;
 }
 
 static void *sampler_main(void *arg)
 {
     Engine *e = arg;
     long last_images = 0;
-    double last_t = 0.0, last_wait = 0.0, last_busy = 0.0, last_c[4] = {NAN, NAN, NAN, NAN};
+    double last_t = 0.0, last_wait = 0.0, last_busy = 0.0, last_c[CTR_MAX_EVENTS];
+
+    for (int i = 0; i < CTR_MAX_EVENTS; i++)
+        last_c[i] = NAN;
 
     pthread_setname_np(pthread_self(), "cnntop-sample");
     pthread_mutex_lock(&e->live_mu);
@@ -446,17 +453,8 @@ static void *sampler_main(void *arg)
         s.data_wait_share = busy > last_busy ? (float)((wait - last_wait) / (busy - last_busy))
                                              : 0.0f;
         s.ipc = s.miss_rate = NAN;
-        if (e->cs) {
-            double c[4];
-            role_counts(e->cs, c); /* a few reads; the lock is the sampler's own */
-            double dc = c[0] - last_c[0], di = c[1] - last_c[1];
-            double dr = c[2] - last_c[2], dm = c[3] - last_c[3];
-            if (dc > 0 && di >= 0)
-                s.ipc = (float)(di / dc);
-            if (dr > 0 && dm >= 0)
-                s.miss_rate = (float)(dm / dr);
-            memcpy(last_c, c, sizeof c);
-        }
+        if (e->cs) /* a few reads; the lock is the sampler's own */
+            interval_ratios(e->cs, last_c, &s);
         history_add(&e->hist, &s);
         /* images/s now: over the last second of samples */
         int n = e->hist.n, k = n - 1;
@@ -771,6 +769,15 @@ int engine_evaluate(Engine *e, EvalResult *out, char *err, size_t errlen)
     return 0;
 }
 
+int engine_evaluate_final(Engine *e, EvalResult *out, char *err, size_t errlen)
+{
+    if (e->nevals > 0 && e->evals[e->nevals - 1].step == e->stats.steps) {
+        *out = e->evals[e->nevals - 1].r;
+        return 0;
+    }
+    return engine_evaluate(e, out, err, errlen);
+}
+
 void engine_stats(const Engine *e, TrainStats *out)
 {
     *out = e->stats;
@@ -862,6 +869,21 @@ long engine_peak_rss_kib(void)
     return sysinfo_peak_rss_kib();
 }
 
+/* A layer's IPC and miss rate from its counts (NAN: not counted). */
+static void layer_ratios(const Engine *e, LayerTime *lt)
+{
+    CounterDerived der;
+
+    lt->ipc = lt->miss_rate = NAN;
+    if (!e->prof.cs || lt->ncounts == 0)
+        return;
+    counters_derive_counts(e->prof.cs, lt->counts, lt->ncounts, 0.0, &der);
+    if (der.ipc.ok)
+        lt->ipc = der.ipc.value;
+    if (der.miss_rate.ok)
+        lt->miss_rate = der.miss_rate.value;
+}
+
 int engine_profile(const Engine *e, LayerTime *out, int max)
 {
     int n = 0;
@@ -874,6 +896,7 @@ int engine_profile(const Engine *e, LayerTime *out, int max)
         out[n].ncounts = e->prof.cs ? e->prof.nev : 0;
         for (int i = 0; i < CN_LAYER_EVENTS; i++)
             out[n].counts[i] = i < out[n].ncounts && e->prof.ctr_ok[i] ? e->prof.ctr[op][i] : NAN;
+        layer_ratios(e, &out[n]);
     }
     return n;
 }
@@ -979,11 +1002,6 @@ int engine_segments(Engine *e, Segment *out, int max)
     return n;
 }
 
-void engine_set_thread_hook(Engine *e, ThreadHook fn, void *ud)
-{
-    threadreg_set_hook(&e->reg, fn, ud);
-}
-
 int engine_set_trace(Engine *e, const char *path, char *err, size_t errlen)
 {
     int rc = fileio_check_writable(path, err, errlen);
@@ -1022,8 +1040,8 @@ int engine_evals(const Engine *e, EvalPoint *out, int max)
 
 void engine_set_counters(Engine *e, CounterSet *cs)
 {
-    engine_set_thread_hook(e, NULL, NULL);
+    threadreg_set_hook(&e->reg, NULL, NULL);
     e->cs = cs;
     if (cs)
-        engine_set_thread_hook(e, counters_thread_hook, cs);
+        threadreg_set_hook(&e->reg, counters_thread_hook, cs);
 }

@@ -350,6 +350,8 @@ int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen)
     engine_config_default(&o->cfg);
     o->cmd = CMD_TUI;
     o->runs = 1;
+    o->argc = argc;
+    o->argv = argv;
     if (no_color && *no_color)
         o->no_color = 1;
     if (argc > 1 && command_of(argv[1]) != CMD_TUI)

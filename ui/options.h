@@ -49,6 +49,8 @@ typedef struct Options {
     int threads_list[OPT_MAX_LIST], n_threads;
     const char *positional[OPT_MAX_POSITIONAL]; /* e.g. report's files */
     int n_positional;
+    int argc;              /* the command line parsed (for records' "command") */
+    char **argv;
 } Options;
 
 /* Options.set_mask bits, so that settings files can yield to the command line. */

@@ -386,7 +386,10 @@ static void tui_poll(Tui *t)
         poll_samples(t, e);
         t->nsegs = engine_segments(e, t->segs, CN_MAX_SEGMENTS);
     }
-    tui_counters_read(&t->ctr);
+    char why[CTR_REASON_LEN];
+    CounterSet *cs = tuirun_counters(&t->run, why);
+    int fresh = e && e == t->samples_of && t->nsamples > 0;
+    tui_counters_read(&t->ctr, cs, fresh ? &t->samples[t->nsamples - 1] : NULL, why);
     if (t->rv.state == RUN_TRAINING && t->rv.have_p) {
         double ts = t->rv.p.elapsed;
         series_add(&t->ipc, ts, t->ctr.ipc_ok ? t->ctr.ipc : NAN);
@@ -687,7 +690,6 @@ static void tui_free(Tui *t)
     free(t->samples);
     free(t->tbuf);
     free(t->vbuf);
-    tui_counters_done();
 }
 
 /* The one loop: keys, ticks, one draw per pass. */

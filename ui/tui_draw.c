@@ -658,8 +658,9 @@ static void draw_layers(Tui *t)
     char gf[48];
 
     put(r.y, r.x, r.w, A_BOLD | pair(t, PAIR_TITLE),
-        "%-22s %9s %7s %9s %8s   sorted by %s (o changes)%s", "layer", "ms/step", "share",
-        "GFLOP/s", "calls", order[t->set.sort], v->state == RUN_TRAINING ? ", live" : "");
+        "%-22s %9s %7s %9s %8s %5s %6s   sorted by %s (o changes)%s", "layer", "ms/step",
+        "share", "GFLOP/s", "calls", "IPC", "miss", order[t->set.sort],
+        v->state == RUN_TRAINING ? ", live" : "");
     if (v->nprof == 0 || v->prof_steps == 0) {
         put(r.y + 1, r.x, r.w, A_DIM, "n/a: no step timed yet (s starts a run)");
         return;
@@ -682,18 +683,23 @@ static void draw_layers(Tui *t)
         else
             snprintf(gf, sizeof gf, "%.1f", lt->seconds > 0 ? lt->flops / lt->seconds * 1e-9 : 0.0);
         double share = total > 0 ? lt->seconds / total : 0;
-        char bar[64];
-        int bw = r.w - 62;
+        char bar[64], ipc[16] = "n/a", miss[16] = "n/a";
+        if (isfinite(lt->ipc))
+            snprintf(ipc, sizeof ipc, "%.2f", lt->ipc);
+        if (isfinite(lt->miss_rate))
+            snprintf(miss, sizeof miss, "%.1f%%", 100 * lt->miss_rate);
+        int bw = r.w - 75;
         if (bw > 40)
             bw = 40;
         bar[0] = '\0';
         if (bw >= 4)
             fmt_bar(bar, sizeof bar, share, bw);
-        put(r.y + 1 + k, r.x, r.w, A_NORMAL, "%-22s %9.3f %6.1f%% %9s %8ld   %s", lt->name,
-            1e3 * per, 100 * share, gf, lt->calls, bar);
+        put(r.y + 1 + k, r.x, r.w, A_NORMAL, "%-22s %9.3f %6.1f%% %9s %8ld %5s %6s   %s",
+            lt->name, 1e3 * per, 100 * share, gf, lt->calls, ipc, miss, bar);
     }
-    put(r.y + r.h - 1, r.x, r.w, A_DIM, "%s",
-        "GFLOP/s: the engine's FLOP count of each GEMM layer; - for the elementwise ones");
+    put(r.y + r.h - 1, r.x, r.w, A_DIM, "%s%s%s",
+        "GFLOP/s: the engine's FLOP count of each GEMM layer; - for the elementwise ones",
+        t->ctr.ipc_ok ? "" : "; IPC, miss n/a: ", t->ctr.ipc_ok ? "" : t->ctr.why);
 }
 
 /* --- help and too small -------------------------------------------- */

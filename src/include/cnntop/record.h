@@ -4,8 +4,9 @@
  * A RunRecord holds everything a run produced: when and how it was started,
  * its configuration, the machine, the training and evaluation figures, the
  * per-epoch and per-interval series, the segments, the per-layer profile,
- * the counters and, for --runs R, each repeat.  The front end fills it (the
- * engine's figures are plain structs of engine.h, copied in) and exports it
+ * the counters and, for --runs R, each repeat.  record_fill() builds it
+ * from a finished run (the engine's figures are plain structs of engine.h,
+ * copied in); the front end adds what only it knows, and exports it
  * as JSON (schema "cnntop.run/1"), CSV (one row per interval sample) or
  * Markdown; several records (a sweep) export together.  record_load_json()
  * reads a JSON export back, which is what `cnntop report` does.
@@ -162,6 +163,21 @@ int record_add_layer(RunRecord *r, const LayerTime *lt, double flops);
 int record_add_counter(RunRecord *r, const RecordCounter *c);
 int record_add_repeat(RunRecord *r, const RecordRepeat *rep);
 int record_add_eval(RunRecord *r, const RecordEval *ev);
+
+/*
+ * Fills r from e's last engine_train() call: the configuration in effect,
+ * data, machine, training figures, loader rate, per-layer profile (with
+ * each layer's IPC and miss rate when cs counted), segments, interval
+ * samples, evaluations and epochs (and time_to_target when
+ * r->target_accuracy is set), peak memory, and with cs (may be NULL) the
+ * counters of every role as they read now.  eval (may be NULL: none) is
+ * the final test-set evaluation (engine_evaluate_final()).  The one
+ * builder of a record from a run, for every front end; the caller adds
+ * what only it knows (command, label, peak_gflops, repeats, error).  Call
+ * it on the thread that trained, or once engine_train() has returned.
+ * Returns 0 or -CN_ENOMEM (the record then holds part of the figures).
+ */
+int record_fill(RunRecord *r, Engine *e, CounterSet *cs, const EvalResult *eval);
 
 /* The label of a record: r->label, or one made from the configuration
  * ("batch 64, 2 workers, 8 threads"), in buf. */

@@ -201,8 +201,11 @@ static int arena_batch(const Engine *e, int b)
 static int engine_alloc(Engine *e, char *err, size_t errlen)
 {
     size_t need = engine_memory_estimate(e->cap, e->threads);
-    LoaderSrc src = {.images = e->ds.train_images, .labels = e->ds.train_labels,
-                     .n = e->n_train, .rows = e->ds.rows, .cols = e->ds.cols,
+    /* A test-only engine never trains: its loader, idle, has the test split. */
+    int t = e->cfg.test_only;
+    LoaderSrc src = {.images = t ? e->ds.test_images : e->ds.train_images,
+                     .labels = t ? e->ds.test_labels : e->ds.train_labels,
+                     .n = t ? e->n_test : e->n_train, .rows = e->ds.rows, .cols = e->ds.cols,
                      .seed = e->cfg.seed, .augment = e->cfg.augment};
 
     e->eval_idx = malloc((size_t)e->cap * sizeof *e->eval_idx);
@@ -243,7 +246,9 @@ int engine_new(Engine **out, const RunConfig *cfg, char *err, size_t errlen)
     history_init(&e->hist);
     gemm_init();
     loader_lut(e->lut);
-    if ((rc = dataset_load(&e->ds, e->data_dir, err, errlen)) != 0)
+    rc = cfg->test_only ? dataset_load_test(&e->ds, e->data_dir, err, errlen)
+                        : dataset_load(&e->ds, e->data_dir, err, errlen);
+    if (rc != 0)
         goto fail;
     if (e->ds.rows != MODEL_H || e->ds.cols != MODEL_W) {
         rc = cn_fail(err, errlen, -CN_EFORMAT, "%s: images are %dx%d, the model takes %dx%d",
@@ -633,6 +638,9 @@ int engine_train(Engine *e, ProgressFn fn, void *userdata, char *err, size_t err
     int first_epoch = (int)e->epochs_done, ret = 0;
     long end_epoch;
 
+    if (e->cfg.test_only)
+        return cn_fail(err, errlen, -CN_ESTATE, "this engine holds only the test split "
+                       "(test_only): it evaluates, it cannot train");
     memset(&e->stats, 0, sizeof e->stats);
     memset(&e->prof, 0, sizeof e->prof);
     e->prof.trace = e->trace;
@@ -801,6 +809,10 @@ int engine_load(Engine *e, const char *path, char *err, size_t errlen)
     e->epochs_done = meta.epochs_done;
     /* A checkpoint taken mid-epoch resumes there, when the data set (after
      * --limit) is at least as large; otherwise at the next epoch. */
+    if (e->cfg.test_only) { /* no training set to measure the position against */
+        e->epoch_pos = meta.epoch_pos;
+        return 0;
+    }
     e->epoch_pos = meta.epoch_pos < e->n_train ? meta.epoch_pos : 0;
     if (meta.epoch_pos >= e->n_train && meta.epoch_pos > 0)
         e->epochs_done++;
@@ -810,6 +822,11 @@ int engine_load(Engine *e, const char *path, char *err, size_t errlen)
 long engine_epochs_done(const Engine *e)
 {
     return e->epochs_done;
+}
+
+long engine_epoch_images(const Engine *e)
+{
+    return e->epoch_pos;
 }
 
 long engine_train_images(const Engine *e)

@@ -63,6 +63,8 @@ typedef struct RunConfig {
     unsigned augment;     /* CN_AUG_* bits, 0: none */
     int eval_epochs;      /* 1: evaluate on the test set at each epoch's end */
     long eval_every;      /* also evaluate every N steps; 0: no */
+    int test_only;        /* 1: read only the test split, to evaluate (engine_train
+                             refuses; limit and the loader settings are unused) */
 } RunConfig;
 
 /* Progress as the engine reports it to a callback after each step. */
@@ -209,6 +211,10 @@ int engine_load(Engine *e, const char *path, char *err, size_t errlen);
 
 /* The epoch numbering continues across a loaded checkpoint: epochs already done. */
 long engine_epochs_done(const Engine *e);
+
+/* Training images of the unfinished epoch already done (a checkpoint taken
+ * mid-epoch, e.g. after --steps 30 at batch 64: 1920), 0 at an epoch's start. */
+long engine_epoch_images(const Engine *e);
 
 /* Training images in the data set after --limit, and test images after --test-limit. */
 long engine_train_images(const Engine *e);

@@ -516,6 +516,21 @@ void counters_derive_counts(const CounterSet *set, const double *values, int n, 
     counters_derive(r, n, wall_ns, out);
 }
 
+double counters_wait_share(CounterSet *set)
+{
+    double wait = 0.0, wall = 0.0;
+    CounterSched s;
+
+    for (int role = 0; role < CN_ROLES; role++) {
+        counters_sched(set, (ThreadRole)role, &s);
+        if (s.available && s.have_wait) {
+            wait += s.wait;
+            wall += s.thread_wall;
+        }
+    }
+    return wall >= CTR_OVERSUB_MIN_WALL ? wait / wall : NAN;
+}
+
 /* ---- the event spec ---- */
 
 /* Appends the comma-separated names of s to names[*n..max) (skipping names

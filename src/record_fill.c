@@ -77,7 +77,20 @@ static int fill_evals(RunRecord *r, const Engine *e)
     return rc;
 }
 
-/* The set's counters by role, as counters_read() gives them now. */
+/* IPC and the miss rate of the compute threads over the run, or why not. */
+static void fill_ratios(RunRecord *r, const CounterReading *cr, int n)
+{
+    CounterDerived d;
+
+    counters_derive(cr, n, 0.0, &d);
+    r->ipc = d.ipc.ok ? d.ipc.value : NAN;
+    r->miss_rate = d.miss_rate.ok ? d.miss_rate.value : NAN;
+    snprintf(r->ipc_na, sizeof r->ipc_na, "%s", d.ipc.ok ? "" : d.ipc.why);
+    snprintf(r->miss_rate_na, sizeof r->miss_rate_na, "%s", d.miss_rate.ok ? "" : d.miss_rate.why);
+}
+
+/* The set's counters by role, as counters_read() gives them now, and the
+ * compute threads' ratios. */
 static int fill_counters(RunRecord *r, CounterSet *cs)
 {
     CounterReading cr[CTR_MAX_EVENTS];
@@ -97,6 +110,8 @@ static int fill_counters(RunRecord *r, CounterSet *cs)
             snprintf(c.reason, sizeof c.reason, "%.127s", cr[i].reason);
             rc = record_add_counter(r, &c);
         }
+        if (role == CN_ROLE_TRAIN)
+            fill_ratios(r, cr, n);
     }
     return rc;
 }
@@ -133,7 +148,9 @@ int record_fill(RunRecord *r, Engine *e, CounterSet *cs, const EvalResult *eval)
         rc = fill_samples(r, e);
     if (rc == 0)
         rc = fill_evals(r, e);
-    if (rc == 0 && cs)
+    if (rc == 0 && cs) {
         rc = fill_counters(r, cs);
+        r->run_queue_wait = counters_wait_share(cs);
+    }
     return rc;
 }

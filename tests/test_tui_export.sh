@@ -8,7 +8,9 @@
 # machine, peak, step and image counts, losses, accuracies, epochs,
 # evaluations, layer names and calls, counter names, statuses and reasons)
 # is equal.  Timings, rates, the date and the command line are compared for
-# presence and type only.  Polls with timeouts; exits 77 without tmux,
+# presence and type only.  The dashboard honours --export (the name e
+# offers) and --force (a second export replaces the file), as the man page
+# says.  Polls with timeouts; exits 77 without tmux,
 # python3 or the data.
 set -u
 CNNTOP=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -58,12 +60,24 @@ $env "$CNNTOP" run $cfg --export "$tmp/run.json" >"$tmp/run.out" 2>"$tmp/run.err
 
 T new-session -d -s t -x 120 -y 40 -c "$tmp" \
     "$env TERM=screen-256color LANG=C.UTF-8 PS1='tui\$ ' sh"
-T send-keys -t t "$CNNTOP $cfg --autostart --export $tmp/tui.json" Enter
+T send-keys -t t "$CNNTOP $cfg --autostart --export $tmp/tui.json --force" Enter
 need "run 1 finished" 60 "the dashboard's run finishes"
 T send-keys -t t e
-need "export to" 5 "e asks for the file name"
+need "export to (.*): $tmp/tui.json_" 5 "e offers the --export name"
 T send-keys -t t Enter
 need "exported run 1 to" 30 "the export is written"
+# --force: a second export replaces the file (a new inode: written
+# atomically by rename), where without it the dashboard would refuse.
+ino=$(ls -i "$tmp/tui.json" | cut -d' ' -f1)
+T send-keys -t t e
+need "export to" 5 "e asks again"
+T send-keys -t t Enter
+n=0
+while [ "$(ls -i "$tmp/tui.json" | cut -d' ' -f1)" = "$ino" ] && [ $n -lt 100 ]; do
+    sleep 0.2
+    n=$((n + 1))
+done
+[ $n -lt 100 ] || { fail "--force: the second export did not replace the file"; T capture-pane -p -t t >&2; }
 T send-keys -t t q
 need "^tui\\$ *$" 15 "q quits"
 
@@ -76,7 +90,8 @@ run, tui = (json.load(open(p)) for p in sys.argv[1:3])
 VARY = {"date", "command", "wall", "images_per_s", "images_per_s_sd", "gflops", "cpu_user",
         "cpu_sys", "user", "system", "minor_faults", "seconds", "t", "t0", "data", "forward",
         "backward", "optimizer", "value", "scaled", "peak_rss_kib", "loader_samples_per_s",
-        "mean", "median", "min", "max", "stddev", "times", "queue_fill", "data_wait_share"}
+        "mean", "median", "min", "max", "stddev", "times", "queue_fill", "data_wait_share",
+        "ipc", "miss_rate", "run_queue_wait"}
 # Lists whose length depends on timing: each element's keys and types.
 BY_SHAPE = {"samples"}
 bad = []

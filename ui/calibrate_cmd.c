@@ -54,13 +54,14 @@ static void print_machine(void)
 static void print_figures(const Calibration *c, const char *path)
 {
     for (int k = 0; k < CALIB_NBATCH; k++)
-        printf("%-11s %.1f GFLOP/s at the model's shapes, batch %d, %d threads "
+        printf("%-11s %.1f GFLOP/s at the model's shapes, batch %d, %d thread%s "
                "(%.1f per thread)\n", k == 0 ? "SGEMM" : "", c->model_gflops[k],
-               c->batch[k], c->threads, c->model_gflops[k] / c->threads);
-    printf("%-11s %.1f GFLOP/s at %d x %d, %d OpenBLAS threads\n", "", c->square_gflops,
-           c->square_n, c->square_n, c->square_threads);
+               c->batch[k], c->threads, c->threads == 1 ? "" : "s",
+               c->model_gflops[k] / c->threads);
+    printf("%-11s %.1f GFLOP/s at %d x %d, %d OpenBLAS thread%s\n", "", c->square_gflops,
+           c->square_n, c->square_n, c->square_threads, c->square_threads == 1 ? "" : "s");
     printf("bandwidth   %.1f GB/s, triad a = b + s*c over %.0f MiB (3 arrays counted), "
-           "%d threads%s\n", c->triad_gbps, c->triad_mib, c->threads,
+           "%d thread%s%s\n", c->triad_gbps, c->triad_mib, c->threads, c->threads == 1 ? "" : "s",
            c->llc_mib > 0 && c->triad_mib < 2.0 * c->llc_mib ? "; the arrays are not "
            "well beyond the L3, so this may be partly cache" : "");
     if (c->cached) {

@@ -283,6 +283,7 @@ static void start_run(Tui *t)
     t->seq++;
     t->live_changed = 0;
     t->paused = 0;
+    t->run_queue_wait = NAN;
     series_clear(&t->ipc);
     series_clear(&t->miss);
     tui_message(t, 0, "run %d: loading the data and building the model", t->seq);
@@ -357,7 +358,9 @@ static void poll_samples(Tui *t, Engine *e)
                                       t->nsamples);
 }
 
-static void poll_cpu(Tui *t)
+/* Each second: the process's CPU use, the UI thread's, and the run's
+ * run-queue wait (from its counter set cs, NULL: none). */
+static void poll_cpu(Tui *t, CounterSet *cs)
 {
     double w = t->now, dt = w - t->cpu_w_last;
 
@@ -371,6 +374,8 @@ static void poll_cpu(Tui *t)
     t->cpu_t_last = p;
     t->ui_t_last = u;
     t->cpu_w_last = w;
+    if (t->rv.state == RUN_TRAINING)
+        t->run_queue_wait = cs ? counters_wait_share(cs) : NAN;
 }
 
 static void tui_poll(Tui *t)
@@ -395,7 +400,10 @@ static void tui_poll(Tui *t)
         series_add(&t->ipc, ts, t->ctr.ipc_ok ? t->ctr.ipc : NAN);
         series_add(&t->miss, ts, t->ctr.miss_ok ? t->ctr.miss_rate : NAN);
     }
-    poll_cpu(t);
+    poll_cpu(t, cs);
+    const RunRecord *rec = tuirun_record(&t->run); /* the run's figure once it ended */
+    if (rec)
+        t->run_queue_wait = rec->run_queue_wait;
     if (t->rv.seq > t->recorded_seq && t->rv.state >= RUN_FINISHED) {
         t->recorded_seq = t->rv.seq;
         if (t->rv.have_st && t->rv.st.steps > 0)
@@ -733,6 +741,7 @@ int tui_main(const Options *o)
     t->o = o;
     t->cpu_util = NAN;
     t->ui_share = NAN;
+    t->run_queue_wait = NAN;
     tuihist_init(&t->hist);
     tuirun_init(&t->run);
     load_settings(t);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cnntop/verdict.h"
 #include "tui.h"
 #include "tui_fmt.h"
 
@@ -449,6 +450,21 @@ static void segment_lines(Tui *t, Lines *l)
          real ? "real (> 2 SE)" : "within noise (< 2 SE)");
 }
 
+/* The verdict (verdict.h, as the summary says it) and, when the run is
+ * oversubscribed, the figure and what to try. */
+static void verdict_lines(Tui *t, Lines *l, attr_t a, double share, int workers)
+{
+    VerdictInput vi = {.data_wait_share = share, .workers = workers, .threads = t->rv.threads,
+                       .cores = t->mi.cores, .run_queue_wait = t->run_queue_wait};
+    Verdict v;
+
+    verdict_judge(&vi, &v);
+    line(l, a | pair(t, v.loader_bound ? PAIR_WARN : PAIR_GOOD), "verdict", "%s", v.bound);
+    if (v.oversubscribed)
+        line(l, A_BOLD | pair(t, PAIR_WARN), "oversub", "%s",
+             l->r.w - 10 >= (int)strlen(v.oversub) ? v.oversub : v.brief);
+}
+
 static void draw_figures(Tui *t)
 {
     Rect r = t->lay.figures;
@@ -478,11 +494,7 @@ static void draw_figures(Tui *t)
          isnan(t->cpu_util) ? "n/a: measuring" : (snprintf(d, sizeof d, "%.2f", t->cpu_util), d),
          fmt_bytes(a, sizeof a, (double)engine_peak_rss_kib() * 1024.0));
     if (running) {
-        double share = t->live.data_wait_share;
-        line(&l, A_BOLD | pair(t, t->live.loader_bound ? PAIR_WARN : PAIR_GOOD), "verdict",
-             "%s: data wait %.1f%% of step (%s %.0f%%)",
-             t->live.loader_bound ? "loader-bound" : "compute-bound", 100 * share,
-             t->live.loader_bound ? ">" : "<=", 100 * CN_LOADER_BOUND);
+        verdict_lines(t, &l, A_BOLD, t->live.data_wait_share, t->live.workers);
         if (t->live.workers > 0)
             line(&l, A_NORMAL, "loader", "%d workers, queue %d/%d, alone %s/s",
                  t->live.workers, t->live.queue_filled, t->live.queue_cap,
@@ -491,9 +503,8 @@ static void draw_figures(Tui *t)
             line(&l, A_NORMAL, "loader", "inline on the trainer (workers 0)");
     } else if (t->rv.have_st && st->steps > 0) {
         double tot = st->split.data + st->split.forward + st->split.backward + st->split.optimizer;
-        double share = tot > 0 ? st->split.data / tot : 0;
-        line(&l, A_NORMAL, "verdict", "%s: data wait %.1f%% of the step",
-             share > CN_LOADER_BOUND ? "loader-bound" : "compute-bound", 100 * share);
+        verdict_lines(t, &l, A_NORMAL, tot > 0 ? st->split.data / tot : 0,
+                      t->nsegs ? t->segs[t->nsegs - 1].workers : t->rv.cfg.workers);
     } else {
         line(&l, A_DIM, "verdict", "n/a: no run yet");
     }

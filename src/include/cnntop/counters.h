@@ -258,6 +258,12 @@ void counters_derive(const CounterReading *r, int n, double wall_ns, CounterDeri
 void counters_derive_counts(const CounterSet *set, const double *values, int n, double wall_ns,
                             CounterDerived *out);
 
+/* The share of the time of every role's threads spent runnable but
+ * waiting for a CPU (CounterSched.wait over .thread_wall, the roles
+ * together), 0..1; NAN when schedstat is missing or the threads have run
+ * less than CTR_OVERSUB_MIN_WALL.  Thread-safe. */
+double counters_wait_share(CounterSet *set);
+
 /* The wall time in ns a role's readings cover: from its first attach to
  * now (or to its last detach when no thread is attached); 0 before any. */
 double counters_role_wall_ns(CounterSet *set, ThreadRole role);

@@ -119,6 +119,15 @@ typedef struct RunRecord {
     EvalResult eval;
     long peak_rss_kib;     /* peak resident memory; -1: unknown */
     double loader_samples_per_s; /* what the loader alone could deliver (LiveStats); NAN: unknown */
+    double run_queue_wait; /* share of the threads' time waiting for a CPU
+                              (counters_wait_share), 0..1; NAN: unknown */
+    double ipc;            /* instructions / cycles of the compute threads over the
+                              run (counters_derive); NAN: see ipc_na */
+    char ipc_na[192];      /* why ipc is NAN, e.g. "cycles not supported: no PMU
+                              exposed ..."; "" when known or never counted */
+    double miss_rate;      /* cache-misses / cache-references of the compute
+                              threads, 0..1; NAN: see miss_rate_na */
+    char miss_rate_na[192];
     int interrupted;       /* 1 if stopped by a signal */
     int exit_code;         /* what `cnntop run` returned: 0, 3 (diverged), 128+signal */
     char *error;           /* why the run failed (e.g. diverged); NULL: it did not */

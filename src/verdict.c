@@ -18,23 +18,28 @@ static const char *plural(int n)
 }
 
 /* What to try so that loader workers + compute threads fit the cores
- * (over: they do not), or so that fewer of them wait when they do. */
-static void advice(const VerdictInput *in, int loader_bound, int over, char *buf, size_t len)
+ * (over: they do not), or so that fewer of them wait when they do;
+ * terse: the options alone. */
+static void advice(const VerdictInput *in, int loader_bound, int over, int terse, char *buf,
+                   size_t len)
 {
     if (in->workers > 0 && !loader_bound) {
         int w = over ? in->cores - in->threads : in->workers - 1;
         w = w > 0 ? w : 0;
-        snprintf(buf, len, "try --workers %d%s", w, w ? "" : " (load inline on the trainer)");
+        snprintf(buf, len, "try --workers %d%s", w,
+                 w || terse ? "" : " (load inline on the trainer)");
     } else if (in->workers > 0) {
         int t = over ? in->cores - in->workers : in->threads - 1;
         if (t >= 1)
-            snprintf(buf, len, "try --threads %d so that the loader keeps its cores", t);
+            snprintf(buf, len, "try --threads %d%s", t,
+                     terse ? "" : " so that the loader keeps its cores");
         else
             snprintf(buf, len, "try --threads 1 --workers %d", in->cores > 1 ? in->cores - 1 : 0);
     } else {
         int t = over ? in->cores : in->threads - 1;
         if (t >= 1)
-            snprintf(buf, len, "try --threads %d%s", t, over ? "" : ", or close other programs");
+            snprintf(buf, len, "try --threads %d%s", t,
+                     over || terse ? "" : ", or close other programs");
         else
             snprintf(buf, len, "close other programs");
     }
@@ -45,7 +50,7 @@ void verdict_judge(const VerdictInput *in, Verdict *out)
     int busy = in->threads + in->workers;
     int over = in->cores > 0 && busy > in->cores;
     int waits = isfinite(in->run_queue_wait) && in->run_queue_wait > CTR_OVERSUB_WAIT;
-    char wait[96] = "", tip[64];
+    char wait[96] = "", tip[64], short_tip[64];
 
     memset(out, 0, sizeof *out);
     out->loader_bound = in->data_wait_share > CN_LOADER_BOUND;
@@ -58,13 +63,14 @@ void verdict_judge(const VerdictInput *in, Verdict *out)
     if (isfinite(in->run_queue_wait))
         snprintf(wait, sizeof wait, "run-queue wait %.0f%% of thread time",
                  100 * in->run_queue_wait);
-    advice(in, out->loader_bound, over, tip, sizeof tip);
+    advice(in, out->loader_bound, over, 0, tip, sizeof tip);
+    advice(in, out->loader_bound, over, 1, short_tip, sizeof short_tip);
     if (over)
         snprintf(out->brief, sizeof out->brief, "%d+%d threads on %d core%s: %s", in->workers,
-                 in->threads, in->cores, plural(in->cores), tip);
+                 in->threads, in->cores, plural(in->cores), short_tip);
     else
         snprintf(out->brief, sizeof out->brief, "threads wait %.0f%% for a CPU: %s",
-                 100 * in->run_queue_wait, tip);
+                 100 * in->run_queue_wait, short_tip);
     if (over)
         snprintf(out->oversub, sizeof out->oversub,
                  "oversubscribed: %d loader worker%s + %d compute thread%s on %d core%s%s%s%s; %s",

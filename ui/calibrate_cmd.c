@@ -58,10 +58,10 @@ static void print_peaks(const Calibration *c, const MachineInfo *mi)
     int best;
     double peak = calibrate_peak(c, &best);
 
-    for (int w = 0; w < CALIB_NWIDTHS; w++) {
+    for (int w = 0, first = 1; w < CALIB_NWIDTHS; w++) {
         if (!(c->fma_gflops[w] > 0.0))
             continue;
-        printf("%-11s %-9s %7.1f GFLOP/s on %d threads, %.1f on one", w == best ? "FMA peak" : "",
+        printf("%-11s %-9s %7.1f GFLOP/s on %d threads, %.1f on one", first-- > 0 ? "FMA peak" : "",
                calibrate_width_name(w), c->fma_gflops[w], c->threads, c->fma1_gflops[w]);
         if (c->clock_ghz > 0.0)
             printf(" (%.1f FLOP/cycle)", c->fma1_gflops[w] / c->clock_ghz);
@@ -71,8 +71,9 @@ static void print_peaks(const Calibration *c, const MachineInfo *mi)
         printf("FMA peak    not measured: no vector width this build knows (not x86)\n");
         return;
     }
-    printf("%-11s %.1f GFLOP/s is the yardstick of MFU and the sketch; SGEMM at the model's "
-           "shapes is %.0f%%-%.0f%% of it", "", peak, 100.0 * c->model_gflops[0] / peak,
+    printf("%-11s %.1f GFLOP/s (%s) is the yardstick of MFU and the sketch; SGEMM at the "
+           "model's shapes is %.0f%%-%.0f%% of it", "", peak, calibrate_width_name(best),
+           100.0 * c->model_gflops[0] / peak,
            100.0 * c->model_gflops[1] / peak);
     if (c->clock_ghz > 0.0)
         printf("; clock %.2f GHz (one thread, dependent adds)", c->clock_ghz);

@@ -475,26 +475,30 @@ double calibrate_peak(const Calibration *c, int *w)
     return best;
 }
 
+int calibrate_gap_text(double sgemm, double peak, const char *isa, int threads, int narrow,
+                       char *msg, size_t len)
+{
+    if (msg && len)
+        msg[0] = '\0';
+    if (!(peak > 0.0) || !(sgemm > 0.0))
+        return 0;
+    double share = sgemm / peak;
+    if (share >= CALIB_SGEMM_LOW && !narrow)
+        return 0;
+    if (msg && len)
+        snprintf(msg, len, "measured: SGEMM at the model's shapes %.0f GFLOP/s on %d threads "
+                 "is %.0f%% of the %.0f GFLOP/s %s FMA peak, %.1fx below it", sgemm, threads,
+                 100.0 * share, peak, isa, 1.0 / share);
+    return 1;
+}
+
 int calibrate_sgemm_gap(const Calibration *c, int narrow, char *msg, size_t len)
 {
     int w;
     double peak = calibrate_peak(c, &w);
+    double sgemm = c->model_gflops[0] > c->model_gflops[1] ? c->model_gflops[0] : c->model_gflops[1];
 
-    if (msg && len)
-        msg[0] = '\0';
-    if (!(peak > 0.0) || !(c->square_gflops > 0.0) || c->square_threads < 1 || c->threads < 1)
-        return 0;
-    /* Per thread on both sides: the square product runs on every core,
-     * the peak on the compute threads. */
-    double share = (c->square_gflops / c->square_threads) / (peak / c->threads);
-    if (share >= CALIB_SGEMM_LOW && !narrow)
-        return 0;
-    if (msg && len)
-        snprintf(msg, len, "SGEMM %.0f GFLOP/s on %d threads is %.0f%% of the %s FMA peak "
-                 "(%.0f GFLOP/s on %d threads), %.1fx below it", c->square_gflops,
-                 c->square_threads, 100.0 * share, calibrate_width_name(w), peak, c->threads,
-                 1.0 / share);
-    return 1;
+    return calibrate_gap_text(sgemm, peak, calibrate_width_name(w), c->threads, narrow, msg, len);
 }
 
 /* ---- memory bandwidth: the triad ---- */
@@ -1047,6 +1051,15 @@ static void cache_store(const char *path, const Calibration *c, char *warn, size
     /* Keep an earlier warning (why the old file was not used): it says more. */
     if (warn && warnlen && !warn[0])
         snprintf(warn, warnlen, "calibration not cached: %s", msg);
+}
+
+int calibrate_load(int threads, Calibration *out)
+{
+    char path[4096];
+
+    if (calibrate_cache_path(path, sizeof path, threads, NULL, 0) != 0)
+        return -1;
+    return cache_load(path, threads, out, NULL, 0);
 }
 
 int calibrate_get(const CalibOpts *opts, Calibration *out, int force,

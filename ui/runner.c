@@ -117,6 +117,7 @@ static void fill_record(RunRecord *rec, Engine *e, const TrainStats *st, Counter
     rec->threads_used = engine_threads(e);
     engine_machine_info(&rec->machine);
     rec->flops_per_image = engine_flops_per_image();
+    rec->flops_executed_per_image = engine_flops_executed_per_image();
     rec->train = *st;
     engine_live(e, &ls);
     rec->loader_samples_per_s = ls.load_samples_per_s > 0 ? ls.load_samples_per_s : NAN;
@@ -177,6 +178,33 @@ static void fill_counters(RunRecord *rec, CounterSet *cs)
     }
 }
 
+static void calib_progress(void *ud, const char *what, double done)
+{
+    (void)ud;
+    fprintf(stderr, "%scnntop: calibrating (first use): %s, %.0f%%%s", isatty(2) ? "\r\033[K" : "",
+            what, 100 * done, isatty(2) ? "" : "\n");
+}
+
+const Calibration *runner_calibration(int threads, int force, Calibration *c)
+{
+    char warn[512] = "", err[512];
+    CalibOpts co;
+
+    memset(&co, 0, sizeof co);
+    co.threads = threads;
+    co.progress = calib_progress;
+    if (calibrate_get(&co, c, force, warn, sizeof warn, err, sizeof err) != 0) {
+        fprintf(stderr, "%scnntop: calibration failed, no sketch on paper: %s\n",
+                isatty(2) ? "\r\033[K" : "", err);
+        return NULL;
+    }
+    if (!c->cached && isatty(2))
+        fputs("\r\033[K", stderr);
+    if (warn[0])
+        fprintf(stderr, "cnntop: %s\n", warn);
+    return c;
+}
+
 void runner_set_peak(RunRecord *rec, const Calibration *c)
 {
     /* the SGEMM rate measured at the nearest batch size's shapes */
@@ -185,6 +213,10 @@ void runner_set_peak(RunRecord *rec, const Calibration *c)
         if (abs(c->batch[i] - rec->config.batch) < abs(c->batch[k] - rec->config.batch))
             k = i;
     rec->peak_gflops = c->model_gflops[k];
+    int w;
+    double peak = calibrate_peak(c, &w);
+    rec->fma_peak_gflops = peak > 0.0 ? peak : NAN;
+    snprintf(rec->fma_peak_isa, sizeof rec->fma_peak_isa, "%s", peak > 0.0 ? calibrate_width_name(w) : "");
 }
 
 int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet **counters)

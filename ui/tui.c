@@ -281,6 +281,9 @@ static void start_run(Tui *t)
         return;
     }
     t->seq++;
+    /* The FMA peak of this run's threads, from the cache (never measured
+     * here: that would stall the dashboard for seconds). */
+    t->have_calib = calibrate_load(t->set.cfg.threads, &t->calib) == 0;
     t->live_changed = 0;
     t->paused = 0;
     series_clear(&t->ipc);
@@ -740,6 +743,8 @@ int tui_main(const Options *o)
     t->hist_sel = t->hist.n - 1;
     engine_machine_info(&t->mi);
     t->flops_per_image = engine_flops_per_image();
+    t->flops_executed_per_image = engine_flops_executed_per_image();
+    t->have_calib = calibrate_load(t->set.cfg.threads, &t->calib) == 0;
     tui_counters_set_events(o->events);
     tui_counters_describe(t->ctr_desc, sizeof t->ctr_desc);
     terminal_init(t);

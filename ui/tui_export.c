@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "cnntop/record.h"
+#include "runner.h"
 #include "tui_export.h"
 
 static int fill(const Tui *t, RunRecord *r)
@@ -25,6 +26,9 @@ static int fill(const Tui *t, RunRecord *r)
     r->threads_used = v->threads;
     r->machine = t->mi;
     r->flops_per_image = t->flops_per_image;
+    r->flops_executed_per_image = t->flops_executed_per_image;
+    if (t->have_calib)
+        runner_set_peak(r, &t->calib);
     r->train = v->st;
     r->have_eval = v->have_ev;
     r->eval = v->ev;

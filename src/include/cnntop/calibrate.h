@@ -93,8 +93,9 @@ extern "C" {
 #define CALIB_EPOCH_IMAGES 60000  /* one epoch of the default data */
 #define CALIB_GAP_FACTOR 10.0     /* measured vs sketch: warn at this ratio */
 #define CALIB_NWIDTHS 3           /* vector widths measured: AVX-512, AVX2+FMA, SSE */
-/* SGEMM (the square product, per thread) under this share of the FMA peak
- * (per thread) is a library not using the CPU's vectors. */
+/* SGEMM at the model's shapes under this share of the FMA peak (both on the
+ * compute threads) is a library not using the CPU's vectors (here: 73-76%
+ * with AVX-512 kernels, 24-27% with Prescott's SSE3 ones). */
 #define CALIB_SGEMM_LOW 0.40
 
 /* Measured figures of one machine and setup. */
@@ -174,6 +175,11 @@ int calibrate_measure(const CalibOpts *opts, Calibration *out, char *err, size_t
 int calibrate_get(const CalibOpts *opts, Calibration *out, int force,
                   char *warn, size_t warnlen, char *err, size_t errlen);
 
+/* This setup's cached figures for `threads` compute threads (0: the
+ * cores), without measuring: 0 when the cache holds a valid file for this
+ * machine and setup, else -1 (*out then undefined). */
+int calibrate_load(int threads, Calibration *out);
+
 /*
  * Parses a cache file's bytes buf[0..len) (not NUL-terminated; any bytes
  * are safe: this is the fuzz target's door).  Fills *out only on success
@@ -206,13 +212,17 @@ const char *calibrate_width_name(int w);
 double calibrate_peak(const Calibration *c, int *w);
 
 /*
- * When SGEMM is held far below the CPU's peak (the square product per
- * thread under CALIB_SGEMM_LOW of the FMA peak per thread), writes one line
- * with the measured factor ("SGEMM 62 GFLOP/s on 2 threads is 15% of the
- * 403 GFLOP/s AVX-512 FMA peak, 6.5x below") into msg and returns 1; also
- * when `narrow` (the kernel is narrower than the CPU, MachineInfo's
- * blas_warning set), with the factor whatever it is.  Else msg = "", 0.
+ * When SGEMM at the model's shapes is held far below the FMA peak (under
+ * CALIB_SGEMM_LOW of it, both on the compute threads), or when `narrow`
+ * (the OpenBLAS kernel is narrower than the CPU, MachineInfo.blas_warning
+ * set), writes one line with the measured factor ("measured: SGEMM at the
+ * model's shapes 62 GFLOP/s on 2 threads is 15% of the 403 GFLOP/s AVX-512
+ * FMA peak, 6.5x below it") into msg and returns 1; else msg = "", 0.
+ * calibrate_sgemm_gap() takes the figures from a calibration (the faster
+ * of its two batches), calibrate_gap_text() as given (e.g. a record's).
  */
+int calibrate_gap_text(double sgemm, double peak, const char *isa, int threads, int narrow,
+                       char *msg, size_t len);
 int calibrate_sgemm_gap(const Calibration *c, int narrow, char *msg, size_t len);
 
 /* The time on paper for `images` training images at `batch`. */

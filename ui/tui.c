@@ -742,6 +742,10 @@ int tui_main(const Options *o)
         tui_message(t, 1, "history: %s", err);
     t->hist_sel = t->hist.n - 1;
     engine_machine_info(&t->mi);
+    /* Who chose the kernel (a narrow one is the header's warning), unless
+     * the settings or the history had something to say first. */
+    if (t->mi.blas_note[0] && !t->status[0])
+        tui_message(t, 0, "%s", t->mi.blas_note);
     t->flops_per_image = engine_flops_per_image();
     t->flops_executed_per_image = engine_flops_executed_per_image();
     t->have_calib = calibrate_load(t->set.cfg.threads, &t->calib) == 0;

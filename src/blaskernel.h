@@ -114,9 +114,10 @@ void blaskernel_describe(unsigned features, const char *core, const BlasEnv *env
                          char *note, size_t notelen, char *warn, size_t warnlen);
 
 /*
- * Checks the running kernel: a few small SGEMMs (every transpose, odd
- * sizes, beta 0 and 1) against a plain double-precision loop.  Returns 0,
- * or -1 with the worst error and its shape in why.
+ * Checks the running kernel: a few small SGEMMs on one OpenBLAS thread
+ * (every transpose, odd sizes, beta 0 and 1) against a plain
+ * double-precision loop.  Leaves OpenBLAS's thread count as it was.
+ * Returns 0, or -1 with the failing shape and its error in why.
  */
 int blaskernel_verify(char *why, size_t len);
 

@@ -486,9 +486,10 @@ int calibrate_gap_text(double sgemm, double peak, const char *isa, int threads, 
     if (share >= CALIB_SGEMM_LOW && !narrow)
         return 0;
     if (msg && len)
-        snprintf(msg, len, "measured: SGEMM at the model's shapes %.0f GFLOP/s on %d threads "
-                 "is %.0f%% of the %.0f GFLOP/s %s FMA peak, %.1fx below it", sgemm, threads,
-                 100.0 * share, peak, isa, 1.0 / share);
+        snprintf(msg, len, "%sSGEMM at the model's shapes %.0f GFLOP/s on %d threads is %.0f%% "
+                 "of the %.0f GFLOP/s %s FMA peak, %.1fx below it%s", narrow ? "measured: " : "",
+                 sgemm, threads, 100.0 * share, peak, isa, 1.0 / share,
+                 narrow ? "" : ": OpenBLAS may not be using the CPU's vectors");
     return 1;
 }
 

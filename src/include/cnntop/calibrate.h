@@ -217,7 +217,9 @@ double calibrate_peak(const Calibration *c, int *w);
  * (the OpenBLAS kernel is narrower than the CPU, MachineInfo.blas_warning
  * set), writes one line with the measured factor ("measured: SGEMM at the
  * model's shapes 62 GFLOP/s on 2 threads is 15% of the 403 GFLOP/s AVX-512
- * FMA peak, 6.5x below it") into msg and returns 1; else msg = "", 0.
+ * FMA peak, 6.5x below it"; when not narrow, without "measured: " and with
+ * ": OpenBLAS may not be using the CPU's vectors") into msg and returns 1;
+ * else msg = "", 0.
  * calibrate_sgemm_gap() takes the figures from a calibration (the faster
  * of its two batches), calibrate_gap_text() as given (e.g. a record's).
  */

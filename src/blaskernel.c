@@ -306,7 +306,8 @@ int blaskernel_verify(char *why, size_t len)
         most = b > most ? b : most;
         most = c > most ? c : most;
     }
-    float *A = malloc(most * sizeof *A), *B = malloc(most * sizeof *B), *C = malloc(most * sizeof *C);
+    float *A = malloc(most * sizeof *A), *B = malloc(most * sizeof *B);
+    float *C = malloc(most * sizeof *C);
     if (!A || !B || !C) {
         snprintf(why, len, "out of memory for the check");
         rc = -1;

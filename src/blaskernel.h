@@ -29,8 +29,10 @@
 
 #include <stddef.h>
 
-#define BLASKERNEL_ENV "OPENBLAS_CORETYPE"
-#define BLASKERNEL_MARKER "CNNTOP_BLAS_AUTO"
+#include "cnntop/engine.h"
+
+#define BLASKERNEL_ENV CN_BLAS_ENV
+#define BLASKERNEL_MARKER CN_BLAS_MARKER
 #define BLASKERNEL_NAME_MAX 32
 
 /* Vector instruction-set classes, narrowest first. */

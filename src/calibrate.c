@@ -497,7 +497,8 @@ int calibrate_sgemm_gap(const Calibration *c, int narrow, char *msg, size_t len)
 {
     int w;
     double peak = calibrate_peak(c, &w);
-    double sgemm = c->model_gflops[0] > c->model_gflops[1] ? c->model_gflops[0] : c->model_gflops[1];
+    double sgemm = c->model_gflops[0] > c->model_gflops[1] ? c->model_gflops[0]
+                                                           : c->model_gflops[1];
 
     return calibrate_gap_text(sgemm, peak, calibrate_width_name(w), c->threads, narrow, msg, len);
 }

@@ -12,8 +12,8 @@
 #include "cnntop/engine.h"
 #include "tui_settings.h"
 
-#define BLAS_ENV "OPENBLAS_CORETYPE"
-#define BLAS_MARKER "CNNTOP_BLAS_AUTO"
+#define BLAS_ENV CN_BLAS_ENV
+#define BLAS_MARKER CN_BLAS_MARKER
 
 /* Runs this program again with the environment as set; returns only on
  * failure, with errno's text in why. */

@@ -85,9 +85,11 @@ static void print_sketch(const RunRecord *rec, const Calibration *c)
 
     if (!c || st->images <= 0 || calibrate_sketch(c, st->images, rec->config.batch, &sk) != 0)
         return;
-    printf("  On paper:             %.2f s  (%.2f GFLOP executed at %.1f GFLOP/s, %s%s + %.2f GB "
-           "at %.1f GB/s); measured %.2f s", sk.seconds, sk.flops * 1e-9, sk.gflops,
-           sk.peak ? "the FMA peak " : "the SGEMM rate", sk.peak ? rec->fma_peak_isa : "",
+    char rate[64] = "the SGEMM rate";
+    if (sk.peak)
+        snprintf(rate, sizeof rate, "the %s FMA peak", rec->fma_peak_isa);
+    printf("  On paper:             %.2f s  (%.2f GFLOP executed at %.1f GFLOP/s, %s + %.2f GB "
+           "at %.1f GB/s); measured %.2f s", sk.seconds, sk.flops * 1e-9, sk.gflops, rate,
            sk.bytes * 1e-9, sk.gbps, st->wall);
     if (sk.peak)
         printf(": MFU %.1f%%, executed %.1f%% of the peak", 100 * record_mfu(rec, st->images_per_s),
@@ -129,7 +131,8 @@ int headless_run(const Options *o, int argc, char **argv)
     }
     /* The sketch needs the machine's calibration: from the cache, or
      * measured now, after the run, on first use. */
-    if (rec.train.steps > 0 && !runner_signal() && (ro.calib = runner_calibration(o->cfg.threads, o->recalibrate, &calib)))
+    if (rec.train.steps > 0 && !runner_signal() &&
+        (ro.calib = runner_calibration(o->cfg.threads, o->recalibrate, &calib)))
         runner_set_peak(&rec, ro.calib);
     if (e || rec.train.steps > 0) {
         summary_print(stdout, &rec, "run");

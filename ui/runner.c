@@ -216,7 +216,8 @@ void runner_set_peak(RunRecord *rec, const Calibration *c)
     int w;
     double peak = calibrate_peak(c, &w);
     rec->fma_peak_gflops = peak > 0.0 ? peak : NAN;
-    snprintf(rec->fma_peak_isa, sizeof rec->fma_peak_isa, "%s", peak > 0.0 ? calibrate_width_name(w) : "");
+    snprintf(rec->fma_peak_isa, sizeof rec->fma_peak_isa, "%s",
+             peak > 0.0 ? calibrate_width_name(w) : "");
 }
 
 int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet **counters)

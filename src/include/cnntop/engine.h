@@ -149,8 +149,11 @@ typedef enum BlasAction {
     CN_BLAS_VERIFY  /* cnntop's own choice runs: check it with engine_blas_verify();
                        on failure run again with OPENBLAS_CORETYPE as the user had
                        it (unset, or empty when orig_empty) and CNNTOP_BLAS_AUTO
-                       from engine_blas_failed() */
+                       as engine_blas_verify() gives it */
 } BlasAction;
+
+#define CN_BLAS_ENV "OPENBLAS_CORETYPE"   /* OpenBLAS's kernel family, read at load */
+#define CN_BLAS_MARKER "CNNTOP_BLAS_AUTO" /* what cnntop did about it (blaskernel.h) */
 
 typedef struct BlasPlan {
     BlasAction action;

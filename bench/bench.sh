@@ -4,9 +4,15 @@
 #
 # For batch 64 and 512: one epoch on the same slice of the data (BENCH_LIMIT
 # images, default 20000; 60000 for a whole epoch), cnntop and PyTorch with
-# its default threads and with both cores; then the SGEMM rate of the same
-# OpenBLAS and cnntop's achieved share of it.  Figures are printed both in
-# the environment as it is and, for comparison, without OPENBLAS_CORETYPE.
+# its default threads and with both cores, and each against the machine's
+# FP32 FMA peak as `cnntop calibrate` measures it: MFU (46.2 MFLOP a
+# training image, as PyTorch counts it, over the peak) and, for cnntop, the
+# executed share (the 17.0 MFLOP its Winograd convolutions really compute).
+# The first section runs everything as a user gets it: the environment as
+# it is, nothing set or unset (so cnntop's own choice of OpenBLAS kernel
+# applies).  The second forces a narrow kernel for comparison
+# (OPENBLAS_CORETYPE=$BENCH_NARROW, default Prescott: SSE3, what OpenBLAS
+# 0.3.21 falls back to on CPUs it does not know).
 # BENCH_RUNS=N runs every row N times and keeps the fastest: PyTorch's own
 # figures move by 10% between runs here, enough to move a ratio across 2x.
 #
@@ -31,20 +37,24 @@ RUNS=${BENCH_RUNS:-1}    # runs of each row; the fastest is shown
 [ -x "$CNNTOP" ] && [ -x "$BUILD/bench/sgemm_rate" ] || { echo "bench: build first (make build)" >&2; exit 1; }
 $PY -c 'import torch' 2>/dev/null || { echo "bench: needs python3-torch (apt-get install python3-torch)" >&2; exit 1; }
 
-cnntop_fig() {   # batch -> "wall ips rss acc"
+NARROW=${BENCH_NARROW:-Prescott}
+
+cnntop_fig() {   # batch -> "wall ips rss acc mfu executed"
     out=$("$CNNTOP" run --data "$DATA" --batch "$1" --limit "$LIMIT" 2>/dev/null)
     wall=$(echo "$out" | awk '/Training wall time/ {print $4}')
     ips=$(echo "$out" | awk '/Throughput/ {print $2}')
     rss=$(echo "$out" | awk '/Peak memory/ {print $4}')
     acc=$(echo "$out" | awk '/Test accuracy/ {print $3}' | tr -d '%')
-    echo "$wall $ips $rss $acc"
+    mfu=$(echo "$out" | sed -n 's/.*Against the peak: *MFU \([0-9.]*\)%.*/\1/p')
+    ex=$(echo "$out" | sed -n 's/.*Against the peak:.*executed \([0-9.]*\)%.*/\1/p')
+    echo "$wall $ips $rss $acc ${mfu:--} ${ex:--}"
 }
 
 best_of() {      # command args... -> its output line with the smallest wall time, of RUNS runs
     best="" i=0
     while [ "$i" -lt "$RUNS" ]; do
         out=$("$@")
-        if [ -z "$best" ] || echo "$out $best" | awk '{exit !($1 < $5)}'; then
+        if [ -z "$best" ] || echo "$out | $best" | awk -F'|' '{split($1, a, " "); split($2, b, " "); exit !(a[1] < b[1])}'; then
             best=$out
         fi
         i=$((i + 1))
@@ -65,40 +75,47 @@ onednn_isa() {
     case "${OPENBLAS_CORETYPE:-}" in
     [Hh]aswell | [Zz]en) echo AVX2 ;;
     [Ss]andybridge) echo AVX ;;
+    [Pp]rescott | [Cc]ore2 | [Pp]enryn | [Nn]ehalem) echo SSE41 ;;
     esac
+}
+
+mfu_of() {       # img/s peak -> MFU % (46.2 MFLOP a training image over the FMA peak)
+    echo "$1 $FLOP_PER_IMAGE $2" | awk '{ if ($3 > 0) printf "%.1f", 100 * $1 * $2 / 1e9 / $3; else print "-" }'
 }
 
 section() {
     echo
-    echo "== $1 (OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}), $LIMIT images, $(nproc) cores =="
+    echo "== $1 (OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE-unset}), $LIMIT images, $(nproc) cores =="
+    cal=$("$CNNTOP" calibrate 2>/dev/null)
+    echo "$cal" | grep -E '^(OpenBLAS|note|warning|FMA peak) ' || true
+    peak=$(echo "$cal" | sed -n 's/^ *\([0-9.]*\) GFLOP\/s (\([^)]*\)) is the yardstick.*/\1/p')
+    isa=$(echo "$cal" | sed -n 's/^ *[0-9.]* GFLOP\/s (\([^)]*\)) is the yardstick.*/\1/p')
     sg=$("$BUILD/bench/sgemm_rate" 2048 2)
-    peak=$(echo "$sg" | sed 's/.*sgemm_gflops=\([0-9.]*\).*/\1/')
-    echo "SGEMM (OpenBLAS, all threads): $sg"
-    # "% SGEMM": the model's work per second (46.2 MFLOP a training image, as
-    # PyTorch counts it) against the SGEMM rate; "comp %": the FLOPs cnntop
-    # really computes per second (17.0 MFLOP a training image) against it.
-    printf '%-6s %-16s %9s %9s %9s %7s %9s %8s %7s\n' batch who "wall s" "img/s" "RSS MiB" "acc %" "vs torch" "% SGEMM" "comp %"
+    sgemm=$(echo "$sg" | sed 's/.*sgemm_gflops=\([0-9.]*\).*/\1/')
+    echo "FMA peak (cnntop calibrate, $(nproc) threads): ${peak:-unknown} GFLOP/s ${isa:+($isa)}"
+    share=$(echo "$sgemm ${peak:-0}" | awk '{ if ($2 > 0) printf "%.0f%%", 100 * $1 / $2; else print "?" }')
+    echo "SGEMM (OpenBLAS 2048, all threads): $sg = $share of the peak"
+    # "MFU %": the model's work per second (46.2 MFLOP a training image, as
+    # PyTorch counts it) over the FMA peak; "exec %": the FLOPs cnntop really
+    # computes per second (17.0 MFLOP a training image) over it.
+    printf '%-6s %-16s %9s %9s %9s %7s %9s %7s %7s\n' batch who "wall s" "img/s" "RSS MiB" "acc %" "vs torch" "MFU %" "exec %"
     for b in $BATCHES; do
-        set -- $(best_of cnntop_fig "$b"); cw=$1 ci=$2 cr=$3 ca=$4
+        set -- $(best_of cnntop_fig "$b"); cw=$1 ci=$2 cr=$3 ca=$4 cm=$5 ce=$6
         set -- $(best_of torch_fig "$b" default); tw=$1 ti=$2 tr=$3 ta=$4
         set -- $(best_of torch_fig "$b" "$(nproc)"); t2w=$1 t2i=$2 t2r=$3 t2a=$4
-        share=$(echo "$ci $FLOP_PER_IMAGE $peak" | awk '{printf "%.1f", 100 * $1 * $2 / 1e9 / $3}')
-        comp=$(echo "$ci $FLOP_COMPUTED $peak" | awk '{printf "%.1f", 100 * $1 * $2 / 1e9 / $3}')
-        printf '%-6s %-16s %9s %9s %9s %7s %9s %8s %7s\n' "$b" cnntop "$cw" "$ci" "$cr" "$ca" "-" "$share" "$comp"
-        printf '%-6s %-16s %9s %9s %9s %7s %9s\n' "$b" "torch 1.13 dflt" "$tw" "$ti" "$tr" "$ta" \
-            "$(echo "$ci $ti" | awk '{printf "%.2fx", $1 / $2}')"
-        printf '%-6s %-16s %9s %9s %9s %7s %9s\n' "$b" "torch $(nproc) thr" "$t2w" "$t2i" "$t2r" "$t2a" \
-            "$(echo "$ci $t2i" | awk '{printf "%.2fx", $1 / $2}')"
-        isa=$(onednn_isa)
-        if [ -n "$isa" ]; then
-            set -- $(best_of torch_fig "$b" default "$isa"); tiw=$1 tii=$2 tir=$3 tia=$4
-            printf '%-6s %-16s %9s %9s %9s %7s %9s\n' "$b" "torch dflt $isa" "$tiw" "$tii" "$tir" "$tia" \
-                "$(echo "$ci $tii" | awk '{printf "%.2fx", $1 / $2}')"
+        printf '%-6s %-16s %9s %9s %9s %7s %9s %7s %7s\n' "$b" cnntop "$cw" "$ci" "$cr" "$ca" "-" "$cm" "$ce"
+        printf '%-6s %-16s %9s %9s %9s %7s %9s %7s\n' "$b" "torch 1.13 dflt" "$tw" "$ti" "$tr" "$ta" \
+            "$(echo "$ci $ti" | awk '{printf "%.2fx", $1 / $2}')" "$(mfu_of "$ti" "$peak")"
+        printf '%-6s %-16s %9s %9s %9s %7s %9s %7s\n' "$b" "torch $(nproc) thr" "$t2w" "$t2i" "$t2r" "$t2a" \
+            "$(echo "$ci $t2i" | awk '{printf "%.2fx", $1 / $2}')" "$(mfu_of "$t2i" "$peak")"
+        oisa=$(onednn_isa)
+        if [ -n "$oisa" ]; then
+            set -- $(best_of torch_fig "$b" default "$oisa"); tiw=$1 tii=$2 tir=$3 tia=$4
+            printf '%-6s %-16s %9s %9s %9s %7s %9s %7s\n' "$b" "torch dflt $oisa" "$tiw" "$tii" "$tir" "$tia" \
+                "$(echo "$ci $tii" | awk '{printf "%.2fx", $1 / $2}')" "$(mfu_of "$tii" "$peak")"
         fi
     done
 }
 
-section "environment as it is"
-if [ -n "${OPENBLAS_CORETYPE:-}" ]; then
-    (unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE; section "without OPENBLAS_CORETYPE")
-fi
+section "default environment, as a user gets it"
+(export OPENBLAS_CORETYPE="$NARROW"; section "a narrow kernel forced, for comparison")

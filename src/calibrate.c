@@ -32,6 +32,7 @@
 #include "cnntop/calibrate.h"
 #include "err.h"
 #include "cnntop/fileio.h"
+#include "fmapeak.h"
 #include "gemm.h"
 #include "model.h"
 #include "sysinfo.h"
@@ -41,6 +42,8 @@
 #define CALIB_LINE_MAX 512
 #define MIB (1024.0 * 1024.0)
 #define GEMM_WINDOWS 3             /* timing windows per model shape, best kept */
+#define PEAK_WINDOW_S 0.002        /* one timing window of a peak loop, seconds */
+_Static_assert(CALIB_NWIDTHS == PEAK_NWIDTHS, "one figure per width of fmapeak.h");
 
 /* ---- the crew: T threads for one measurement ---- */
 
@@ -114,6 +117,42 @@ static int crew_run(int T, CrewFn fn, void *bench, char *err, size_t errlen)
     for (int i = 1; i < n; i++)
         pthread_join(th[i], NULL);
     return rc;
+}
+
+/* ---- timing windows: every member's start and end ---- */
+
+typedef struct Window {
+    double *t0, *t1;          /* [T] each member's start and end of the window */
+} Window;
+
+static int window_alloc(Window *w, int T, char *err, size_t errlen)
+{
+    w->t0 = calloc((size_t)T, sizeof *w->t0);
+    w->t1 = calloc((size_t)T, sizeof *w->t1);
+    if (w->t0 && w->t1)
+        return 0;
+    free(w->t0);
+    free(w->t1);
+    w->t0 = w->t1 = NULL;
+    return cn_fail(err, errlen, -CN_ENOMEM, "calibration: out of memory");
+}
+
+static void window_free(Window *w)
+{
+    free(w->t0);
+    free(w->t1);
+}
+
+/* From the first member's start to the last one's end, seconds. */
+static double window_span(const Window *w, int T)
+{
+    double lo = w->t0[0], hi = w->t1[0];
+
+    for (int m = 1; m < T; m++) {
+        lo = w->t0[m] < lo ? w->t0[m] : lo;
+        hi = w->t1[m] > hi ? w->t1[m] : hi;
+    }
+    return hi - lo;
 }
 
 /* ---- SGEMM at the model's shapes ---- */
@@ -305,12 +344,171 @@ done:
     return rc;
 }
 
+/* ---- the FMA peak: register-only loops ---- */
+
+/* Each window starts all members together at a barrier and lasts from the
+ * first start to the last end; the best window is kept.  Windows are
+ * short, so that on a shared machine some of them run with no neighbour
+ * scheduled in between: the figure is what the units can do, not what a
+ * busy machine left. */
+typedef struct PeakBench {
+    const PeakLoop *loop;
+    long iters;               /* iterations of loop->run per member per window */
+    int windows;
+    int T;
+    Window win;
+    double best;              /* GFLOP/s of the best window (member 0) */
+    double sink;              /* checksums (member 0 only) */
+    pthread_barrier_t bar;
+} PeakBench;
+
+static void peak_member(void *bp, int tid)
+{
+    PeakBench *b = bp;
+
+    for (int w = 0; w < b->windows; w++) {
+        pthread_barrier_wait(&b->bar);
+        b->win.t0[tid] = timer_now();
+        double cs = b->loop->run(b->iters);
+        b->win.t1[tid] = timer_now();
+        pthread_barrier_wait(&b->bar);
+        if (tid != 0)
+            continue;
+        double span = window_span(&b->win, b->T);
+        double g = (double)b->T * (double)b->iters * b->loop->flops_per_iter / span * 1e-9;
+        b->best = span > 0.0 && g > b->best ? g : b->best;
+        b->sink += cs;
+    }
+}
+
+/* Iterations of run() that take about one window, from a short probe. */
+static long peak_iters(const PeakLoop *l)
+{
+    double best = 0.0;
+
+    for (int i = 0; i < 3; i++) {
+        double t0 = timer_now();
+        l->run(1000);
+        double t = timer_now() - t0;
+        best = i == 0 || t < best ? t : best;
+    }
+    long n = best > 0.0 ? (long)(PEAK_WINDOW_S / best * 1000.0) : 100000;
+    return n < 1000 ? 1000 : n;
+}
+
+/* The best window's GFLOP/s of loop l on T threads, within `budget` s. */
+static int measure_peak_loop(const PeakLoop *l, int T, double budget, double *out, char *err,
+                             size_t errlen)
+{
+    PeakBench b = {.loop = l, .T = T, .iters = peak_iters(l)};
+    int rc;
+
+    b.windows = (int)(budget / PEAK_WINDOW_S);
+    b.windows = b.windows < 5 ? 5 : b.windows > 200 ? 200 : b.windows;
+    if (window_alloc(&b.win, T, err, errlen) != 0)
+        return -CN_ENOMEM;
+    pthread_barrier_init(&b.bar, NULL, (unsigned)T);
+    rc = crew_run(T, peak_member, &b, err, errlen);
+    pthread_barrier_destroy(&b.bar);
+    if (rc == 0 && !isfinite(b.sink))
+        rc = cn_fail(err, errlen, -CN_EINVAL, "calibration: the %s peak loop computed "
+                     "non-finite values", l->name);
+    *out = rc == 0 ? b.best : 0.0;
+    window_free(&b.win);
+    return rc;
+}
+
+/* One thread's clock: dependent adds, best of short windows; 0 unknown. */
+static double measure_clock(double budget)
+{
+    const long iters = 20000; /* 1.28 M cycles: a third of a millisecond at 4 GHz */
+    double best = 0.0, t_end = timer_now() + budget;
+
+    if (!fmapeak_clock(1))
+        return 0.0;
+    do {
+        double t0 = timer_now();
+        fmapeak_clock(iters);
+        double t = timer_now() - t0;
+        best = best == 0.0 || t < best ? t : best;
+    } while (timer_now() < t_end);
+    return best > 0.0 ? (double)iters * FMAPEAK_CLOCK_ADDS / best * 1e-9 : 0.0;
+}
+
+/* Every width the CPU runs, on one thread and on T; then the clock. */
+static int measure_peaks(Calibration *out, int T, double budget, char *err, size_t errlen)
+{
+    unsigned f = sysinfo_cpu_features();
+    int n = 1, rc = 0;
+
+    for (int w = 0; w < PEAK_NWIDTHS; w++)
+        n += fmapeak_available((PeakWidth)w, f) ? 2 : 0;
+    for (int w = 0; w < PEAK_NWIDTHS && rc == 0; w++) {
+        if (!fmapeak_available((PeakWidth)w, f))
+            continue;
+        const PeakLoop *l = fmapeak_loop((PeakWidth)w);
+        rc = measure_peak_loop(l, 1, budget / n, &out->fma1_gflops[w], err, errlen);
+        if (rc == 0)
+            rc = measure_peak_loop(l, T, budget / n, &out->fma_gflops[w], err, errlen);
+    }
+    out->clock_ghz = rc == 0 ? measure_clock(budget / n) : 0.0;
+    return rc;
+}
+
+const char *calibrate_width_name(int w)
+{
+    return w >= 0 && w < PEAK_NWIDTHS ? fmapeak_loop((PeakWidth)w)->name : "none";
+}
+
+double calibrate_peak(const Calibration *c, int *w)
+{
+    double best = 0.0;
+    int at = -1;
+
+    for (int i = 0; c && i < CALIB_NWIDTHS; i++)
+        if (c->fma_gflops[i] > best) {
+            best = c->fma_gflops[i];
+            at = i;
+        }
+    if (w)
+        *w = at;
+    return best;
+}
+
+int calibrate_gap_text(double sgemm, double peak, const char *isa, int threads, int narrow,
+                       char *msg, size_t len)
+{
+    if (msg && len)
+        msg[0] = '\0';
+    if (!(peak > 0.0) || !(sgemm > 0.0))
+        return 0;
+    double share = sgemm / peak;
+    if (share >= CALIB_SGEMM_LOW && !narrow)
+        return 0;
+    if (msg && len)
+        snprintf(msg, len, "%sSGEMM at the model's shapes %.0f GFLOP/s on %d threads is %.0f%% "
+                 "of the %.0f GFLOP/s %s FMA peak, %.1fx below it%s", narrow ? "measured: " : "",
+                 sgemm, threads, 100.0 * share, peak, isa, 1.0 / share,
+                 narrow ? "" : ": OpenBLAS may not be using the CPU's vectors");
+    return 1;
+}
+
+int calibrate_sgemm_gap(const Calibration *c, int narrow, char *msg, size_t len)
+{
+    int w;
+    double peak = calibrate_peak(c, &w);
+    double sgemm = c->model_gflops[0] > c->model_gflops[1] ? c->model_gflops[0]
+                                                           : c->model_gflops[1];
+
+    return calibrate_gap_text(sgemm, peak, calibrate_width_name(w), c->threads, narrow, msg, len);
+}
+
 /* ---- memory bandwidth: the triad ---- */
 
 typedef struct TriadBench {
     size_t per;               /* floats per array per member */
     double budget;            /* seconds of timed passes, normally at least 3 */
-    double *t0, *t1;          /* [T] start and end of the current pass */
+    Window win;               /* the current pass */
     double start;             /* when the first pass began (member 0) */
     double best;              /* seconds of the fastest pass (member 0) */
     int passes;               /* passes done (member 0) */
@@ -347,20 +545,16 @@ static void triad_member(void *bp, int tid)
         pthread_barrier_wait(&b->bar);
         if (b->stop || atomic_load(&b->failed))
             break;
-        b->t0[tid] = timer_now();
+        b->win.t0[tid] = timer_now();
         if (tid == 0 && b->passes == 0)
-            b->start = b->t0[0];
+            b->start = b->win.t0[0];
         triad(a, x, y, 3.0f, b->per);
-        b->t1[tid] = timer_now();
+        b->win.t1[tid] = timer_now();
         pthread_barrier_wait(&b->bar);
         if (tid == 0) {
-            double lo = b->t0[0], hi = b->t1[0];
-            for (int m = 1; m < b->T; m++) {
-                lo = b->t0[m] < lo ? b->t0[m] : lo;
-                hi = b->t1[m] > hi ? b->t1[m] : hi;
-            }
-            if (b->passes == 0 || hi - lo < b->best)
-                b->best = hi - lo;
+            double span = window_span(&b->win, b->T);
+            if (b->passes == 0 || span < b->best)
+                b->best = span;
             b->passes++;
             /* Best of at least 3 passes, unless passes are so slow (a
              * sanitizer build, a busy machine) that the budget is gone. */
@@ -415,13 +609,8 @@ static int measure_triad(Calibration *out, int T, double budget, double touch_bu
 
     b.per = bytes / 3 / sizeof(float) / (size_t)T;
     b.per -= b.per % 16;
-    b.t0 = calloc((size_t)T, sizeof *b.t0);
-    b.t1 = calloc((size_t)T, sizeof *b.t1);
-    if (!b.t0 || !b.t1) {
-        free(b.t0);
-        free(b.t1);
-        return cn_fail(err, errlen, -CN_ENOMEM, "calibration: out of memory");
-    }
+    if (window_alloc(&b.win, T, err, errlen) != 0)
+        return -CN_ENOMEM;
     atomic_init(&b.failed, 0);
     atomic_init(&b.wrong, 0);
     pthread_barrier_init(&b.bar, NULL, (unsigned)T);
@@ -438,8 +627,7 @@ static int measure_triad(Calibration *out, int T, double budget, double touch_bu
         out->triad_gbps = moved / b.best * 1e-9;
         out->triad_mib = moved / MIB;
     }
-    free(b.t0);
-    free(b.t1);
+    window_free(&b.win);
     return rc;
 }
 
@@ -491,8 +679,8 @@ int calibrate_measure(const CalibOpts *opts, Calibration *out, char *err, size_t
     out->square_n = CALIB_SQUARE_N;
     out->square_threads = out->cores;
     gemm_init();
-    /* Budget: 30% GEMM at model shapes, 17% the square, and for the triad
-     * up to 20% touching its arrays plus 13% timing them. */
+    /* Budget: 30% GEMM at model shapes, 17% the square, for the triad up
+     * to 20% touching its arrays plus 13% timing them, 12% the peaks. */
     snprintf(what, sizeof what, "SGEMM at the model's shapes, %d threads", out->threads);
     progress(opts, what, 0.0);
     rc = measure_model(out, out->threads, 0.30 * S, err, errlen);
@@ -500,14 +688,19 @@ int calibrate_measure(const CalibOpts *opts, Calibration *out, char *err, size_t
         return rc;
     snprintf(what, sizeof what, "SGEMM %d x %d, %d OpenBLAS threads", out->square_n,
              out->square_n, out->square_threads);
-    progress(opts, what, 0.35);
+    progress(opts, what, 0.30);
     rc = measure_square(out, 0.17 * S, err, errlen);
     if (rc != 0)
         return rc;
     snprintf(what, sizeof what, "memory bandwidth (triad), %d threads", out->threads);
-    progress(opts, what, 0.60);
+    progress(opts, what, 0.55);
     rc = measure_triad(out, out->threads, 0.13 * S, 0.20 * S, (size_t)(out->llc_mib * MIB),
                        err, errlen);
+    if (rc != 0)
+        return rc;
+    snprintf(what, sizeof what, "FMA peak per vector width, 1 and %d threads", out->threads);
+    progress(opts, what, 0.88);
+    rc = measure_peaks(out, out->threads, 0.12 * S, err, errlen);
     if (rc != 0)
         return rc;
     out->seconds = timer_now() - start;
@@ -542,6 +735,13 @@ static const Field fields[] = {
     {"square_n", FK_INT, CF(square_n), 0, 1, 1 << 16},
     {"square_threads", FK_INT, CF(square_threads), 0, 1, 1 << 20},
     {"square_gflops", FK_NUM, CF(square_gflops), 0, 1e-3, 1e9},
+    {"fma_avx512", FK_NUM, CF(fma_gflops) + PEAK_AVX512 * sizeof(double), 0, 0, 1e9},
+    {"fma_avx2", FK_NUM, CF(fma_gflops) + PEAK_AVX2 * sizeof(double), 0, 0, 1e9},
+    {"fma_sse", FK_NUM, CF(fma_gflops) + PEAK_SSE * sizeof(double), 0, 0, 1e9},
+    {"fma1_avx512", FK_NUM, CF(fma1_gflops) + PEAK_AVX512 * sizeof(double), 0, 0, 1e9},
+    {"fma1_avx2", FK_NUM, CF(fma1_gflops) + PEAK_AVX2 * sizeof(double), 0, 0, 1e9},
+    {"fma1_sse", FK_NUM, CF(fma1_gflops) + PEAK_SSE * sizeof(double), 0, 0, 1e9},
+    {"clock_ghz", FK_NUM, CF(clock_ghz), 0, 0, 1e3},
     {"triad_gbps", FK_NUM, CF(triad_gbps), 0, 1e-3, 1e9},
     {"triad_mib", FK_NUM, CF(triad_mib), 0, 1e-3, 1e9},
     {"llc_mib", FK_NUM, CF(llc_mib), 0, 0, 1e9},
@@ -584,8 +784,8 @@ size_t calibrate_format(const Calibration *c, char *buf, size_t len)
 {
     size_t n = 0;
     int w = snprintf(buf, len,
-                     "# cnntop calibration: this machine's measured SGEMM rates and "
-                     "memory bandwidth.\n# Written by `cnntop calibrate`; delete it (or use "
+                     "# cnntop calibration: this machine's measured FMA peak, SGEMM "
+                     "rates and memory bandwidth.\n# Written by `cnntop calibrate`; delete it (or use "
                      "--recalibrate) to measure again.\ncnntop-calibration %d\n",
                      CALIB_FORMAT_VERSION);
     n = w > 0 ? (size_t)w : 0;
@@ -855,6 +1055,15 @@ static void cache_store(const char *path, const Calibration *c, char *warn, size
         snprintf(warn, warnlen, "calibration not cached: %s", msg);
 }
 
+int calibrate_load(int threads, Calibration *out)
+{
+    char path[4096];
+
+    if (calibrate_cache_path(path, sizeof path, threads, NULL, 0) != 0)
+        return -1;
+    return cache_load(path, threads, out, NULL, 0);
+}
+
 int calibrate_get(const CalibOpts *opts, Calibration *out, int force,
                   char *warn, size_t warnlen, char *err, size_t errlen)
 {
@@ -915,7 +1124,9 @@ int calibrate_sketch(const Calibration *c, long images, int batch, Sketch *out)
     out->batch = batch;
     out->flops = (double)images * model_flops_executed();
     out->bytes = (double)images * calibrate_bytes_per_image();
-    out->gflops = rate_at(c, batch);
+    double peak = calibrate_peak(c, NULL);
+    out->peak = peak > 0.0;
+    out->gflops = out->peak ? peak : rate_at(c, batch);
     out->gbps = c->triad_gbps;
     out->compute_s = out->flops / (out->gflops * 1e9);
     out->memory_s = out->bytes / (out->gbps * 1e9);

@@ -46,6 +46,8 @@ void record_init(RunRecord *r)
     r->config.data_dir = NULL;
     r->train_images = r->test_images = -1;
     r->peak_gflops = NAN;
+    r->fma_peak_gflops = NAN;
+    r->flops_executed_per_image = NAN;
     r->target_accuracy = NAN;
     r->time_to_target = NAN;
     r->flops_per_image = NAN;
@@ -53,6 +55,23 @@ void record_init(RunRecord *r)
     r->loader_samples_per_s = NAN;
     r->run_queue_wait = NAN;
     r->ipc = r->miss_rate = NAN;
+}
+
+static double peak_share(const RunRecord *r, double images_per_s, double flops)
+{
+    if (!(r->fma_peak_gflops > 0.0) || !isfinite(flops) || !isfinite(images_per_s))
+        return NAN;
+    return images_per_s * flops / (r->fma_peak_gflops * 1e9);
+}
+
+double record_mfu(const RunRecord *r, double images_per_s)
+{
+    return peak_share(r, images_per_s, r->flops_per_image);
+}
+
+double record_executed_share(const RunRecord *r, double images_per_s)
+{
+    return peak_share(r, images_per_s, r->flops_executed_per_image);
 }
 
 void record_done(RunRecord *r)
@@ -334,7 +353,13 @@ static void write_machine(JsonWriter *w, const RunRecord *r)
     kv_str(w, "blas_core", m->blas_core);
     kv_str(w, "blas_config", m->blas_config);
     kv_str(w, "blas_warning", m->blas_warning);
+    kv_str(w, "blas_note", m->blas_note);
+    kv_str(w, "cpu_isa", m->cpu_isa);
+    kv_str(w, "blas_isa", m->blas_isa);
     kv_num(w, "peak_gflops", r->peak_gflops);
+    kv_num(w, "fma_peak_gflops", r->fma_peak_gflops);
+    kv_str(w, "fma_peak_isa", r->fma_peak_isa);
+    kv_num(w, "sgemm_of_peak", r->peak_gflops / r->fma_peak_gflops);
     json_end_object(w);
 }
 
@@ -350,6 +375,8 @@ static void write_train(JsonWriter *w, const RunRecord *r)
     kv_num(w, "wall", t->wall);
     kv_num(w, "images_per_s", t->images_per_s);
     kv_num(w, "gflops", t->images_per_s * r->flops_per_image * 1e-9);
+    kv_num(w, "mfu", record_mfu(r, t->images_per_s));
+    kv_num(w, "executed_share", record_executed_share(r, t->images_per_s));
     kv_num(w, "cpu_user", t->cpu_user);
     kv_num(w, "cpu_sys", t->cpu_sys);
     kv_int(w, "minor_faults", t->minor_faults);
@@ -583,6 +610,7 @@ static void write_run_body(JsonWriter *w, const RunRecord *r)
     kv_int(w, "threads_used", r->threads_used);
     write_machine(w, r);
     kv_num(w, "flops_per_image", r->flops_per_image);
+    kv_num(w, "flops_executed_per_image", r->flops_executed_per_image);
     write_train(w, r);
     write_eval(w, r);
     kv_count(w, "peak_rss_kib", r->peak_rss_kib);
@@ -808,7 +836,8 @@ static int csv_sweep(const RunRecord *const *runs, size_t n, char **out, size_t 
     int rc = 0;
 
     tprintf(&t, "command,mean,stddev,median,user,system,min,max,batch,workers,prefetch,"
-                "threads,augment,runs,images_per_s,images_per_s_stddev,accuracy\n");
+                "threads,augment,runs,images_per_s,images_per_s_stddev,accuracy,mfu,"
+                "executed_share\n");
     for (size_t i = 0; i < n && rc == 0; i++) {
         const RunRecord *r = runs[i];
         StatsSummary s, ips;
@@ -835,7 +864,9 @@ static int csv_sweep(const RunRecord *const *runs, size_t n, char **out, size_t 
         tprintf(&t, "%zu,", nt);
         csv_num(&t, ips.mean, ",");
         csv_num(&t, ips.sd, ",");
-        csv_num(&t, mean_accuracy(r), "\n");
+        csv_num(&t, mean_accuracy(r), ",");
+        csv_num(&t, record_mfu(r, ips.mean), ",");
+        csv_num(&t, record_executed_share(r, ips.mean), "\n");
     }
     if (rc != 0) {
         free(t.buf);
@@ -932,6 +963,10 @@ static void md_summary(Text *t, const RunRecord *r)
     tprintf(t, "| Throughput | %.1f images/s |\n", st->images_per_s);
     if (isfinite(r->flops_per_image))
         tprintf(t, "| Compute rate | %.1f GFLOP/s |\n", st->images_per_s * r->flops_per_image * 1e-9);
+    if (isfinite(record_mfu(r, st->images_per_s)))
+        tprintf(t, "| MFU | %.1f%% of the %.1f GFLOP/s %s FMA peak |\n| Executed share | "
+                "%.1f%% |\n", 100 * record_mfu(r, st->images_per_s), r->fma_peak_gflops,
+                r->fma_peak_isa, 100 * record_executed_share(r, st->images_per_s));
     tprintf(t, "| CPU | %.2f s user, %.2f s sys |\n", st->cpu_user, st->cpu_sys);
     tprintf(t, "| Final training loss | %s |\n", fmt_fixed(a, sizeof a, st->final_loss, 4));
     if (r->have_eval)
@@ -950,7 +985,14 @@ static void md_summary(Text *t, const RunRecord *r)
     md_cell(t, r->machine.cpu_model);
     tprintf(t, ", %d core%s, OpenBLAS ", r->machine.cores, r->machine.cores == 1 ? "" : "s");
     md_cell(t, r->machine.blas_core);
+    if (r->machine.blas_isa[0])
+        tprintf(t, " (%s; the CPU has %s)", r->machine.blas_isa, r->machine.cpu_isa);
     tprintf(t, " |\n");
+    if (r->machine.blas_warning[0]) {
+        tprintf(t, "| Warning | ");
+        md_cell(t, r->machine.blas_warning);
+        tprintf(t, " |\n");
+    }
 }
 
 static void md_layers(Text *t, const RunRecord *r)
@@ -1282,6 +1324,21 @@ static void get_str(Reader *rd, const JsonValue *obj, const char *where, const c
     snprintf(buf, len, "%s", json_as_string(member(rd, obj, where, key, JSON_STRING, 1), ""));
 }
 
+/* Members added after cnntop.run/1 first shipped (the FMA peak, MFU): an
+ * older record lacks them, and reads them as unknown. */
+static double get_num_opt(Reader *rd, const JsonValue *obj, const char *where, const char *key)
+{
+    return json_get(obj, key) ? get_num(rd, obj, where, key) : NAN;
+}
+
+static void get_str_opt(Reader *rd, const JsonValue *obj, const char *where, const char *key,
+                        char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (json_get(obj, key))
+        get_str(rd, obj, where, key, buf, len);
+}
+
 /* A string into an owned copy; null reads as NULL. */
 static void get_dup(Reader *rd, const JsonValue *obj, const char *where, const char *key,
                     char **slot)
@@ -1340,6 +1397,11 @@ static void read_machine(Reader *rd, const JsonValue *root, RunRecord *r)
     get_str(rd, m, "machine", "blas_config", mi->blas_config, sizeof mi->blas_config);
     get_str(rd, m, "machine", "blas_warning", mi->blas_warning, sizeof mi->blas_warning);
     r->peak_gflops = get_num(rd, m, "machine", "peak_gflops");
+    get_str_opt(rd, m, "machine", "blas_note", mi->blas_note, sizeof mi->blas_note);
+    get_str_opt(rd, m, "machine", "cpu_isa", mi->cpu_isa, sizeof mi->cpu_isa);
+    get_str_opt(rd, m, "machine", "blas_isa", mi->blas_isa, sizeof mi->blas_isa);
+    r->fma_peak_gflops = get_num_opt(rd, m, "machine", "fma_peak_gflops");
+    get_str_opt(rd, m, "machine", "fma_peak_isa", r->fma_peak_isa, sizeof r->fma_peak_isa);
 }
 
 static void read_train(Reader *rd, const JsonValue *root, RunRecord *r)
@@ -1616,6 +1678,7 @@ static void read_run(Reader *rd, const JsonValue *o, RunRecord *r)
     r->threads_used = (int)get_int(rd, o, "", "threads_used", 0, I_MAX);
     read_machine(rd, o, r);
     r->flops_per_image = get_num(rd, o, "", "flops_per_image");
+    r->flops_executed_per_image = get_num_opt(rd, o, "", "flops_executed_per_image");
     read_train(rd, o, r);
     read_eval(rd, o, r);
     r->peak_rss_kib = (long)get_int_null(rd, o, "", "peak_rss_kib", 0, L_MAX, 1, -1);

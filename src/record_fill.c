@@ -132,6 +132,7 @@ int record_fill(RunRecord *r, Engine *e, CounterSet *cs, const EvalResult *eval)
     r->threads_used = engine_threads(e);
     engine_machine_info(&r->machine);
     r->flops_per_image = engine_flops_per_image();
+    r->flops_executed_per_image = engine_flops_executed_per_image();
     engine_stats(e, &r->train);
     engine_live(e, &ls);
     r->loader_samples_per_s = ls.load_samples_per_s > 0 ? ls.load_samples_per_s : NAN;

@@ -1,7 +1,11 @@
 /*
- * sysinfo.c: CPU model, core count, memory, caches, kernel release.
+ * sysinfo.c: CPU model, core count, vector instruction sets (cpuid),
+ * memory, caches, kernel release.
  */
 #include <sched.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,13 +57,57 @@ void sysinfo_cpu_model(char *buf, size_t len)
         snprintf(buf, len, "unknown");
 }
 
-int sysinfo_has_avx512(void)
+#if defined(__x86_64__) || defined(__i386__)
+/* XCR0: which register states the OS saves on a context switch. */
+static uint64_t xcr0(void)
 {
-    char flags[8192];
+    uint32_t lo, hi;
 
-    cpuinfo_field("flags", flags, sizeof flags);
-    return strstr(flags, " avx512f") != NULL;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((uint64_t)hi << 32) | lo;
 }
+
+/* Leaf 7's feature bits (subleaf 0: EBX; subleaf 1: EAX) as SYSINFO_* bits. */
+static unsigned leaf7_features(unsigned max_leaf, int os_avx512)
+{
+    unsigned a, b, c, d, f = 0;
+
+    if (max_leaf < 7 || !__get_cpuid_count(7, 0, &a, &b, &c, &d))
+        return 0;
+    f |= (b & bit_AVX2) ? SYSINFO_AVX2 : 0;
+    if (os_avx512 && (b & bit_AVX512F)) {
+        f |= SYSINFO_AVX512F;
+        f |= (b & bit_AVX512DQ) ? SYSINFO_AVX512DQ : 0;
+        f |= (b & bit_AVX512BW) ? SYSINFO_AVX512BW : 0;
+        f |= (b & bit_AVX512VL) ? SYSINFO_AVX512VL : 0;
+        if (a >= 1 && __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 5)))
+            f |= SYSINFO_AVX512BF16;
+    }
+    return f;
+}
+
+unsigned sysinfo_cpu_features(void)
+{
+    unsigned a, b, c, d, max_leaf = __get_cpuid_max(0, NULL), f = 0;
+
+    if (max_leaf < 1 || !__get_cpuid(1, &a, &b, &c, &d))
+        return 0;
+    f |= (c & bit_SSE3) ? SYSINFO_SSE3 : 0;
+    /* AVX needs the OS to save YMM (XCR0 bits 1-2), AVX-512 also the
+     * opmask and upper ZMM states (bits 5-7): a CPU bit alone is not enough. */
+    uint64_t x = (c & bit_OSXSAVE) ? xcr0() : 0;
+    int os_avx = (x & 0x6) == 0x6, os_avx512 = os_avx && (x & 0xe0) == 0xe0;
+    if (!os_avx || !(c & bit_AVX))
+        return f;
+    f |= SYSINFO_AVX | ((c & bit_FMA) ? SYSINFO_FMA : 0);
+    return f | leaf7_features(max_leaf, os_avx512);
+}
+#else
+unsigned sysinfo_cpu_features(void)
+{
+    return 0;
+}
+#endif
 
 size_t sysinfo_ram_bytes(void)
 {

@@ -13,8 +13,22 @@ int sysinfo_cores(void);
 /* The CPU's model name, or "unknown". */
 void sysinfo_cpu_model(char *buf, size_t len);
 
-/* 1 if the CPU has AVX-512F, per /proc/cpuinfo flags. */
-int sysinfo_has_avx512(void);
+/* The CPU's vector instruction sets that this process may use, as
+ * SYSINFO_* bits: from cpuid feature bits (never from model numbers), and
+ * only where the kernel saves the registers they need (xgetbv's XCR0), so a
+ * bit set here is an instruction set that runs.  0 on CPUs other than x86. */
+enum {
+    SYSINFO_SSE3 = 1u << 0,
+    SYSINFO_AVX = 1u << 1,       /* 256-bit, with the OS saving YMM */
+    SYSINFO_FMA = 1u << 2,       /* FMA3 (needs AVX) */
+    SYSINFO_AVX2 = 1u << 3,
+    SYSINFO_AVX512F = 1u << 4,   /* 512-bit, with the OS saving ZMM and k0-k7 */
+    SYSINFO_AVX512DQ = 1u << 5,
+    SYSINFO_AVX512BW = 1u << 6,
+    SYSINFO_AVX512VL = 1u << 7,
+    SYSINFO_AVX512BF16 = 1u << 8
+};
+unsigned sysinfo_cpu_features(void);
 
 /* Physical memory in bytes (0 if unknown). */
 size_t sysinfo_ram_bytes(void);

@@ -186,12 +186,48 @@ static void test_sketch(void)
     CHECK_INT(calibrate_sketch(&c, 1000, 128, &s), ==, 0);
     CHECK_NEAR(s.gflops, 150.0, 1e-9);
     CHECK_NEAR(s.compute_s, 1000 * 17032704.0 / 150e9, 1e-12);
+    CHECK(s.peak == 0); /* no FMA peak measured: the SGEMM rate */
+    /* With a peak, the sketch uses the highest width's all-threads figure. */
+    c.fma_gflops[1] = 300.0;
+    c.fma_gflops[2] = 120.0;
+    CHECK_INT(calibrate_sketch(&c, 1000, 128, &s), ==, 0);
+    CHECK(s.peak == 1);
+    CHECK_NEAR(s.gflops, 300.0, 0.0);
+    CHECK_NEAR(s.compute_s, 1000 * 17032704.0 / 300e9, 1e-12);
+    int w = 0;
+    CHECK_NEAR(calibrate_peak(&c, &w), 300.0, 0.0);
+    CHECK_INT(w, ==, 1);
+    c.fma_gflops[1] = c.fma_gflops[2] = 0.0;
     CHECK_INT(calibrate_sketch(&c, 0, 64, &s), ==, 0);
     CHECK_NEAR(s.seconds, 0.0, 0.0);
     CHECK_INT(calibrate_sketch(&c, -1, 64, &s), ==, -CN_EINVAL);
     CHECK_INT(calibrate_sketch(&c, 10, 0, &s), ==, -CN_EINVAL);
     c.triad_gbps = 0.0;
     CHECK_INT(calibrate_sketch(&c, 10, 64, &s), ==, -CN_EINVAL);
+}
+
+/* SGEMM against the FMA peak: the measured factor, always when the kernel
+ * is narrower, and when SGEMM is under CALIB_SGEMM_LOW of the peak. */
+static void test_sgemm_gap(void)
+{
+    char msg[320];
+    Calibration c;
+
+    CHECK_INT(calibrate_gap_text(56.0, 234.0, "AVX-512", 2, 1, msg, sizeof msg), ==, 1);
+    CHECK(!strcmp(msg, "measured: SGEMM at the model's shapes 56 GFLOP/s on 2 threads is 24% "
+                       "of the 234 GFLOP/s AVX-512 FMA peak, 4.2x below it"));
+    CHECK_INT(calibrate_gap_text(178.0, 235.0, "AVX-512", 2, 0, msg, sizeof msg), ==, 0);
+    CHECK(msg[0] == '\0');
+    CHECK_INT(calibrate_gap_text(70.0, 235.0, "AVX-512", 2, 0, msg, sizeof msg), ==, 1);
+    CHECK_STR_HAS(msg, "30% of the 235 GFLOP/s AVX-512 FMA peak, 3.4x below it: OpenBLAS may");
+    CHECK_INT(calibrate_gap_text(70.0, NAN, "", 2, 1, msg, sizeof msg), ==, 0); /* no peak */
+    memset(&c, 0, sizeof c);
+    c.threads = 2;
+    c.model_gflops[0] = 50.0;
+    c.model_gflops[1] = 60.0; /* the faster batch counts */
+    c.fma_gflops[1] = 240.0;
+    CHECK_INT(calibrate_sgemm_gap(&c, 0, msg, sizeof msg), ==, 1);
+    CHECK_STR_HAS(msg, "60 GFLOP/s on 2 threads is 25% of the 240 GFLOP/s AVX2+FMA FMA peak");
 }
 
 static void test_gap_warning(void)
@@ -270,7 +306,7 @@ static void test_parse(const Calibration *good)
     static const struct {
         const char *key, *line, *want;
     } bad[] = {
-        {"cnntop-calibration", "cnntop-calibration 4", "format version '4'"},
+        {"cnntop-calibration", "cnntop-calibration 3", "format version '3'"},
         {"cnntop-calibration", "some other file", "not a cnntop calibration file"},
         {"cores=", "cores=0", "bad cores"},
         {"cores=", "cores=2.5", "bad cores"},
@@ -370,6 +406,81 @@ static void test_measure(Calibration *first)
      * warm-up calls) and sanitizer builds' slow loops. */
     CHECK(a.seconds < 10.0 * SHORT + 3.0);
     *first = a;
+}
+
+/* What one core can do per cycle at each width: lanes x FLOPs per lane and
+ * instruction x the instructions a cycle, from the narrowest ports of
+ * current x86 cores to the widest: AVX-512 one (Zen 4 double-pumps its two
+ * 256-bit units; Intel cores with one 512-bit FMA port) or two FMAs a
+ * cycle; AVX2 one (Zen 1) or two; SSE's muls and adds two (Intel: ports 0
+ * and 1 do both) to four (Zen: two mul and two add pipes). */
+static const struct {
+    const char *name;
+    int lanes, flop, ports_lo, ports_hi;
+} widths[CALIB_NWIDTHS] = {
+    {"AVX-512", 16, 2, 1, 2}, {"AVX2+FMA", 8, 2, 1, 2}, {"SSE", 4, 1, 2, 4}};
+
+/* 1 when every width's figures fit what the width allows at the measured
+ * clock, within a generous band: a shared machine lowers them (0.25x),
+ * turbo varies (1.3x). */
+static int peaks_plausible(const Calibration *c, int report)
+{
+    int ok = c->clock_ghz > 0.3 && c->clock_ghz < 7.0;
+
+    for (int w = 0; w < CALIB_NWIDTHS; w++) {
+        if (!(c->fma1_gflops[w] > 0.0))
+            continue;
+        double per_cycle = c->fma1_gflops[w] / c->clock_ghz;
+        double lo = 0.25 * widths[w].lanes * widths[w].flop * widths[w].ports_lo;
+        double hi = 1.3 * widths[w].lanes * widths[w].flop * widths[w].ports_hi;
+        int good = per_cycle >= lo && per_cycle <= hi && c->fma_gflops[w] > 0.0 &&
+                   c->fma_gflops[w] <= 1.3 * c->threads * c->fma1_gflops[w] &&
+                   c->fma_gflops[w] >= 0.25 * c->fma1_gflops[w];
+        if (report)
+            printf("peak %-8s %.1f GFLOP/s one thread = %.1f FLOP/cycle at %.2f GHz (allowed "
+                   "%.0f..%.0f), %.1f on %d threads: %s\n", widths[w].name, c->fma1_gflops[w],
+                   per_cycle, c->clock_ghz, lo, hi, c->fma_gflops[w], c->threads,
+                   good ? "ok" : "OUT OF BAND");
+        ok &= good;
+    }
+    return ok;
+}
+
+/* The FMA peak against what each width allows; on an AVX-512 CPU the
+ * AVX-512 figure is not below the AVX2 one (about equal on Zen 4, about
+ * twice on cores with two 512-bit FMA units). */
+static void test_peak(const Calibration *a)
+{
+    MachineInfo mi;
+    Calibration c = *a;
+    char err[256];
+
+    engine_machine_info(&mi);
+    for (int w = 0; w < CALIB_NWIDTHS; w++) {
+        CHECK(!strcmp(calibrate_width_name(w), widths[w].name));
+        if (!(c.fma1_gflops[w] > 0.0))
+            printf("peak %-8s not on this CPU (%s): not checked\n", widths[w].name, mi.cpu_isa);
+    }
+    if (!(calibrate_peak(&c, NULL) > 0.0)) {
+        printf("no peak loop runs on this CPU (not x86): skipped\n");
+        return;
+    }
+    /* The SSE loop runs on every x86-64 CPU; the others as cpuid says. */
+    CHECK(c.fma1_gflops[2] > 0.0);
+    if (!strcmp(mi.cpu_isa, "AVX-512"))
+        CHECK(c.fma1_gflops[0] > 0.0);
+    if (!peaks_plausible(&c, 1)) {
+        fprintf(stderr, "note: a peak is out of band; measuring once more, longer\n");
+        CalibOpts o = short_opts();
+        o.seconds = 3.0;
+        CHECK_INT(calibrate_measure(&o, &c, err, sizeof err), ==, 0);
+        CHECK(peaks_plausible(&c, 1));
+    }
+    if (c.fma1_gflops[0] > 0.0) {
+        printf("peak AVX-512 / AVX2+FMA on one thread: %.2f\n",
+               c.fma1_gflops[0] / c.fma1_gflops[1]);
+        CHECK(c.fma1_gflops[0] >= 0.8 * c.fma1_gflops[1]);
+    }
 }
 
 static int file_exists(const char *p)
@@ -519,7 +630,9 @@ static void test_format(const Calibration *good)
     size_t n = calibrate_format(good, buf, sizeof buf);
     CHECK(n > 0 && n < sizeof buf);
     CHECK(n >= 4 && !strcmp(buf + n - 4, "end\n"));
-    CHECK_STR_HAS(buf, "cnntop-calibration 3\n");
+    CHECK_STR_HAS(buf, "cnntop-calibration 4\n");
+    CHECK_STR_HAS(buf, "\nfma_avx2=");
+    CHECK_STR_HAS(buf, "\nclock_ghz=");
     /* Too small a buffer: cut and terminated, the needed length returned. */
     CHECK_INT(calibrate_format(good, small, sizeof small), ==, n);
     CHECK(small[sizeof small - 1] == '\0');
@@ -545,7 +658,9 @@ int main(void)
     test_shapes();
     test_sketch();
     test_gap_warning();
+    test_sgemm_gap();
     test_measure(&good);
+    test_peak(&good);
     test_format(&good);
     test_parse(&good);
     test_cache(&good);

@@ -91,7 +91,7 @@ VARY = {"date", "command", "wall", "images_per_s", "images_per_s_sd", "gflops", 
         "cpu_sys", "user", "system", "minor_faults", "seconds", "t", "t0", "data", "forward",
         "backward", "optimizer", "value", "scaled", "peak_rss_kib", "loader_samples_per_s",
         "mean", "median", "min", "max", "stddev", "times", "queue_fill", "data_wait_share",
-        "ipc", "miss_rate", "run_queue_wait"}
+        "ipc", "miss_rate", "run_queue_wait", "mfu", "executed_share"}
 # Lists whose length depends on timing: each element's keys and types.
 BY_SHAPE = {"samples"}
 bad = []

@@ -36,19 +36,50 @@ static const char *fmt_bytes(size_t b, char *buf, size_t len)
     return buf;
 }
 
-static void print_machine(void)
+static void print_machine(const MachineInfo *m)
 {
-    MachineInfo mi;
     char l1[32], l2[32], l3[32];
 
-    engine_machine_info(&mi);
-    printf("machine     %s, %d cores, Linux %s\n", mi.cpu_model, mi.cores, mi.kernel);
-    printf("caches      L1d %s, L2 %s, L3 %s\n", fmt_bytes(mi.l1d_bytes, l1, sizeof l1),
-           fmt_bytes(mi.l2_bytes, l2, sizeof l2), fmt_bytes(mi.l3_bytes, l3, sizeof l3));
-    printf("OpenBLAS    %s, %s kernels, %s\n", mi.blas_version, mi.blas_core,
-           mi.blas_threading);
-    if (mi.blas_warning[0])
-        printf("note        %s\n", mi.blas_warning);
+    printf("machine     %s, %d cores, Linux %s\n", m->cpu_model, m->cores, m->kernel);
+    printf("caches      L1d %s, L2 %s, L3 %s\n", fmt_bytes(m->l1d_bytes, l1, sizeof l1),
+           fmt_bytes(m->l2_bytes, l2, sizeof l2), fmt_bytes(m->l3_bytes, l3, sizeof l3));
+    printf("OpenBLAS    %s, %s kernels (%s; the CPU has %s), %s\n", m->blas_version,
+           m->blas_core, m->blas_isa, m->cpu_isa, m->blas_threading);
+    if (m->blas_note[0])
+        printf("note        %s\n", m->blas_note);
+    if (m->blas_warning[0])
+        printf("warning     %s\n", m->blas_warning);
+}
+
+/* One line per vector width, the yardstick, and SGEMM against it. */
+static void print_peaks(const Calibration *c, const MachineInfo *mi)
+{
+    char gap[320];
+    int best;
+    double peak = calibrate_peak(c, &best);
+
+    for (int w = 0, first = 1; w < CALIB_NWIDTHS; w++) {
+        if (!(c->fma_gflops[w] > 0.0))
+            continue;
+        printf("%-11s %-9s %7.1f GFLOP/s on %d threads, %.1f on one", first-- > 0 ? "FMA peak" : "",
+               calibrate_width_name(w), c->fma_gflops[w], c->threads, c->fma1_gflops[w]);
+        if (c->clock_ghz > 0.0)
+            printf(" (%.1f FLOP/cycle)", c->fma1_gflops[w] / c->clock_ghz);
+        printf("%s\n", strcmp(calibrate_width_name(w), "SSE") ? "" : "; mul + add, SSE has no FMA");
+    }
+    if (!(peak > 0.0)) {
+        printf("FMA peak    not measured: no vector width this build knows (not x86)\n");
+        return;
+    }
+    printf("%-11s %.1f GFLOP/s (%s) is the yardstick of MFU and the sketch; SGEMM at the "
+           "model's shapes is %.0f%%-%.0f%% of it", "", peak, calibrate_width_name(best),
+           100.0 * c->model_gflops[0] / peak,
+           100.0 * c->model_gflops[1] / peak);
+    if (c->clock_ghz > 0.0)
+        printf("; clock %.2f GHz (one thread, dependent adds)", c->clock_ghz);
+    printf("\n");
+    if (calibrate_sgemm_gap(c, mi->blas_warning[0] != '\0', gap, sizeof gap))
+        printf("warning     %s\n", gap);
 }
 
 static void print_figures(const Calibration *c, const char *path)
@@ -91,9 +122,9 @@ static void print_sketch(const Calibration *c)
         Sketch s;
         if (calibrate_sketch(c, CALIB_EPOCH_IMAGES, batches[i], &s) != 0)
             continue;
-        printf("%-11s batch %-4d %6.1f s = compute %.1f s (at %.1f GFLOP/s) + memory "
+        printf("%-11s batch %-4d %6.1f s = compute %.1f s (at %.1f GFLOP/s, %s) + memory "
                "%.1f s (at %.1f GB/s)\n", "", batches[i], s.seconds, s.compute_s, s.gflops,
-               s.memory_s, s.gbps);
+               s.peak ? "the FMA peak" : "SGEMM", s.memory_s, s.gbps);
     }
 }
 
@@ -112,7 +143,10 @@ int calibrate_main(const Options *o)
     }
     if (warn[0])
         fprintf(stderr, "cnntop: warning: %s\n", warn);
-    print_machine();
+    MachineInfo mi;
+    engine_machine_info(&mi);
+    print_machine(&mi);
+    print_peaks(&c, &mi);
     print_figures(&c, path);
     print_sketch(&c);
     return EXIT_OK;

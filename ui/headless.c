@@ -78,36 +78,8 @@ static int open_engine(const Options *o, Engine **e)
     return 0;
 }
 
-static void calib_progress(void *ud, const char *what, double done)
-{
-    (void)ud;
-    fprintf(stderr, "%scnntop: calibrating (first use): %s, %.0f%%%s", isatty(2) ? "\r\033[K" : "",
-            what, 100 * done, isatty(2) ? "" : "\n");
-}
-
-/* The machine's calibration from the cache, or measured now (a few
- * seconds, once); NULL with a warning when it cannot be had. */
-static const Calibration *calibration(const Options *o, Calibration *c)
-{
-    char warn[512] = "", err[512];
-    CalibOpts co;
-
-    memset(&co, 0, sizeof co);
-    co.threads = o->cfg.threads;
-    co.progress = calib_progress;
-    if (calibrate_get(&co, c, o->recalibrate, warn, sizeof warn, err, sizeof err) != 0) {
-        fprintf(stderr, "%scnntop: calibration failed, no sketch on paper: %s\n",
-                isatty(2) ? "\r\033[K" : "", err);
-        return NULL;
-    }
-    if (!c->cached && isatty(2))
-        fputs("\r\033[K", stderr);
-    if (warn[0])
-        fprintf(stderr, "cnntop: %s\n", warn);
-    return c;
-}
-
-/* The time on paper next to the measured one. */
+/* The time on paper next to the measured one, and the measured rate
+ * against the FMA peak. */
 static void print_sketch(const RunRecord *rec, const Calibration *c)
 {
     Sketch sk;
@@ -116,10 +88,16 @@ static void print_sketch(const RunRecord *rec, const Calibration *c)
 
     if (!c || st->images <= 0 || calibrate_sketch(c, st->images, rec->config.batch, &sk) != 0)
         return;
-    printf("  On paper:             %.2f s  (%.2f GFLOP at %.1f GFLOP/s + %.2f GB at %.1f GB/s); "
-           "measured %.2f s, %.0f%% of the SGEMM rate\n",
-           sk.seconds, sk.flops * 1e-9, sk.gflops, sk.bytes * 1e-9, sk.gbps, st->wall,
-           st->wall > 0 ? 100 * sk.flops / st->wall * 1e-9 / sk.gflops : 0.0);
+    char rate[64] = "the SGEMM rate";
+    if (sk.peak)
+        snprintf(rate, sizeof rate, "the %s FMA peak", rec->fma_peak_isa);
+    printf("  On paper:             %.2f s  (%.2f GFLOP executed at %.1f GFLOP/s, %s + %.2f GB "
+           "at %.1f GB/s); measured %.2f s", sk.seconds, sk.flops * 1e-9, sk.gflops, rate,
+           sk.bytes * 1e-9, sk.gbps, st->wall);
+    if (sk.peak)
+        printf(": MFU %.1f%%, executed %.1f%% of the peak", 100 * record_mfu(rec, st->images_per_s),
+               100 * record_executed_share(rec, st->images_per_s));
+    printf("\n");
     if (calibrate_check(&sk, st->wall, msg, sizeof msg))
         printf("  Warning:              %s\n", msg);
 }
@@ -156,7 +134,8 @@ int headless_run(const Options *o, int argc, char **argv)
     }
     /* The sketch needs the machine's calibration: from the cache, or
      * measured now, after the run, on first use. */
-    if (rec.train.steps > 0 && !runner_signal() && (ro.calib = calibration(o, &calib)))
+    if (rec.train.steps > 0 && !runner_signal() &&
+        (ro.calib = runner_calibration(o->cfg.threads, o->recalibrate, &calib)))
         runner_set_peak(&rec, ro.calib);
     if (e || rec.train.steps > 0) {
         summary_print(stdout, &rec, "run");

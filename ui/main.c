@@ -3,6 +3,7 @@
  */
 #include <stdio.h>
 
+#include "blas_auto.h"
 #include "calibrate_cmd.h"
 #include "events.h"
 #include "headless.h"
@@ -20,6 +21,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "cnntop: %s\n", err);
         return EXIT_USAGE;
     }
+    /* Before any OpenBLAS call: the commands that run it get the kernel
+     * matching the CPU (this may run the program again, once). */
+    if (o.cmd == CMD_TUI || o.cmd == CMD_RUN || o.cmd == CMD_EVAL || o.cmd == CMD_SWEEP ||
+        o.cmd == CMD_CALIBRATE)
+        blas_auto_apply(argv, (o.set_mask & OPTSET_BLAS) ? o.blas_keep : blas_auto_config_keep());
     switch (o.cmd) {
     case CMD_RUN:
         return headless_run(&o, argc, argv);

@@ -48,6 +48,8 @@ const OptionDesc option_table[] = {
     {"--history", "FILE", "keep the run history in FILE across sessions", TUI},
     {"--all", NULL, "list every event libpfm4 can encode", EVENTS},
     {"--recalibrate", NULL, "measure again instead of using the cached figures", CALIB | RUN},
+    {"--blas-kernel", "WHICH", "auto: OpenBLAS runs the kernel matching the CPU (default); "
+     "openblas: its own choice", TRAIN | EVAL | CALIB},
 };
 const size_t option_count = sizeof option_table / sizeof option_table[0];
 
@@ -64,7 +66,7 @@ static const struct {
      "run a grid of settings, recommend the fastest"},
     {CMD_REPORT, "report FILE.json...", "print stored runs side by side"},
     {CMD_EVENTS, "events [--all]", "the counters this machine can read"},
-    {CMD_CALIBRATE, "calibrate [--recalibrate]", "measure SGEMM rate and memory bandwidth"},
+    {CMD_CALIBRATE, "calibrate [--recalibrate]", "measure the FMA peak, SGEMM rate and memory bandwidth"},
 };
 #define N_COMMANDS (sizeof command_table / sizeof command_table[0])
 
@@ -160,6 +162,15 @@ static int parse_double(const char *name, const char *s, double *out, char *err,
     }
     *out = v;
     return 0;
+}
+
+int options_parse_blas_kernel(const char *s, long *keep)
+{
+    if (!strcmp(s, "auto") || !strcmp(s, "openblas")) {
+        *keep = !strcmp(s, "openblas");
+        return 0;
+    }
+    return -1;
 }
 
 static const OptionDesc *find_option(const char *name)
@@ -275,6 +286,15 @@ static int apply(Options *o, const char *name, const char *v, char *err, size_t 
         o->all = 1;
     else if (!strcmp(name, "--recalibrate"))
         o->recalibrate = 1;
+    else if (!strcmp(name, "--blas-kernel")) {
+        long keep = 0;
+        if (options_parse_blas_kernel(v, &keep) != 0) {
+            snprintf(err, errlen, "--blas-kernel: '%s' is not auto or openblas", v);
+            rc = 2;
+        }
+        o->blas_keep = (int)keep;
+        o->set_mask |= OPTSET_BLAS;
+    }
     else if (!strcmp(name, "--lr")) {
         rc = parse_double(name, v, &c->lr, err, errlen);
         if (!rc && !(c->lr > 0.0 && c->lr <= 10.0)) {

@@ -42,6 +42,7 @@ typedef struct Options {
     int no_color;          /* --no-color, or NO_COLOR set */
     int all;               /* --all (events) */
     int recalibrate;       /* --recalibrate */
+    int blas_keep;         /* --blas-kernel openblas: 1; auto: 0 (OPTSET_BLAS when given) */
     int set_mask;          /* OPTSET_* bits: what the command line set */
     /* sweep grids (--batch/--workers/--threads take lists for sweep) */
     int batch_list[OPT_MAX_LIST], n_batch;
@@ -59,11 +60,15 @@ enum {
     OPTSET_DATA = 1 << 0, OPTSET_BATCH = 1 << 1, OPTSET_EPOCHS = 1 << 2,
     OPTSET_STEPS = 1 << 3, OPTSET_LIMIT = 1 << 4, OPTSET_TEST_LIMIT = 1 << 5,
     OPTSET_THREADS = 1 << 6, OPTSET_LR = 1 << 7, OPTSET_SEED = 1 << 8,
-    OPTSET_WORKERS = 1 << 9, OPTSET_PREFETCH = 1 << 10, OPTSET_AUGMENT = 1 << 11
+    OPTSET_WORKERS = 1 << 9, OPTSET_PREFETCH = 1 << 10, OPTSET_AUGMENT = 1 << 11,
+    OPTSET_BLAS = 1 << 12
 };
 
 /* "shift,rotate" -> CN_AUG_* bits; returns 0 or -1 (unknown name in err). */
 int options_parse_augment(const char *s, unsigned *out, char *err, size_t errlen);
+
+/* "auto" -> 0, "openblas" -> 1 (keep OpenBLAS's own kernel); returns 0 or -1. */
+int options_parse_blas_kernel(const char *s, long *keep);
 
 /* The augment bits as a comma list ("none" for 0). */
 void options_format_augment(unsigned aug, char *buf, size_t len);

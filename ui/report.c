@@ -158,19 +158,21 @@ static void row(const char *label, const Entry *e, size_t n, size_t from, const 
         case 2: fmt_pm(b, sizeof b, e[i].wall.mean, e[i].wall.sd, 2); break;
         case 3: fmt_pm(b, sizeof b, e[i].ips.mean, e[i].ips.sd, 1); break;
         case 4: fmt_pm(b, sizeof b, e[i].ips.mean * r->flops_per_image * 1e-9, NAN, 1); break;
-        case 5: fmt_pm(b, sizeof b, r->train.cpu_user + r->train.cpu_sys, NAN, 2); break;
-        case 6:
+        case 5: fmt_pm(b, sizeof b, 100 * record_mfu(r, e[i].ips.mean), NAN, 1); break;
+        case 6: fmt_pm(b, sizeof b, 100 * record_executed_share(r, e[i].ips.mean), NAN, 1); break;
+        case 7: fmt_pm(b, sizeof b, r->train.cpu_user + r->train.cpu_sys, NAN, 2); break;
+        case 8:
             if (r->have_eval)
                 snprintf(b, sizeof b, "%.2f%%", 100 * r->eval.accuracy);
             else
                 snprintf(b, sizeof b, "n/a");
             break;
-        case 7: fmt_pm(b, sizeof b, r->train.final_loss, NAN, 4); break;
-        case 8: fmt_pm(b, sizeof b, t > 0 ? 100 * r->train.split.data / t : NAN, NAN, 1); break;
-        case 9:
+        case 9: fmt_pm(b, sizeof b, r->train.final_loss, NAN, 4); break;
+        case 10: fmt_pm(b, sizeof b, t > 0 ? 100 * r->train.split.data / t : NAN, NAN, 1); break;
+        case 11:
             fmt_pm(b, sizeof b, r->peak_rss_kib >= 0 ? r->peak_rss_kib / 1024.0 : NAN, NAN, 1);
             break;
-        case 10: speedup(&e[i], ref, b, d, sizeof b); break;
+        case 12: speedup(&e[i], ref, b, d, sizeof b); break;
         default: speedup(&e[i], ref, d, b, sizeof b); break;
         }
         cell(b, last);
@@ -182,7 +184,7 @@ static void print_compare(const Entry *e, size_t n)
 {
     static const char *labels[] = {
         "", "Configuration", "Wall time [s]", "Throughput [img/s]", "Compute [GFLOP/s]",
-        "CPU user+sys [s]", "Test accuracy", "Final training loss", "Data wait [%]",
+        "MFU [%]", "Executed [%]", "CPU user+sys [s]", "Test accuracy", "Final training loss", "Data wait [%]",
         "Peak memory [MiB]", "Speedup", "Distinguishable"};
 
     printf("\n Comparison of %zu runs (speedup: images/s over %s; mean ± σ over repeats):\n", n,

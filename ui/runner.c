@@ -80,6 +80,33 @@ static int on_progress(const Progress *p, void *ud)
     return 0;
 }
 
+static void calib_progress(void *ud, const char *what, double done)
+{
+    (void)ud;
+    fprintf(stderr, "%scnntop: calibrating (first use): %s, %.0f%%%s", isatty(2) ? "\r\033[K" : "",
+            what, 100 * done, isatty(2) ? "" : "\n");
+}
+
+const Calibration *runner_calibration(int threads, int force, Calibration *c)
+{
+    char warn[512] = "", err[512];
+    CalibOpts co;
+
+    memset(&co, 0, sizeof co);
+    co.threads = threads;
+    co.progress = calib_progress;
+    if (calibrate_get(&co, c, force, warn, sizeof warn, err, sizeof err) != 0) {
+        fprintf(stderr, "%scnntop: calibration failed, no sketch on paper: %s\n",
+                isatty(2) ? "\r\033[K" : "", err);
+        return NULL;
+    }
+    if (!c->cached && isatty(2))
+        fputs("\r\033[K", stderr);
+    if (warn[0])
+        fprintf(stderr, "cnntop: %s\n", warn);
+    return c;
+}
+
 void runner_set_peak(RunRecord *rec, const Calibration *c)
 {
     /* the SGEMM rate measured at the nearest batch size's shapes */
@@ -88,6 +115,11 @@ void runner_set_peak(RunRecord *rec, const Calibration *c)
         if (abs(c->batch[i] - rec->config.batch) < abs(c->batch[k] - rec->config.batch))
             k = i;
     rec->peak_gflops = c->model_gflops[k];
+    int w;
+    double peak = calibrate_peak(c, &w);
+    rec->fma_peak_gflops = peak > 0.0 ? peak : NAN;
+    snprintf(rec->fma_peak_isa, sizeof rec->fma_peak_isa, "%s",
+             peak > 0.0 ? calibrate_width_name(w) : "");
 }
 
 int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet **counters)

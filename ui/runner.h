@@ -46,7 +46,14 @@ int runner_signal(void);
  */
 int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet **counters);
 
-/* Sets rec->peak_gflops from the calibration at the record's batch size. */
+/* The machine's calibration for `threads` compute threads (0: the cores):
+ * from the cache, or measured now (a few seconds, once; progress on
+ * stderr); `force` measures again.  Returns c, or NULL after a one-line
+ * message on stderr when it cannot be had. */
+const Calibration *runner_calibration(int threads, int force, Calibration *c);
+
+/* Sets rec->peak_gflops (the SGEMM rate at the record's batch size) and
+ * rec->fma_peak_gflops / fma_peak_isa (the FMA peak) from the calibration. */
 void runner_set_peak(RunRecord *rec, const Calibration *c);
 
 #endif

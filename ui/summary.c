@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cnntop/calibrate.h"
 #include "cnntop/stats.h"
 #include "cnntop/verdict.h"
 #include "summary.h"
@@ -28,14 +29,45 @@ void summary_print_header(FILE *f, const RunRecord *r, const char *what)
         fprintf(f, " (%ld training, %ld test images)", r->train_images, r->test_images);
     else if (r->test_images >= 0)
         fprintf(f, " (%ld test image%s)", r->test_images, S(r->test_images));
-    fprintf(f, "\n  Machine:              %s, %d core%s, OpenBLAS %s\n", m->cpu_model, m->cores,
+    fprintf(f, "\n  Machine:              %s, %d core%s, OpenBLAS %s", m->cpu_model, m->cores,
             S(m->cores), m->blas_core);
-    if (m->blas_warning[0])
-        fprintf(f, "  Note:                 %s\n", m->blas_warning);
+    if (m->blas_isa[0])
+        fprintf(f, " (%s kernels; the CPU has %s)", m->blas_isa, m->cpu_isa);
+    fprintf(f, "\n");
+    summary_print_blas(f, r);
     if (r->interrupted)
         fprintf(f, "  Interrupted:          by a signal; the figures cover the part that ran\n");
     if (r->error)
         fprintf(f, "  Failed:               %s\n", r->error);
+}
+
+void summary_print_blas(FILE *f, const RunRecord *r)
+{
+    const MachineInfo *m = &r->machine;
+    char gap[320];
+
+    if (m->blas_note[0])
+        fprintf(f, "  Note:                 %s\n", m->blas_note);
+    if (m->blas_warning[0])
+        fprintf(f, "  Warning:              %s\n", m->blas_warning);
+    if (calibrate_gap_text(r->peak_gflops, r->fma_peak_gflops, r->fma_peak_isa, r->threads_used,
+                           m->blas_warning[0] != '\0', gap, sizeof gap))
+        fprintf(f, "  %-22s%s\n", m->blas_warning[0] ? "" : "Warning:", gap);
+}
+
+void summary_print_peak(FILE *f, const RunRecord *r, double images_per_s)
+{
+    double mfu = record_mfu(r, images_per_s), ex = record_executed_share(r, images_per_s);
+
+    if (isnan(mfu)) {
+        fprintf(f, "  Against the peak:     unknown (no FMA peak measured: cnntop calibrate)\n");
+        return;
+    }
+    fprintf(f, "  Against the peak:     MFU %.1f%% (%.1f MFLOP/image as PyTorch counts), "
+            "executed %.1f%% (%.1f MFLOP/image with Winograd) of the %.1f GFLOP/s %s FMA "
+            "peak on %d threads\n", 100 * mfu, r->flops_per_image * 1e-6, 100 * ex,
+            r->flops_executed_per_image * 1e-6, r->fma_peak_gflops, r->fma_peak_isa,
+            r->threads_used);
 }
 
 static void print_split(FILE *f, const StepSplit *s)
@@ -58,7 +90,9 @@ static void print_train(FILE *f, const RunRecord *r)
     fprintf(f, "  Throughput:           %.1f images/s", st->images_per_s);
     if (isfinite(r->flops_per_image))
         fprintf(f, "  (%.1f GFLOP/s)", st->images_per_s * r->flops_per_image * 1e-9);
-    fprintf(f, "\n  CPU:                  %.2f s user, %.2f s sys  (%.2f cores busy of %d thread%s)\n",
+    fprintf(f, "\n");
+    summary_print_peak(f, r, st->images_per_s);
+    fprintf(f, "  CPU:                  %.2f s user, %.2f s sys  (%.2f cores busy of %d thread%s)\n",
             st->cpu_user, st->cpu_sys, st->wall > 0 ? (st->cpu_user + st->cpu_sys) / st->wall : 0.0,
             r->threads_used, S(r->threads_used));
     fprintf(f, "  Minor page faults:    %ld\n", st->minor_faults);

@@ -24,6 +24,15 @@ void summary_print(FILE *f, const RunRecord *r, const char *what);
 void summary_print_header(FILE *f, const RunRecord *r, const char *what);
 void summary_print_eval(FILE *f, const RunRecord *r);
 
+/* The OpenBLAS kernel's note and, when it is narrower than the CPU or SGEMM
+ * is held far below the FMA peak, the warning with the cause, the fix and
+ * the measured factor (calibrate_gap_text()). */
+void summary_print_blas(FILE *f, const RunRecord *r);
+
+/* "Against the peak:" MFU and the executed share at images_per_s, or that
+ * the peak is unknown. */
+void summary_print_peak(FILE *f, const RunRecord *r, double images_per_s);
+
 /* Prints the repeats' mean ± σ, range, outliers and noise warning (when the
  * record has two or more repeats); nothing otherwise. */
 void summary_print_repeats(FILE *f, const RunRecord *r);

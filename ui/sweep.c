@@ -66,16 +66,35 @@ static void fmt_pm(char *buf, size_t len, double m, double sd, int dec)
         snprintf(buf, len, "%.*f ± %.*f", dec, m, dec, sd);
 }
 
+/* The FMA peak of each configuration's thread count, for MFU: after every
+ * run (a calibration, measured on first use, would disturb the timing). */
+static void set_peaks(Row *rows, int n)
+{
+    Calibration c;
+    int have = -1;
+
+    for (int i = 0; i < n && !runner_signal(); i++) {
+        if (!rows[i].done)
+            continue;
+        int T = rows[i].rec.threads_used;
+        if (T != have && !runner_calibration(T, 0, &c))
+            return;
+        have = T;
+        runner_set_peak(&rows[i].rec, &c);
+    }
+}
+
 static void print_table(Row *rows, int n, const Options *o)
 {
     const Row *base = NULL;
-    char label[96], t[48], ips[48], sp[48], acc[16], ipc_s[16], miss_s[16], wait[16], tta[16];
+    char label[96], t[48], ips[48], sp[48], acc[16], ipc_s[16], miss_s[16], wait[16], tta[16],
+        mfu[16], ex[16];
 
     for (int i = 0; i < n && !base; i++)
         if (rows[i].done)
             base = &rows[i];
-    printf("\n %-34s %-20s %-18s %6s %6s %6s %8s %-14s%s\n", "Configuration", "Time [s]",
-           "Images/s", "IPC", "Miss", "Wait", "Acc", "Speedup",
+    printf("\n %-34s %-20s %-18s %6s %6s %6s %6s %6s %8s %-14s%s\n", "Configuration",
+           "Time [s]", "Images/s", "MFU", "Exec", "IPC", "Miss", "Wait", "Acc", "Speedup",
            o->target_accuracy > 0 ? "  Time to target" : "");
     for (int i = 0; i < n; i++) {
         Row *w = &rows[i];
@@ -89,6 +108,9 @@ static void print_table(Row *rows, int n, const Options *o)
         snprintf(miss_s, sizeof miss_s, isnan(miss) ? "n/a" : "%.1f%%", 100 * miss);
         snprintf(wait, sizeof wait, isnan(w->wait_share) ? "n/a" : "%.1f%%", 100 * w->wait_share);
         snprintf(acc, sizeof acc, isnan(w->accuracy) ? "n/a" : "%.2f%%", 100 * w->accuracy);
+        double m = record_mfu(&w->rec, w->ips.mean), x = record_executed_share(&w->rec, w->ips.mean);
+        snprintf(mfu, sizeof mfu, isnan(m) ? "n/a" : "%.1f%%", 100 * m);
+        snprintf(ex, sizeof ex, isnan(x) ? "n/a" : "%.1f%%", 100 * x);
         if (w == base)
             snprintf(sp, sizeof sp, "1 (baseline)");
         else {
@@ -98,8 +120,8 @@ static void print_table(Row *rows, int n, const Options *o)
             fmt_pm(sp, sizeof sp, r, w->ips.n > 1 ? u : NAN, 2);
         }
         snprintf(tta, sizeof tta, isnan(w->tta) ? "not reached" : "%.1f s", w->tta);
-        printf(" %-34s %-20s %-18s %6s %6s %6s %8s %-14s%s%s%s\n", label, t, ips, ipc_s, miss_s,
-               wait, acc, sp, o->target_accuracy > 0 ? "  " : "",
+        printf(" %-34s %-20s %-18s %6s %6s %6s %6s %6s %8s %-14s%s%s%s\n", label, t, ips, mfu, ex,
+               ipc_s, miss_s, wait, acc, sp, o->target_accuracy > 0 ? "  " : "",
                o->target_accuracy > 0 ? tta : "", w->rec.interrupted ? "  (interrupted)" : "");
     }
 }
@@ -225,6 +247,7 @@ int sweep_main(const Options *o, int argc, char **argv)
         summarize(w);
         ran++;
     }
+    set_peaks(rows, n);
     print_table(rows, n, o);
     if (skipped)
         printf("\n Budget of %.0f s spent: %d configuration%s not run.\n", o->budget, skipped,

@@ -281,6 +281,9 @@ static void start_run(Tui *t)
         return;
     }
     t->seq++;
+    /* The FMA peak of this run's threads, from the cache (never measured
+     * here: that would stall the dashboard for seconds). */
+    t->have_calib = calibrate_load(t->set.cfg.threads, &t->calib) == 0;
     t->live_changed = 0;
     t->paused = 0;
     t->run_queue_wait = NAN;
@@ -623,6 +626,7 @@ static void load_settings(Tui *t)
     t->set.cfg = t->o->cfg;
     snprintf(t->set.data, sizeof t->set.data, "%s", t->o->cfg.data_dir ? t->o->cfg.data_dir : "");
     t->set.window = 60;
+    t->set.blas_keep = t->o->blas_keep;
     settings_fix(&t->set);
     if (settings_path(t->cfg_path, sizeof t->cfg_path) != 0) {
         t->cfg_path[0] = '\0';
@@ -749,7 +753,13 @@ int tui_main(const Options *o)
         tui_message(t, 1, "history: %s", err);
     t->hist_sel = t->hist.n - 1;
     engine_machine_info(&t->mi);
+    /* Who chose the kernel (a narrow one is the header's warning), unless
+     * the settings or the history had something to say first. */
+    if (t->mi.blas_note[0] && !t->status[0])
+        tui_message(t, 0, "%s", t->mi.blas_note);
     t->flops_per_image = engine_flops_per_image();
+    t->flops_executed_per_image = engine_flops_executed_per_image();
+    t->have_calib = calibrate_load(t->set.cfg.threads, &t->calib) == 0;
     tui_counters_set_events(o->events);
     tui_counters_describe(t->ctr_desc, sizeof t->ctr_desc);
     terminal_init(t);

@@ -15,6 +15,7 @@
 
 #include <curses.h>
 
+#include "cnntop/calibrate.h"
 #include "options.h"
 #include "tui_chart.h"
 #include "tui_counters.h"
@@ -66,6 +67,9 @@ typedef struct Tui {
     char ctr_desc[256];
     MachineInfo mi;
     double flops_per_image;
+    double flops_executed_per_image;
+    Calibration calib;        /* the cached figures for the run's threads, when have_calib */
+    int have_calib;           /* 0: not calibrated (MFU n/a: cnntop calibrate) */
     double cpu_util;          /* cores busy over the last second; NaN: not yet */
     double run_queue_wait;    /* the run's threads waiting for a CPU, 0..1, each
                                  second (counters_wait_share); NaN: unknown */

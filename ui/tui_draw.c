@@ -465,6 +465,21 @@ static void verdict_lines(Tui *t, Lines *l, attr_t a, double share, int workers)
              l->r.w - 10 >= (int)strlen(v.oversub) ? v.oversub : v.brief);
 }
 
+/* MFU and the executed share against the FMA peak (see cnntop(1)). */
+static void peak_line(Tui *t, Lines *l, double ips, int have)
+{
+    double peak = t->have_calib ? calibrate_peak(&t->calib, NULL) : 0.0;
+
+    if (!(peak > 0.0))
+        line(l, A_DIM, "vs peak", "n/a: no FMA peak cached (cnntop calibrate)");
+    else if (!have)
+        line(l, A_DIM, "vs peak", "FMA peak %.0f GFLOP/s; no run yet", peak);
+    else
+        line(l, A_NORMAL, "vs peak", "MFU %.1f%%  executed %.1f%% of %.0f GFLOP/s",
+             100 * ips * t->flops_per_image / (peak * 1e9),
+             100 * ips * t->flops_executed_per_image / (peak * 1e9), peak);
+}
+
 static void draw_figures(Tui *t)
 {
     Rect r = t->lay.figures;
@@ -490,6 +505,8 @@ static void draw_figures(Tui *t)
         line(&l, A_DIM, "images/s", "n/a: no run yet");
         line(&l, A_DIM, "step", "n/a: no run yet");
     }
+    peak_line(t, &l, running ? t->live.images_per_s_now : st->images_per_s,
+              running || (t->rv.have_st && st->steps > 0));
     line(&l, A_NORMAL, "CPU", "%s cores busy  RSS peak %s",
          isnan(t->cpu_util) ? "n/a: measuring" : (snprintf(d, sizeof d, "%.2f", t->cpu_util), d),
          fmt_bytes(a, sizeof a, (double)engine_peak_rss_kib() * 1024.0));

@@ -25,6 +25,10 @@ static void add_peak(Tui *t, RunRecord *rec)
 
     if (!isnan(rec->peak_gflops) || rec->train.steps <= 0)
         return;
+    if (t->have_calib) { /* loaded from the cache when the run started */
+        runner_set_peak(rec, &t->calib);
+        return;
+    }
     memset(&co, 0, sizeof co);
     co.threads = rec->config.threads;
     if (calibrate_get(&co, &c, 0, warn, sizeof warn, err, sizeof err) != 0) {

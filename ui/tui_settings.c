@@ -105,6 +105,15 @@ static int apply_key(TuiSettings *s, const char *k, const char *v, int keep, cha
             c->augment = a;
         return 0;
     }
+    if (!strcmp(k, "blas_kernel")) {
+        if (options_parse_blas_kernel(v, &x) != 0) {
+            snprintf(err, errlen, "blas_kernel: '%s' is not auto or openblas", v);
+            return -1;
+        }
+        if (!(keep & OPTSET_BLAS))
+            s->blas_keep = (int)x;
+        return 0;
+    }
     if (!strcmp(k, "data")) {
         if (strlen(v) >= sizeof s->data) {
             snprintf(err, errlen, "data: path too long");
@@ -190,10 +199,10 @@ int settings_save(const TuiSettings *s, const char *path, char *err, size_t errl
                      "# key=value; the command line wins over these.\n"
                      "batch=%d\nworkers=%d\nprefetch=%d\nthreads=%d\nepochs=%d\nsteps=%ld\n"
                      "limit=%ld\ntest_limit=%ld\nlr=%.9g\naugment=%s\nseed=%llu\ndata=%s\n"
-                     "window=%d\nsort=%d\n",
+                     "window=%d\nsort=%d\nblas_kernel=%s\n",
                      c->batch, c->workers, c->prefetch, c->threads, c->epochs, c->steps,
                      c->limit, c->test_limit, c->lr, aug, (unsigned long long)c->seed, s->data,
-                     s->window, s->sort);
+                     s->window, s->sort, s->blas_keep ? "openblas" : "auto");
     if (n < 0 || (size_t)n >= sizeof text) {
         snprintf(err, errlen, "%s: settings too long", path);
         return -1;

@@ -22,6 +22,8 @@
  *   data=             data directory (empty: the default)
  *   window=60         chart time window in seconds (0: the whole run)
  *   sort=0            per-layer table order: 0 step order, 1 time, 2 name
+ *   blas_kernel=auto  auto: OpenBLAS runs the kernel matching the CPU; openblas:
+ *                     OpenBLAS's own choice (read by every command, see blas_auto.h)
  *
  * Values given on the command line win over the file (Options.set_mask).
  * A file that does not parse is reported in one line and ignored whole.
@@ -38,6 +40,7 @@ typedef struct TuiSettings {
     char data[4096]; /* the data directory as set, "" for the default */
     int window;      /* chart window, seconds; 0: the whole run */
     int sort;        /* per-layer table order, 0..2 */
+    int blas_keep;   /* blas_kernel=openblas: 1, auto: 0 */
 } TuiSettings;
 
 /* Writes the settings file's path into buf.  Returns 0, or -1 when neither

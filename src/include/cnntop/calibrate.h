@@ -2,6 +2,12 @@
  * calibrate.h: what this machine can do, measured, and the time "on paper".
  *
  * The calibration measures, in about three seconds:
+ *   - the FP32 peak of the floating-point units, with register-only loops
+ *     (no memory traffic) for each vector width the CPU has: AVX-512 and
+ *     AVX2 FMAs (2 FLOPs a lane), SSE muls and adds (1 FLOP a lane; SSE has
+ *     no FMA), on one thread and on the T compute threads at once, best of
+ *     many short windows; and one thread's clock, by a chain of dependent
+ *     integer adds (one a cycle), so that FLOPs per cycle can be shown;
  *   - the SGEMM rate at the reference model's real GEMM shapes (those of one
  *     training step at batch 64 and at 512), run the way the engine runs
  *     them: T threads at once, each calling OpenBLAS with one thread;
@@ -22,6 +28,13 @@
  *     cores=8                            blas_core and threads must all match
  *     blas_core=SkylakeX                 this machine and setup, or the file
  *     threads=8                          is measured again
+ *     fma_avx512=470.000              <- FP32 peak per width, all compute
+ *     fma_avx2=470.000                   threads, GFLOP/s (0: the CPU lacks
+ *     fma_sse=235.000                    the width)
+ *     fma1_avx512=118.000             <- the same on one thread
+ *     fma1_avx2=118.000
+ *     fma1_sse=59.000
+ *     clock_ghz=3.690                 <- one thread's clock (0: unknown)
  *     batch_a=64                      <- the batches whose shapes were timed
  *     model_gflops_a=123.456             and the rate at each, all threads
  *     batch_b=512                        together, GFLOP/s
@@ -41,8 +54,12 @@
  * missing, repeated or unknown key, a truncated tail) is ignored with a
  * one-line warning naming it, never trusted, and replaced atomically.
  *
+ * The FMA peak, the yardstick, is the highest of the per-width figures on
+ * all compute threads (calibrate_peak()).
+ *
  * The sketch on paper turns figures into seconds for a number of images:
- *   compute = images * FLOPs per training image / model SGEMM rate
+ *   compute = images * FLOPs per training image (executed) / FMA peak
+ *             (the model SGEMM rate where no peak could be measured)
  *   memory  = images * bytes per image / triad bandwidth
  *   seconds = compute + memory
  * where bytes per image = 3 x the activation arena's per-image bytes
@@ -66,7 +83,8 @@ extern "C" {
 /* 2: the engine's GEMM shapes became Winograd's (the model rates of a
  * version-1 file are for im2col shapes).  3: F(2x2,3x3) became
  * F(4x4,3x3), its GEMMs 36 thinner ones per group instead of 16. */
-#define CALIB_FORMAT_VERSION 3
+#define CALIB_FORMAT_VERSION 4
+/* 4: the FMA peak per vector width and the clock. */
 #define CALIB_DEFAULT_SECONDS 3.0 /* the measuring budget, all parts together */
 #define CALIB_NBATCH 2            /* batches whose GEMM shapes are timed */
 #define CALIB_BATCH_A 64
@@ -74,6 +92,11 @@ extern "C" {
 #define CALIB_SQUARE_N 2048
 #define CALIB_EPOCH_IMAGES 60000  /* one epoch of the default data */
 #define CALIB_GAP_FACTOR 10.0     /* measured vs sketch: warn at this ratio */
+#define CALIB_NWIDTHS 3           /* vector widths measured: AVX-512, AVX2+FMA, SSE */
+/* SGEMM at the model's shapes under this share of the FMA peak (both on the
+ * compute threads) is a library not using the CPU's vectors (here: 73-76%
+ * with AVX-512 kernels, 24-27% with Prescott's SSE3 ones). */
+#define CALIB_SGEMM_LOW 0.40
 
 /* Measured figures of one machine and setup. */
 typedef struct Calibration {
@@ -89,6 +112,11 @@ typedef struct Calibration {
     int square_n;             /* e.g. 2048 */
     int square_threads;       /* OpenBLAS threads in the square product */
     double square_gflops;     /* GFLOP/s */
+    double fma_gflops[CALIB_NWIDTHS];  /* FP32 peak on all compute threads per
+                                          width (calibrate_width_name()), GFLOP/s;
+                                          0: the CPU lacks that width */
+    double fma1_gflops[CALIB_NWIDTHS]; /* the same on one thread */
+    double clock_ghz;         /* one thread's clock, GHz; 0: unknown */
     double triad_gbps;        /* GB/s (1e9 bytes), 3 arrays counted */
     double triad_mib;         /* the triad's 3 arrays together, MiB */
     double llc_mib;           /* L3 size, MiB; 0 unknown */
@@ -147,6 +175,11 @@ int calibrate_measure(const CalibOpts *opts, Calibration *out, char *err, size_t
 int calibrate_get(const CalibOpts *opts, Calibration *out, int force,
                   char *warn, size_t warnlen, char *err, size_t errlen);
 
+/* This setup's cached figures for `threads` compute threads (0: the
+ * cores), without measuring: 0 when the cache holds a valid file for this
+ * machine and setup, else -1 (*out then undefined). */
+int calibrate_load(int threads, Calibration *out);
+
 /*
  * Parses a cache file's bytes buf[0..len) (not NUL-terminated; any bytes
  * are safe: this is the fuzz target's door).  Fills *out only on success
@@ -170,13 +203,39 @@ int calibrate_key_matches(const Calibration *c, int threads, char *why, size_t w
  * activation bytes (written once, read about twice). */
 double calibrate_bytes_per_image(void);
 
+/* "AVX-512", "AVX2+FMA", "SSE" for width 0..CALIB_NWIDTHS-1, widest first. */
+const char *calibrate_width_name(int w);
+
+/* The FMA peak: the highest all-threads figure of c->fma_gflops, GFLOP/s,
+ * with its width in *w (may be NULL; -1 when none); 0 when none was
+ * measured (not x86). */
+double calibrate_peak(const Calibration *c, int *w);
+
+/*
+ * When SGEMM at the model's shapes is held far below the FMA peak (under
+ * CALIB_SGEMM_LOW of it, both on the compute threads), or when `narrow`
+ * (the OpenBLAS kernel is narrower than the CPU, MachineInfo.blas_warning
+ * set), writes one line with the measured factor ("measured: SGEMM at the
+ * model's shapes 62 GFLOP/s on 2 threads is 15% of the 403 GFLOP/s AVX-512
+ * FMA peak, 6.5x below it"; when not narrow, without "measured: " and with
+ * ": OpenBLAS may not be using the CPU's vectors") into msg and returns 1;
+ * else msg = "", 0.
+ * calibrate_sgemm_gap() takes the figures from a calibration (the faster
+ * of its two batches), calibrate_gap_text() as given (e.g. a record's).
+ */
+int calibrate_gap_text(double sgemm, double peak, const char *isa, int threads, int narrow,
+                       char *msg, size_t len);
+int calibrate_sgemm_gap(const Calibration *c, int narrow, char *msg, size_t len);
+
 /* The time on paper for `images` training images at `batch`. */
 typedef struct Sketch {
     long images;        /* e.g. 60000 */
     int batch;          /* e.g. 64 */
     double flops;       /* images * FLOPs per training image */
     double bytes;       /* images * calibrate_bytes_per_image() */
-    double gflops;      /* SGEMM rate used (interpolated at batch), GFLOP/s */
+    double gflops;      /* rate used: the FMA peak, or where none was measured
+                           the SGEMM rate interpolated at batch, GFLOP/s */
+    int peak;           /* 1: gflops is the FMA peak, 0: the SGEMM rate */
     double gbps;        /* bandwidth used, GB/s */
     double compute_s;   /* flops / rate */
     double memory_s;    /* bytes / bandwidth */

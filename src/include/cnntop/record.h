@@ -112,8 +112,15 @@ typedef struct RunRecord {
     long test_images;      /* test images after --test-limit; -1: unknown */
     int threads_used;      /* compute threads in effect (config.threads may be 0) */
     MachineInfo machine;
-    double peak_gflops;    /* measured SGEMM peak of the machine; NAN: not calibrated */
-    double flops_per_image;/* training FLOPs per image (forward + backward) */
+    double peak_gflops;    /* measured SGEMM rate at the model's shapes (the nearest
+                              calibrated batch); NAN: not calibrated */
+    double fma_peak_gflops;/* FP32 FMA peak of the compute threads (calibrate_peak());
+                              NAN: not calibrated or none measured */
+    char fma_peak_isa[16]; /* its vector width, e.g. "AVX-512"; "" unknown */
+    double flops_per_image;/* training FLOPs per image (forward + backward) as PyTorch
+                              counts them, the model's: 46.2e6 */
+    double flops_executed_per_image; /* FLOPs the step executes per image (Winograd's
+                              convolutions do fewer); NAN: unknown */
     TrainStats train;
     int have_eval;         /* 1 when eval holds an evaluation */
     EvalResult eval;
@@ -142,6 +149,14 @@ typedef struct RunRecord {
     double target_accuracy;  /* --target-accuracy, 0..1; NAN: none */
     double time_to_target;   /* training seconds to first reach it; NAN: not reached or none */
 } RunRecord;
+
+/* MFU: images_per_s x flops_per_image / the FMA peak, 0..1 (as llm.c and the
+ * large-model papers count it); NAN when a figure is unknown. */
+double record_mfu(const RunRecord *r, double images_per_s);
+
+/* The executed share: images_per_s x flops_executed_per_image / the FMA peak;
+ * NAN when a figure is unknown. */
+double record_executed_share(const RunRecord *r, double images_per_s);
 
 /* Makes an empty record: version from engine_version(), date now, the
  * default config, unknown figures NAN/-1, no arrays.  Never fails. */

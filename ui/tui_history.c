@@ -36,9 +36,20 @@ int tuihist_same_config(const HistRow *a, const HistRow *b)
            a->steps == b->steps && a->limit == b->limit;
 }
 
+const char *tuihist_why_not(const HistRow *r)
+{
+    if (!strcmp(r->state, "failed"))
+        return "failed";
+    if (r->live)
+        return "live change";
+    if (!(r->ips > 0))
+        return "no step trained";
+    return NULL;
+}
+
 static int comparable(const HistRow *r)
 {
-    return !r->live && r->ips > 0 && strcmp(r->state, "failed") != 0;
+    return tuihist_why_not(r) == NULL;
 }
 
 int tuihist_group(const TuiHistory *h, int i, double *mean, double *sd)
@@ -84,10 +95,10 @@ void tuihist_format_line(const HistRow *r, char *buf, size_t len)
 
     options_format_augment(r->augment, aug, sizeof aug);
     snprintf(buf, len,
-             "when=%ld\tbatch=%d\tworkers=%d\tprefetch=%d\tthreads=%d\taugment=%s\tepochs=%d\t"
+             "when=%ld\trun=%d\tbatch=%d\tworkers=%d\tprefetch=%d\tthreads=%d\taugment=%s\tepochs=%d\t"
              "steps=%ld\tlimit=%ld\tlr=%.9g\tseed=%llu\twall=%.6g\timages=%ld\tsteps_done=%ld\t"
              "ips=%.6g\taccuracy=%.6g\tloss=%.6g\tstate=%s\tlive=%d",
-             r->when, r->batch, r->workers, r->prefetch, r->threads, aug, r->epochs, r->steps,
+             r->when, r->run, r->batch, r->workers, r->prefetch, r->threads, aug, r->epochs, r->steps,
              r->limit, r->lr, r->seed, r->wall, r->images, r->steps_done, r->ips, r->accuracy,
              r->loss, r->state, r->live);
 }
@@ -121,6 +132,7 @@ static int set_field(HistRow *r, const char *k, const char *v, char *err, size_t
         return -1;
     }
     if (!strcmp(k, "when")) r->when = (long)x;
+    else if (!strcmp(k, "run")) r->run = (int)x;
     else if (!strcmp(k, "batch")) r->batch = (int)x;
     else if (!strcmp(k, "workers")) r->workers = (int)x;
     else if (!strcmp(k, "prefetch")) r->prefetch = (int)x;

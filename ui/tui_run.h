@@ -14,6 +14,8 @@
  * - The run thread makes the engine; only the UI thread frees it, after
  *   joining the run thread (in tuirun_start() for the next run and in
  *   tuirun_done()), so a pointer the UI thread got stays valid until then.
+ *   The view holds copies only (no pointer into the engine), so what the
+ *   screen shows of a run outlives its engine.
  * - The profile in the view is copied by the progress callback, i.e. on
  *   the thread that drives the engine, at most twice a second: engine.h
  *   lets only that thread read engine_profile() during training.
@@ -46,6 +48,8 @@ typedef struct RunView {
     int seq;                   /* run number in this session, 1-based; 0: none */
     char reason[512];          /* why it failed */
     RunConfig cfg;             /* as started; cfg.data_dir is NULL (see data_dir) */
+    char data_dir[4096];       /* the directory the run reads, as the engine
+                                * resolved it; "" until loaded */
     int threads;               /* compute threads in use (0 until loaded) */
     long train_images, test_images; /* after the limits (0 until loaded) */
     int have_p;

@@ -406,6 +406,11 @@ static void tui_poll(Tui *t)
         t->have_live = 1;
         poll_samples(t, e);
         t->nsegs = engine_segments(e, t->segs, CN_MAX_SEGMENTS);
+    } else if (t->samples_seq != t->rv.seq) {
+        /* A run loading or failed to load: none of the last run's figures. */
+        t->nsamples = 0;
+        t->nsegs = 0;
+        t->samples_seq = t->rv.seq;
     }
     tui_counters_read(&t->ctr);
     if (t->rv.state == RUN_TRAINING && t->rv.have_p) {

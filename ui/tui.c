@@ -508,7 +508,7 @@ static void mark_baseline(Tui *t)
     }
     t->hist.baseline = i;
     tui_message(t, 0, "baseline: run %d (batch %d, %d worker%s, %d thread%s)", h->run, h->batch,
-                h->workers, h->workers == 1 ? "" : "s", h->threads, h->threads == 1 ? "" : "s");
+                h->workers, PLURAL(h->workers), h->threads, PLURAL(h->threads));
 }
 
 static int click(Tui *t)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "headless.h"
 #include "tui.h"
 #include "tui_fmt.h"
 
@@ -154,7 +155,7 @@ static void draw_header(Tui *t)
     const Rect r = t->lay.header;
     char cores[32], machine[400], path[4096];
 
-    snprintf(cores, sizeof cores, "%d core%s", t->mi.cores, t->mi.cores == 1 ? "" : "s");
+    snprintf(cores, sizeof cores, "%d core%s", t->mi.cores, PLURAL(t->mi.cores));
     put(0, 0, r.w, A_BOLD | pair(t, PAIR_TITLE), "cnntop %s", engine_version());
     snprintf(machine, sizeof machine, "%s, %s, OpenBLAS %s | ", t->mi.cpu_model, cores,
              t->mi.blas_core);
@@ -480,10 +481,10 @@ static void segment_lines(Tui *t, Lines *l)
         line(l, A_NORMAL, "segment", "%d b%d w%d p%d %s img/s (%ld warm-up step%s out)",
              t->nsegs, c->batch, c->workers, c->prefetch,
              fmt_pm(a, sizeof a, c->images_per_s, c->images_per_s_sd), c->warmup_steps,
-             c->warmup_steps == 1 ? "" : "s");
+             PLURAL(c->warmup_steps));
     else
         line(l, A_NORMAL, "segment", "%d b%d w%d p%d img/s n/a: warming up (%ld step%s)",
-             t->nsegs, c->batch, c->workers, c->prefetch, c->steps, c->steps == 1 ? "" : "s");
+             t->nsegs, c->batch, c->workers, c->prefetch, c->steps, PLURAL(c->steps));
     if (t->nsegs < 2) {
         line(l, A_DIM, "before", "n/a: no live change yet (w/W b/B)");
         return;
@@ -573,7 +574,7 @@ static void draw_figures(Tui *t)
              t->live.loader_bound ? ">" : "<=", 100 * CN_LOADER_BOUND);
         if (t->live.workers > 0)
             line(&l, A_NORMAL, "loader", "%d worker%s, queue %d/%d, alone %s/s",
-                 t->live.workers, t->live.workers == 1 ? "" : "s", t->live.queue_filled, t->live.queue_cap,
+                 t->live.workers, PLURAL(t->live.workers), t->live.queue_filled, t->live.queue_cap,
                  fmt_si(a, sizeof a, t->live.load_samples_per_s));
         else
             line(&l, A_NORMAL, "loader", "inline on the trainer (workers 0)");
@@ -858,11 +859,12 @@ static void draw_help(Tui *t)
         "b / B          halve / double the batch size (live: at the next step)",
         "w / W          one loader worker fewer / more (live)",
         "               batch, workers, prefetch apply live; the rest to the next run",
-        "m              mark the baseline run (the chosen row in the history view)",
+        "m              mark the baseline run (the chosen row in the history view);",
+        "               not a run with a live change, a failed one or one without a step",
         "e              export the last run (asks the file name: .json .csv .md)",
         "Tab, Shift-Tab cycle the views: main, per-layer, history",
         "o              change the per-layer table's order",
-        "p              pause the display (training goes on); Left/Right scroll back",
+        "p              freeze the charts (training goes on); Left/Right scroll in the run",
         "t              cycle the chart window: 1 min, 5 min, 15 min, the whole run",
         "?, h, F1       this help; any key closes it",
         "mouse          click a setting, a history row or a view's name",

@@ -502,8 +502,7 @@ static void mark_baseline(Tui *t)
     const char *why = tuihist_why_not(h);
     if (why) {
         tui_message(t, 1, "run %d cannot be the baseline (%s): %s", h->run, why,
-                    h->live ? "its images/s mixes the settings before and after the change"
-                            : "it has no images/s to compare with");
+                    h->live ? "its images/s mixes two settings" : "it has no images/s");
         return;
     }
     t->hist.baseline = i;
@@ -681,8 +680,13 @@ static void load_settings(Tui *t)
         t->cfg_path[0] = '\0';
     int rc = t->cfg_path[0] ? settings_load(&t->set, t->cfg_path, t->o->set_mask, err, sizeof err)
                             : 1;
+    /* The file's name without its directory, so that the line and the
+     * problem fit the status line; the man page says where it is. */
+    const char *base = strrchr(t->cfg_path, '/');
+    size_t dl = base ? (size_t)(base + 1 - t->cfg_path) : 0;
+    const char *msg = !strncmp(err, t->cfg_path, dl) ? err + dl : err;
     if (rc == 2)
-        tui_message(t, 1, "settings: %s: that line is ignored, the others are read", err);
+        tui_message(t, 1, "settings %s (skipped; the other lines are read)", msg);
     else if (rc < 0)
         tui_message(t, 1, "settings not read: %s", err);
     for (int i = 0; i < TUI_WINDOWS; i++)

@@ -207,7 +207,12 @@ static void draw_status(Tui *t)
         put(r.y, 0, w, A_BOLD, "%s = %s_   (Enter sets, Esc cancels)", tui_setting_name(t->sel),
             t->input);
     } else if (t->status[0] && t->now - t->status_t < 8.0) {
-        put(r.y, 0, w, t->status_err ? A_BOLD | pair(t, PAIR_BAD) : A_NORMAL, "%s", t->status);
+        /* A message longer than the room beside the tabs hides them while
+         * it shows, rather than lose its end. */
+        int mw = fmt_cols(t->status) > w ? r.w : w;
+        if (mw > w)
+            put(r.y, 0, r.w, A_NORMAL, "%*s", r.w, "");
+        put(r.y, 0, mw, t->status_err ? A_BOLD | pair(t, PAIR_BAD) : A_NORMAL, "%s", t->status);
     } else {
         put(r.y, 0, w, A_DIM, "s start  x stop  w/W workers  b/B batch  Tab view  ? help  q quit");
     }

@@ -163,7 +163,7 @@ static void draw_header(Tui *t)
      * whole: a reason cut in the middle reads as another reason. */
     int room = r.w - 13 - fmt_cols(machine);
     put(0, 13, r.w - 13, A_NORMAL, "%s%s", machine,
-        fmt_cols(t->ctr_desc) <= room ? t->ctr_desc : "counters: see the IPC chart");
+        fmt_cols(t->ctr_desc) <= room ? t->ctr_desc : "counters: see IPC chart");
     /* The run's own copy of its directory: its engine may be gone. */
     const char *dir = t->rv.data_dir[0] ? t->rv.data_dir
                       : t->set.data[0] ? t->set.data : CN_DEFAULT_DATA_DIR;
@@ -244,6 +244,20 @@ static void chart_window(const Tui *t, double *t0, double *t1)
         *t0 = 0;
         *t1 = end > 1 ? end : 1;
     }
+}
+
+/* 1 when "n/a: text" wraps into the rows of chart r. */
+static int chart_text_fits(Rect r, const char *text)
+{
+    int rows = r.h - 1, k = 0, w = r.w - 3;
+    char na[600];
+
+    snprintf(na, sizeof na, "n/a: %s", text);
+    for (const char *p = na; *p && w > 0; k++) {
+        p += fmt_wrap(p, w);
+        p += strspn(p, " ");
+    }
+    return k <= rows;
 }
 
 static void draw_chart(Tui *t, Rect r, ChartSpec *cs)
@@ -383,6 +397,9 @@ static void draw_charts(Tui *t)
         int pending = !strncmp(why, "counting", 8) || !strncmp(why, "no run", 6);
         snprintf(na, sizeof na, "%s%s", why,
                  pending ? "" : "; `cnntop events` lists what this machine counts");
+        /* The pointer to `cnntop events` only where the reason keeps room. */
+        if (!chart_text_fits(t->lay.chart[CHART_COUNTERS], na))
+            snprintf(na, sizeof na, "%s", why);
         cs.na = na;
     }
     draw_chart(t, t->lay.chart[CHART_COUNTERS], &cs);
@@ -566,7 +583,7 @@ static void draw_figures(Tui *t)
         snprintf(d, sizeof d, "%s", isnan(t->cpu_util) ? "n/a: measuring"
                                     : (snprintf(b, sizeof b, "%.2f cores busy", t->cpu_util), b));
     else if (t->rv.seq && isfinite(t->run_cores))
-        snprintf(d, sizeof d, "%.2f cores busy over run %d", t->run_cores, t->rv.seq);
+        snprintf(d, sizeof d, "%.2f cores (run %d)", t->run_cores, t->rv.seq);
     else
         snprintf(d, sizeof d, "idle");
     line(&l, A_NORMAL, "CPU", "%s  RSS peak %s", d,

@@ -269,6 +269,28 @@ static void test_history_compare(void)
     CHECK_INT(c.run, ==, 7);
 }
 
+/* A --history line longer than any buffer is one row, not two. */
+static void test_history_long_line(void)
+{
+    char path[300], err[300];
+    size_t n = 6000;
+    char *text = malloc(n + 200);
+    TuiHistory h;
+
+    snprintf(path, sizeof path, "%s/hist", dir);
+    int k = sprintf(text, "when=1\trun=3\tbatch=64\tnote=");
+    memset(text + k, 'x', n);
+    k += (int)n;
+    k += sprintf(text + k, "\tips=1234\tstate=finished\n");
+    write_file(path, text, (size_t)k);
+    tuihist_init(&h);
+    CHECK_INT(tuihist_load(&h, path, err, sizeof err), ==, 0);
+    CHECK_INT(h.n, ==, 1);
+    CHECK_NEAR(h.rows[0].ips, 1234, 0);
+    CHECK_INT(h.rows[0].run, ==, 3);
+    free(text);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/test_tui_settings.XXXXXX");
@@ -282,6 +304,7 @@ int main(void)
     test_unreadable();
     test_save_changes();
     test_history_compare();
+    test_history_long_line();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)

@@ -22,7 +22,8 @@ trap 'T kill-server >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 fails=0
 checks=0
 # The sanitizers' settings, passed through env -i; harmless in a release build.
-SAN_ENV="ASAN_OPTIONS=${ASAN_OPTIONS:-}:log_path=$tmp/asan UBSAN_OPTIONS=print_stacktrace=1:log_path=$tmp/ubsan"
+LSAN_SUPP=$(cd "$(dirname "$0")" && pwd)/lsan.supp
+SAN_ENV="ASAN_OPTIONS=${ASAN_OPTIONS:-}:log_path=$tmp/asan UBSAN_OPTIONS=print_stacktrace=1:log_path=$tmp/ubsan LSAN_OPTIONS=suppressions=$LSAN_SUPP:print_suppressions=0"
 
 cap() { T capture-pane -p -t t; }
 # wait_for PATTERN SECONDS: polls the screen every 0.2 s into $tmp/screen.

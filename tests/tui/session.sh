@@ -17,8 +17,8 @@ CNNTOP=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$tmp/cfg/cnntop"
 CFG=$tmp/cfg/cnntop/config
-printf '# my settings\nbatch=32\nbogus=1\nlimit=1200\n' >"$CFG"
-ARGS="--test-limit 200 --history $tmp/hist.tsv"
+printf '# my settings\nbatch=32\nbogus=1\nlimit=640\n' >"$CFG"
+ARGS="--test-limit 100 --history $tmp/hist.tsv"
 
 tui_shell 100 30
 tui_run "$ARGS"
@@ -36,7 +36,7 @@ check "B between runs: for the next run" "batch 64: for the next run" 5
 T send-keys -t t s
 check "run 2 starts" "run 2 \(loading\|running\|finished\)" 30
 check "run 2 ends" "run 2 finished" 90
-check "run 2 read the data (header intact)" "data /usr/share/datasets/fashion-mnist: 1200 training, 200 test" 5
+check "run 2 read the data (header intact)" "data /usr/share/datasets/fashion-mnist: 640 training, 100 test" 5
 T send-keys -t t m
 check "m marks run 2" "baseline: run 2 (batch 64, 0 workers" 5
 T send-keys -t t W
@@ -111,7 +111,7 @@ fi
 check_file "the history file has the failed run" "$tmp/hist.tsv" "run=4.*state=failed"
 
 # A relaunch reads them.
-tui_run "--test-limit 200"
+tui_run "--test-limit 100"
 check "relaunch: batch 64 from the file" "batch  *64  *- live" 20
 check "relaunch: workers 2 from the file" "workers  *2  *- live" 5
 # x at once, most often while loading: never "step 0/0 ... 0 img/s".

@@ -68,8 +68,8 @@ check "m refuses the failed run" "run 4 cannot be the baseline (failed)" 5
 check "its reason in the detail line" "run 4 failed: .*nonexist" 5
 
 # A long run: p in the first minute, a live change, x.
-T send-keys -t t Tab Up Up Up Up Up Up 5 0 Enter
-check "epochs typed" "epochs 50: for the next run" 5
+T send-keys -t t Tab Up Up Up Up Up Up 5 0 0 Enter
+check "epochs typed" "epochs 500: for the next run" 5
 T send-keys -t t s
 check "run 6 trains" "run 6 running .* step [1-9]" 60
 wait_for "images/s now [1-9]" 20
@@ -99,7 +99,7 @@ tui_quit
 # The file after: the dashboard's changes only, in place.
 check_file "batch saved in place" "$CFG" -x "batch=64"
 check_file "workers saved" "$CFG" -x "workers=2"
-check_file "epochs saved" "$CFG" -x "epochs=50"
+check_file "epochs saved" "$CFG" -x "epochs=500"
 check_file "the comment kept" "$CFG" -x "# my settings"
 check_file "the unknown key kept" "$CFG" -x "bogus=1"
 check_file "the file with a bad line kept as config.bad" "$CFG.bad" -x "batch=32"

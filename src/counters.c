@@ -38,6 +38,7 @@
  * afterwards; counters_free() must not race with anything.
  */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -489,6 +490,45 @@ void counters_derive(const CounterReading *r, int n, double wall_ns, CounterDeri
           CTR_KIND_BRANCHES, "branches", 1.0);
     per_wall(&out->cpu_util, r, n, CTR_KIND_TASK_CLOCK, "task-clock", wall_ns, 1.0);
     per_wall(&out->cs_per_s, r, n, CTR_KIND_CTX_SWITCHES, "context-switches", wall_ns, 1e9);
+}
+
+void counters_derive_counts(const CounterSet *set, const double *values, int n, double wall_ns,
+                            CounterDerived *out)
+{
+    CounterReading r[CTR_MAX_EVENTS];
+
+    if (n > set->n)
+        n = set->n;
+    memset(r, 0, sizeof r);
+    for (int i = 0; i < n; i++) {
+        const CtrEvent *ev = &set->ev[i];
+        say(r[i].name, sizeof r[i].name, "%s", ev->name);
+        r[i].kind = ev->kind;
+        r[i].status = ev->status != CTR_OK ? ev->status
+                      : isnan(values[i])   ? CTR_NOT_COUNTED
+                                           : CTR_OK;
+        if (r[i].status == CTR_OK)
+            r[i].value = values[i];
+        else
+            say(r[i].reason, sizeof r[i].reason, "%s",
+                ev->status != CTR_OK ? ev->reason : "did not count on this thread");
+    }
+    counters_derive(r, n, wall_ns, out);
+}
+
+double counters_wait_share(CounterSet *set)
+{
+    double wait = 0.0, wall = 0.0;
+    CounterSched s;
+
+    for (int role = 0; role < CN_ROLES; role++) {
+        counters_sched(set, (ThreadRole)role, &s);
+        if (s.available && s.have_wait) {
+            wait += s.wait;
+            wall += s.thread_wall;
+        }
+    }
+    return wall >= CTR_OVERSUB_MIN_WALL ? wait / wall : NAN;
 }
 
 /* ---- the event spec ---- */

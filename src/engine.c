@@ -201,8 +201,11 @@ static int arena_batch(const Engine *e, int b)
 static int engine_alloc(Engine *e, char *err, size_t errlen)
 {
     size_t need = engine_memory_estimate(e->cap, e->threads);
-    LoaderSrc src = {.images = e->ds.train_images, .labels = e->ds.train_labels,
-                     .n = e->n_train, .rows = e->ds.rows, .cols = e->ds.cols,
+    /* A test-only engine never trains: its loader, idle, has the test split. */
+    int t = e->cfg.test_only;
+    LoaderSrc src = {.images = t ? e->ds.test_images : e->ds.train_images,
+                     .labels = t ? e->ds.test_labels : e->ds.train_labels,
+                     .n = t ? e->n_test : e->n_train, .rows = e->ds.rows, .cols = e->ds.cols,
                      .seed = e->cfg.seed, .augment = e->cfg.augment};
 
     e->eval_idx = malloc((size_t)e->cap * sizeof *e->eval_idx);
@@ -243,7 +246,9 @@ int engine_new(Engine **out, const RunConfig *cfg, char *err, size_t errlen)
     history_init(&e->hist);
     gemm_init();
     loader_lut(e->lut);
-    if ((rc = dataset_load(&e->ds, e->data_dir, err, errlen)) != 0)
+    rc = cfg->test_only ? dataset_load_test(&e->ds, e->data_dir, err, errlen)
+                        : dataset_load(&e->ds, e->data_dir, err, errlen);
+    if (rc != 0)
         goto fail;
     if (e->ds.rows != MODEL_H || e->ds.cols != MODEL_W) {
         rc = cn_fail(err, errlen, -CN_EFORMAT, "%s: images are %dx%d, the model takes %dx%d",
@@ -397,27 +402,34 @@ static void live_loader(Engine *e)
     L->load_samples_per_s = per * (ls.workers ? ls.workers : 1);
 }
 
-/* The trainer role's cycles, instructions, cache references and misses
- * now (NAN for those not counted). */
-static void role_counts(CounterSet *cs, double v[4])
+/* IPC and the cache-miss rate of the trainer role since the previous
+ * reading `last` (values; NAN where not counted, which they are at first),
+ * which this updates. */
+static void interval_ratios(CounterSet *cs, double *last, Sample *s)
 {
     CounterReading r[CTR_MAX_EVENTS];
+    double d[CTR_MAX_EVENTS];
+    CounterDerived der;
     int n = counters_read(cs, CN_ROLE_TRAIN, r, CTR_MAX_EVENTS);
 
-    v[0] = v[1] = v[2] = v[3] = NAN;
     for (int i = 0; i < n; i++) {
-        int k = r[i].kind == CTR_KIND_CYCLES ? 0 : r[i].kind == CTR_KIND_INSTRUCTIONS ? 1
-              : r[i].kind == CTR_KIND_CACHE_REFS ? 2 : r[i].kind == CTR_KIND_CACHE_MISSES ? 3 : -1;
-        if (k >= 0 && r[i].status == CTR_OK)
-            v[k] = r[i].value;
+        double now = r[i].status == CTR_OK ? r[i].value : NAN;
+        d[i] = now - last[i]; /* NAN unless both counted */
+        last[i] = now;
     }
+    counters_derive_counts(cs, d, n, 0.0, &der);
+    s->ipc = der.ipc.ok ? (float)der.ipc.value : NAN;
+    s->miss_rate = der.miss_rate.ok ? (float)der.miss_rate.value : NAN;
 }
 
 static void *sampler_main(void *arg)
 {
     Engine *e = arg;
     long last_images = 0;
-    double last_t = 0.0, last_wait = 0.0, last_busy = 0.0, last_c[4] = {NAN, NAN, NAN, NAN};
+    double last_t = 0.0, last_wait = 0.0, last_busy = 0.0, last_c[CTR_MAX_EVENTS];
+
+    for (int i = 0; i < CTR_MAX_EVENTS; i++)
+        last_c[i] = NAN;
 
     pthread_setname_np(pthread_self(), "cnntop-sample");
     pthread_mutex_lock(&e->live_mu);
@@ -446,17 +458,8 @@ static void *sampler_main(void *arg)
         s.data_wait_share = busy > last_busy ? (float)((wait - last_wait) / (busy - last_busy))
                                              : 0.0f;
         s.ipc = s.miss_rate = NAN;
-        if (e->cs) {
-            double c[4];
-            role_counts(e->cs, c); /* a few reads; the lock is the sampler's own */
-            double dc = c[0] - last_c[0], di = c[1] - last_c[1];
-            double dr = c[2] - last_c[2], dm = c[3] - last_c[3];
-            if (dc > 0 && di >= 0)
-                s.ipc = (float)(di / dc);
-            if (dr > 0 && dm >= 0)
-                s.miss_rate = (float)(dm / dr);
-            memcpy(last_c, c, sizeof c);
-        }
+        if (e->cs) /* a few reads; the lock is the sampler's own */
+            interval_ratios(e->cs, last_c, &s);
         history_add(&e->hist, &s);
         /* images/s now: over the last second of samples */
         int n = e->hist.n, k = n - 1;
@@ -635,6 +638,9 @@ int engine_train(Engine *e, ProgressFn fn, void *userdata, char *err, size_t err
     int first_epoch = (int)e->epochs_done, ret = 0;
     long end_epoch;
 
+    if (e->cfg.test_only)
+        return cn_fail(err, errlen, -CN_ESTATE, "this engine holds only the test split "
+                       "(test_only): it evaluates, it cannot train");
     memset(&e->stats, 0, sizeof e->stats);
     memset(&e->prof, 0, sizeof e->prof);
     e->prof.trace = e->trace;
@@ -771,6 +777,15 @@ int engine_evaluate(Engine *e, EvalResult *out, char *err, size_t errlen)
     return 0;
 }
 
+int engine_evaluate_final(Engine *e, EvalResult *out, char *err, size_t errlen)
+{
+    if (e->nevals > 0 && e->evals[e->nevals - 1].step == e->stats.steps) {
+        *out = e->evals[e->nevals - 1].r;
+        return 0;
+    }
+    return engine_evaluate(e, out, err, errlen);
+}
+
 void engine_stats(const Engine *e, TrainStats *out)
 {
     *out = e->stats;
@@ -794,6 +809,10 @@ int engine_load(Engine *e, const char *path, char *err, size_t errlen)
     e->epochs_done = meta.epochs_done;
     /* A checkpoint taken mid-epoch resumes there, when the data set (after
      * --limit) is at least as large; otherwise at the next epoch. */
+    if (e->cfg.test_only) { /* no training set to measure the position against */
+        e->epoch_pos = meta.epoch_pos;
+        return 0;
+    }
     e->epoch_pos = meta.epoch_pos < e->n_train ? meta.epoch_pos : 0;
     if (meta.epoch_pos >= e->n_train && meta.epoch_pos > 0)
         e->epochs_done++;
@@ -803,6 +822,11 @@ int engine_load(Engine *e, const char *path, char *err, size_t errlen)
 long engine_epochs_done(const Engine *e)
 {
     return e->epochs_done;
+}
+
+long engine_epoch_images(const Engine *e)
+{
+    return e->epoch_pos;
 }
 
 long engine_train_images(const Engine *e)
@@ -862,6 +886,21 @@ long engine_peak_rss_kib(void)
     return sysinfo_peak_rss_kib();
 }
 
+/* A layer's IPC and miss rate from its counts (NAN: not counted). */
+static void layer_ratios(const Engine *e, LayerTime *lt)
+{
+    CounterDerived der;
+
+    lt->ipc = lt->miss_rate = NAN;
+    if (!e->prof.cs || lt->ncounts == 0)
+        return;
+    counters_derive_counts(e->prof.cs, lt->counts, lt->ncounts, 0.0, &der);
+    if (der.ipc.ok)
+        lt->ipc = der.ipc.value;
+    if (der.miss_rate.ok)
+        lt->miss_rate = der.miss_rate.value;
+}
+
 int engine_profile(const Engine *e, LayerTime *out, int max)
 {
     int n = 0;
@@ -874,6 +913,7 @@ int engine_profile(const Engine *e, LayerTime *out, int max)
         out[n].ncounts = e->prof.cs ? e->prof.nev : 0;
         for (int i = 0; i < CN_LAYER_EVENTS; i++)
             out[n].counts[i] = i < out[n].ncounts && e->prof.ctr_ok[i] ? e->prof.ctr[op][i] : NAN;
+        layer_ratios(e, &out[n]);
     }
     return n;
 }
@@ -979,11 +1019,6 @@ int engine_segments(Engine *e, Segment *out, int max)
     return n;
 }
 
-void engine_set_thread_hook(Engine *e, ThreadHook fn, void *ud)
-{
-    threadreg_set_hook(&e->reg, fn, ud);
-}
-
 int engine_set_trace(Engine *e, const char *path, char *err, size_t errlen)
 {
     int rc = fileio_check_writable(path, err, errlen);
@@ -1022,8 +1057,8 @@ int engine_evals(const Engine *e, EvalPoint *out, int max)
 
 void engine_set_counters(Engine *e, CounterSet *cs)
 {
-    engine_set_thread_hook(e, NULL, NULL);
+    threadreg_set_hook(&e->reg, NULL, NULL);
     e->cs = cs;
     if (cs)
-        engine_set_thread_hook(e, counters_thread_hook, cs);
+        threadreg_set_hook(&e->reg, counters_thread_hook, cs);
 }

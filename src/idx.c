@@ -411,6 +411,8 @@ typedef struct DatasetFiles {
     char dir[sizeof ((Dataset *)0)->dir]; /* the directory the files are in */
     char path[DS_FILES][DS_PATH_MAX];     /* each file, plain or .gz */
     IdxArray arr[DS_FILES];               /* what was read; owned */
+    int first;                            /* the first file wanted: DS_TRAIN_IMAGES,
+                                             or DS_TEST_IMAGES for the test split only */
 } DatasetFiles;
 
 static const char *ds_hint(const char *dir)
@@ -463,7 +465,8 @@ static int ds_dir_check(const char *dir, char *err, size_t errlen)
     return 0;
 }
 
-/* Picks the first candidate directory that holds the training images. */
+/* Picks the first candidate directory that holds the first file wanted
+ * (the training images, or the test images for the test split alone). */
 static int ds_dir_find(DatasetFiles *f, const char *dir, char *err, size_t errlen)
 {
     char probe[DS_PATH_MAX];
@@ -471,7 +474,7 @@ static int ds_dir_find(DatasetFiles *f, const char *dir, char *err, size_t errle
     for (size_t i = 0; i < sizeof ds_subdirs / sizeof ds_subdirs[0]; i++) {
         if (path_join(f->dir, sizeof f->dir, dir, ds_subdirs[i]) < 0)
             continue;
-        if (ds_file_find(probe, sizeof probe, f->dir, ds_names[DS_TRAIN_IMAGES]))
+        if (ds_file_find(probe, sizeof probe, f->dir, ds_names[f->first]))
             return 0;
     }
     f->dir[0] = '\0';
@@ -484,7 +487,7 @@ static int ds_dir_find(DatasetFiles *f, const char *dir, char *err, size_t errle
 
 static int ds_files_find(DatasetFiles *f, char *err, size_t errlen)
 {
-    for (int i = 0; i < DS_FILES; i++) {
+    for (int i = f->first; i < DS_FILES; i++) {
         if (ds_file_find(f->path[i], sizeof f->path[i], f->dir, ds_names[i]))
             continue;
         path_join(f->path[i], sizeof f->path[i], f->dir, ds_names[i]);
@@ -495,7 +498,7 @@ static int ds_files_find(DatasetFiles *f, char *err, size_t errlen)
 
 static int ds_files_read(DatasetFiles *f, char *err, size_t errlen)
 {
-    for (int i = 0; i < DS_FILES; i++) {
+    for (int i = f->first; i < DS_FILES; i++) {
         int ndims = i == DS_TRAIN_IMAGES || i == DS_TEST_IMAGES ? 3 : 1;
         int rc = idx_read(&f->arr[i], f->path[i], ndims, err, errlen);
         if (rc < 0)
@@ -525,11 +528,11 @@ static int ds_files_check(const DatasetFiles *f, char *err, size_t errlen)
     const IdxArray *tr = &f->arr[DS_TRAIN_IMAGES], *te = &f->arr[DS_TEST_IMAGES];
     int rc;
 
-    if ((rc = ds_pair_check(f, DS_TRAIN_IMAGES, err, errlen)) < 0)
+    if (f->first == DS_TRAIN_IMAGES && (rc = ds_pair_check(f, DS_TRAIN_IMAGES, err, errlen)) < 0)
         return rc;
     if ((rc = ds_pair_check(f, DS_TEST_IMAGES, err, errlen)) < 0)
         return rc;
-    if (te->dims[1] != tr->dims[1] || te->dims[2] != tr->dims[2])
+    if (f->first == DS_TRAIN_IMAGES && (te->dims[1] != tr->dims[1] || te->dims[2] != tr->dims[2]))
         return cn_fail(err, errlen, -CN_EFORMAT,
                        "%s: %ldx%ld images, but the training images are %ldx%ld",
                        f->path[DS_TEST_IMAGES], te->dims[1], te->dims[2], tr->dims[1],
@@ -544,15 +547,15 @@ static void ds_fill(Dataset *ds, DatasetFiles *f)
     ds->train_labels = f->arr[DS_TRAIN_LABELS].data;
     ds->test_images = f->arr[DS_TEST_IMAGES].data;
     ds->test_labels = f->arr[DS_TEST_LABELS].data;
-    ds->n_train = f->arr[DS_TRAIN_IMAGES].dims[0];
+    ds->n_train = f->first == DS_TRAIN_IMAGES ? f->arr[DS_TRAIN_IMAGES].dims[0] : 0;
     ds->n_test = f->arr[DS_TEST_IMAGES].dims[0];
-    ds->rows = (int)f->arr[DS_TRAIN_IMAGES].dims[1];
-    ds->cols = (int)f->arr[DS_TRAIN_IMAGES].dims[2];
+    ds->rows = (int)f->arr[DS_TEST_IMAGES].dims[1];
+    ds->cols = (int)f->arr[DS_TEST_IMAGES].dims[2];
     memcpy(ds->dir, f->dir, sizeof ds->dir);
     memset(f->arr, 0, sizeof f->arr);
 }
 
-int dataset_load(Dataset *ds, const char *dir, char *err, size_t errlen)
+static int ds_load(Dataset *ds, const char *dir, int first, char *err, size_t errlen)
 {
     DatasetFiles *f;
     int rc;
@@ -566,6 +569,7 @@ int dataset_load(Dataset *ds, const char *dir, char *err, size_t errlen)
     if (!(f = calloc(1, sizeof *f)))
         return cn_fail(err, errlen, -CN_ENOMEM, "%s: cannot allocate %zu bytes", dir,
                        sizeof *f);
+    f->first = first;
     if ((rc = ds_dir_find(f, dir, err, errlen)) < 0)
         goto fail;
     if ((rc = ds_files_find(f, err, errlen)) < 0)
@@ -582,6 +586,16 @@ fail:
         idx_free(&f->arr[i]);
     free(f);
     return rc;
+}
+
+int dataset_load(Dataset *ds, const char *dir, char *err, size_t errlen)
+{
+    return ds_load(ds, dir, DS_TRAIN_IMAGES, err, errlen);
+}
+
+int dataset_load_test(Dataset *ds, const char *dir, char *err, size_t errlen)
+{
+    return ds_load(ds, dir, DS_TEST_IMAGES, err, errlen);
 }
 
 void dataset_free(Dataset *ds)

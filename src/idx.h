@@ -67,6 +67,10 @@ void idx_free(IdxArray *a);
  */
 int dataset_load(Dataset *ds, const char *dir, char *err, size_t errlen);
 
+/* The same for the test split alone (t10k-*; n_train 0, no training
+ * arrays), for an engine that only evaluates. */
+int dataset_load_test(Dataset *ds, const char *dir, char *err, size_t errlen);
+
 /* Frees a Dataset's arrays; safe on an empty or freed one. */
 void dataset_free(Dataset *ds);
 

@@ -51,6 +51,8 @@ void record_init(RunRecord *r)
     r->flops_per_image = NAN;
     r->peak_rss_kib = -1;
     r->loader_samples_per_s = NAN;
+    r->run_queue_wait = NAN;
+    r->ipc = r->miss_rate = NAN;
 }
 
 void record_done(RunRecord *r)
@@ -585,6 +587,11 @@ static void write_run_body(JsonWriter *w, const RunRecord *r)
     write_eval(w, r);
     kv_count(w, "peak_rss_kib", r->peak_rss_kib);
     kv_num(w, "loader_samples_per_s", r->loader_samples_per_s);
+    kv_num(w, "run_queue_wait", r->run_queue_wait);
+    kv_num(w, "ipc", r->ipc);
+    kv_str(w, "ipc_na", r->ipc_na[0] ? r->ipc_na : NULL);
+    kv_num(w, "miss_rate", r->miss_rate);
+    kv_str(w, "miss_rate_na", r->miss_rate_na[0] ? r->miss_rate_na : NULL);
     kv_bool(w, "interrupted", r->interrupted);
     kv_int(w, "exit_code", r->exit_code);
     kv_str(w, "error", r->error);
@@ -919,16 +926,17 @@ static void md_summary(Text *t, const RunRecord *r)
     augment_text(r->config.augment, aug, sizeof aug);
     tprintf(t, "\n## Summary\n\n| Figure | Value |\n|:---|---:|\n");
     tprintf(t, "| Training wall time | %.2f s%s |\n", st->wall, st->stopped ? " (stopped early)" : "");
-    tprintf(t, "| Steps, images | %ld steps, %ld images, %d epochs complete |\n", st->steps,
-            st->images, st->epochs_done);
+    tprintf(t, "| Steps, images | %ld step%s, %ld image%s, %d epoch%s complete |\n", st->steps,
+            st->steps == 1 ? "" : "s", st->images, st->images == 1 ? "" : "s", st->epochs_done,
+            st->epochs_done == 1 ? "" : "s");
     tprintf(t, "| Throughput | %.1f images/s |\n", st->images_per_s);
     if (isfinite(r->flops_per_image))
         tprintf(t, "| Compute rate | %.1f GFLOP/s |\n", st->images_per_s * r->flops_per_image * 1e-9);
     tprintf(t, "| CPU | %.2f s user, %.2f s sys |\n", st->cpu_user, st->cpu_sys);
     tprintf(t, "| Final training loss | %s |\n", fmt_fixed(a, sizeof a, st->final_loss, 4));
     if (r->have_eval)
-        tprintf(t, "| Test accuracy | %.2f%% (%ld of %ld images) |\n", 100 * r->eval.accuracy,
-                r->eval.correct, r->eval.images);
+        tprintf(t, "| Test accuracy | %.2f%% (%ld of %ld image%s) |\n", 100 * r->eval.accuracy,
+                r->eval.correct, r->eval.images, r->eval.images == 1 ? "" : "s");
     if (r->peak_rss_kib >= 0)
         tprintf(t, "| Peak memory (RSS) | %.1f MiB |\n", r->peak_rss_kib / 1024.0);
     tprintf(t, "\n## Configuration\n\n| Setting | Value |\n|:---|---:|\n");
@@ -940,7 +948,7 @@ static void md_summary(Text *t, const RunRecord *r)
     md_cell(t, r->data_dir);
     tprintf(t, " |\n| Machine | ");
     md_cell(t, r->machine.cpu_model);
-    tprintf(t, ", %d cores, OpenBLAS ", r->machine.cores);
+    tprintf(t, ", %d core%s, OpenBLAS ", r->machine.cores, r->machine.cores == 1 ? "" : "s");
     md_cell(t, r->machine.blas_core);
     tprintf(t, " |\n");
 }
@@ -1612,6 +1620,14 @@ static void read_run(Reader *rd, const JsonValue *o, RunRecord *r)
     read_eval(rd, o, r);
     r->peak_rss_kib = (long)get_int_null(rd, o, "", "peak_rss_kib", 0, L_MAX, 1, -1);
     r->loader_samples_per_s = get_num(rd, o, "", "loader_samples_per_s");
+    /* Since the shared verdict and counter figures; older files lack them. */
+    r->run_queue_wait = json_get(o, "run_queue_wait") ? get_num(rd, o, "", "run_queue_wait") : NAN;
+    r->ipc = json_get(o, "ipc") ? get_num(rd, o, "", "ipc") : NAN;
+    r->miss_rate = json_get(o, "miss_rate") ? get_num(rd, o, "", "miss_rate") : NAN;
+    if (json_get(o, "ipc_na"))
+        get_str(rd, o, "", "ipc_na", r->ipc_na, sizeof r->ipc_na);
+    if (json_get(o, "miss_rate_na"))
+        get_str(rd, o, "", "miss_rate_na", r->miss_rate_na, sizeof r->miss_rate_na);
     r->interrupted = get_bool(rd, o, "", "interrupted");
     r->exit_code = (int)get_int(rd, o, "", "exit_code", 0, 255);
     get_dup(rd, o, "", "error", &r->error);

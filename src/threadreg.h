@@ -3,8 +3,8 @@
  *
  * Every engine thread (the trainer, compute workers, loader workers, the
  * sampler) enters the registry when it starts and leaves before it ends.
- * A profiler hook (engine_set_thread_hook) hears of each, with the thread's
- * kernel id, so it can open counters per thread.  The hook is called under
+ * A profiler hook (engine_set_counters installs counters_thread_hook)
+ * hears of each, with the thread's kernel id, so it can open counters per thread.  The hook is called under
  * the registry's lock, so it sees every thread exactly once in order.
  */
 #ifndef CNNTOP_THREADREG_H
@@ -15,6 +15,11 @@
 #include "cnntop/engine.h"
 
 #define THREADREG_MAX 512
+
+/* fn(ud, tid, role, name, 1) for a thread that starts, fn(..., 0) for one
+ * about to end; it runs on the thread concerned (or, when the hook is set,
+ * on the setter's thread for each thread alive).  Must be thread-safe. */
+typedef void (*ThreadHook)(void *ud, int tid, ThreadRole role, const char *name, int starting);
 
 typedef struct ThreadEntry {
     int tid;            /* kernel thread id, 0 for a free entry */

@@ -59,6 +59,33 @@ done
 checks=$((checks + 1))
 "$CNNTOP" --version | grep -q "^cnntop [0-9]" || { echo "FAIL: --version" >&2; fails=$((fails + 1)); }
 
+# Each command has its own --help: its synopsis and only the options it
+# takes, each of which the global --help (and so the man page) lists.
+for c in run eval sweep report events calibrate; do
+    checks=$((checks + 1))
+    "$CNNTOP" $c --help >"$tmp/chelp" 2>&1 && head -1 "$tmp/chelp" | grep -q "^usage: cnntop $c" ||
+        { echo "FAIL: cnntop $c --help:" >&2; cat "$tmp/chelp" >&2; fails=$((fails + 1)); continue; }
+    for o in $(grep -o -- '^  --[a-z-]*' "$tmp/chelp" | tr -d ' '); do
+        checks=$((checks + 1))
+        printf '%s\n' $opts | grep -qx -- "$o" ||
+            { echo "FAIL: cnntop $c --help lists $o, the global --help does not" >&2; fails=$((fails + 1)); }
+    done
+done
+checks=$((checks + 1))
+"$CNNTOP" run --help >"$tmp/chelp" 2>&1
+grep -q -- "^  --runs N" "$tmp/chelp" && ! grep -q -- "--autostart\|--budget\|--all" "$tmp/chelp" ||
+    { echo "FAIL: cnntop run --help is not run's own:" >&2; cat "$tmp/chelp" >&2; fails=$((fails + 1)); }
+# The man page says --export and --force apply to the dashboard too (its e
+# key; test_tui_export pins the behaviour).
+checks=$((checks + 1))
+sed -n '/^\.BI \\-\\-export " FILE"/,/^\.TP/p; /^\.B \\-\\-force$/,/^\.TP/p' "$MAN" |
+    grep -c "the dashboard)" | grep -qx 2 ||
+    { echo "FAIL: man page: --export and --force do not say they are for the dashboard too" >&2
+      fails=$((fails + 1)); }
+# report reads the JSON record only, and says so for the other exports.
+printf 'a,b\n1,2\n' >"$tmp/r.csv"
+expect 1 "r.csv: report reads the JSON run record" -- report "$tmp/r.csv"
+
 # A short run saves a checkpoint; eval reads it back with the same accuracy.
 if [ -r /usr/share/datasets/fashion-mnist ]; then
     checks=$((checks + 1))
@@ -78,6 +105,43 @@ if [ -r /usr/share/datasets/fashion-mnist ]; then
         cat "$tmp/err" >&2
         fails=$((fails + 1))
     fi
+    # The summary names IPC and the miss rate, with the reason when n/a.
+    for f in "IPC: *\(n/a: [a-z].*\|[0-9.]* instructions per cycle\)" \
+        "Cache-miss rate: *\(n/a: [a-z].*\|[0-9.]*% of cache references\)"; do
+        checks=$((checks + 1))
+        grep -q "^  $f" "$tmp/run" || { echo "FAIL: summary lacks '$f':" >&2; cat "$tmp/run" >&2; fails=$((fails + 1)); }
+    done
+    # A checkpoint after 30 steps: eval says so, and reads the test split
+    # alone (a directory with only the t10k files is enough).
+    checks=$((checks + 1))
+    mkdir "$tmp/t10k"
+    cp /usr/share/datasets/fashion-mnist/t10k-* "$tmp/t10k/"
+    if "$CNNTOP" run --steps 30 --batch 64 --limit 3000 --test-limit 100 --threads 1 \
+        --save "$tmp/s30.ckpt" >/dev/null 2>"$tmp/err" &&
+        "$CNNTOP" eval --load "$tmp/s30.ckpt" --data "$tmp/t10k" --test-limit 100 \
+            >"$tmp/eval30" 2>>"$tmp/err"; then
+        grep -q "(0 epochs complete, then 1920 images of epoch 1)" "$tmp/eval30" &&
+            grep -q "(100 test images)" "$tmp/eval30" ||
+            { echo "FAIL: eval after 30 steps:" >&2; cat "$tmp/eval30" >&2; fails=$((fails + 1)); }
+    else
+        echo "FAIL: eval with the test split alone:" >&2
+        cat "$tmp/err" >&2
+        fails=$((fails + 1))
+    fi
+    # More loader workers + compute threads than cores: the verdict says
+    # so, with the figure and what to try; counts take their plural.
+    checks=$((checks + 1))
+    n=$(nproc)
+    [ "$n" -gt 64 ] && n=64
+    "$CNNTOP" run --steps 3 --limit 640 --test-limit 100 --threads 1 --workers "$n" \
+        >"$tmp/over" 2>"$tmp/err"
+    w="workers"
+    [ "$n" -eq 1 ] && w="worker"
+    c="cores"
+    [ "$n" -eq 1 ] && c="core"
+    grep -q "oversubscribed: $n loader $w + 1 compute thread on $n $c.*; try --" "$tmp/over" &&
+        grep -q "(batch 64, 1 thread, seed 1)" "$tmp/over" && grep -q "^  Steps, images: *3 steps," "$tmp/over" ||
+        { echo "FAIL: oversubscribed run:" >&2; cat "$tmp/over" "$tmp/err" >&2; fails=$((fails + 1)); }
     # SIGINT stops after the current step, prints the summary, exits 130.
     checks=$((checks + 1))
     "$CNNTOP" run --steps 1000000 --test-limit 100 >"$tmp/int" 2>"$tmp/interr" &

@@ -100,6 +100,9 @@ static void build(RunRecord *r)
                            .wall = 0.25};
     r->peak_rss_kib = 204800;
     r->loader_samples_per_s = 5120.5;
+    r->run_queue_wait = 0.3125;
+    r->ipc = 1.5;
+    snprintf(r->miss_rate_na, sizeof r->miss_rate_na, "cache-misses not supported: no PMU");
     r->interrupted = 0;
     r->exit_code = 0;
     CHECK_INT(record_set_label(r, "batch 64, 2 workers"), ==, 0);
@@ -236,6 +239,11 @@ static void compare(const RunRecord *a, const RunRecord *b)
     SAME(a->eval.wall, b->eval.wall);
     SAME(a->peak_rss_kib, b->peak_rss_kib);
     SAME(a->loader_samples_per_s, b->loader_samples_per_s);
+    SAME(a->run_queue_wait, b->run_queue_wait);
+    SAME(a->ipc, b->ipc);
+    SAME(a->miss_rate, b->miss_rate);
+    CHECK(strcmp(a->ipc_na, b->ipc_na) == 0);
+    CHECK(strcmp(a->miss_rate_na, b->miss_rate_na) == 0);
     SAME(a->interrupted, b->interrupted);
     SAME(a->exit_code, b->exit_code);
     SAME_STR(a->error, b->error);

@@ -188,8 +188,8 @@ else
     if ! taskset -c 0 "$CNNTOP" run $short >"$tmp/out" 2>"$tmp/err"; then
         fail "taskset -c 0: exit $?:"
         cat "$tmp/err" >&2
-    elif ! grep -q "Performance of cnntop run (batch 64, 1 threads" "$tmp/out" ||
-        ! grep -q "Machine:.* 1 cores" "$tmp/out"; then
+    elif ! grep -q "Performance of cnntop run (batch 64, 1 thread," "$tmp/out" ||
+        ! grep -q "Machine:.* 1 core," "$tmp/out"; then
         fail "taskset -c 0: the summary does not say 1 thread on 1 core:"
         cat "$tmp/out" >&2
     fi

@@ -60,12 +60,15 @@ static int stdout_done(int rc)
     return rc == EXIT_OK ? EXIT_FAIL : rc;
 }
 
-/* Makes the engine and loads --load; prints the error and returns non-zero on failure. */
+/* Makes an engine that holds only the test split (eval reads nothing
+ * else) and loads --load; prints the error and returns non-zero on failure. */
 static int open_engine(const Options *o, Engine **e)
 {
     char err[512];
+    RunConfig cfg = o->cfg;
 
-    if (engine_new(e, &o->cfg, err, sizeof err) != 0 ||
+    cfg.test_only = 1;
+    if (engine_new(e, &cfg, err, sizeof err) != 0 ||
         (o->load && engine_load(*e, o->load, err, sizeof err) != 0)) {
         fprintf(stderr, "cnntop: %s\n", err);
         engine_free(*e);
@@ -198,14 +201,18 @@ int headless_eval(const Options *o)
     engine_config(e, &cfg);
     record_set_config(&rec, &cfg);
     record_set_data_dir(&rec, engine_data_dir(e));
-    rec.train_images = engine_train_images(e);
+    rec.train_images = -1; /* not read: eval needs the test split alone */
     rec.test_images = engine_test_images(e);
     rec.threads_used = engine_threads(e);
     engine_machine_info(&rec.machine);
     rec.have_eval = 1;
     rec.eval = ev;
     summary_print_header(stdout, &rec, "eval");
-    printf("  Checkpoint:           %s (%ld epochs trained)\n", o->load, engine_epochs_done(e));
+    long done = engine_epochs_done(e), part = engine_epoch_images(e);
+    printf("  Checkpoint:           %s (%ld epoch%s complete", o->load, done, done == 1 ? "" : "s");
+    if (part > 0)
+        printf(", then %ld image%s of epoch %ld", part, part == 1 ? "" : "s", done + 1);
+    printf(")\n");
     summary_print_eval(stdout, &rec);
     record_done(&rec);
     engine_free(e);

@@ -37,12 +37,12 @@ int main(int argc, char **argv)
         printf("cnntop %s\n", engine_version());
         return EXIT_OK;
     case CMD_HELP:
-        options_usage(stdout);
+        options_usage(stdout, o.help_for);
         return EXIT_OK;
     case CMD_TUI:
         return tui_main(&o);
     default:
-        options_usage(stderr);
+        options_usage(stderr, CMD_TUI);
         return EXIT_USAGE;
     }
 }

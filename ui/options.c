@@ -51,39 +51,74 @@ const OptionDesc option_table[] = {
 };
 const size_t option_count = sizeof option_table / sizeof option_table[0];
 
-void options_usage(FILE *f)
+/* The commands, for the usage texts: synopsis and what each does. */
+static const struct {
+    Command cmd;
+    const char *synopsis;  /* after "cnntop " */
+    const char *what;
+} command_table[] = {
+    {CMD_TUI, "[options]", "the dashboard (needs a terminal)"},
+    {CMD_RUN, "run [options]", "train the reference CNN, print a summary"},
+    {CMD_EVAL, "eval --load FILE [options]", "evaluate a checkpoint on the test set"},
+    {CMD_SWEEP, "sweep --batch LIST --workers LIST [options]",
+     "run a grid of settings, recommend the fastest"},
+    {CMD_REPORT, "report FILE.json...", "print stored runs side by side"},
+    {CMD_EVENTS, "events [--all]", "the counters this machine can read"},
+    {CMD_CALIBRATE, "calibrate [--recalibrate]", "measure SGEMM rate and memory bandwidth"},
+};
+#define N_COMMANDS (sizeof command_table / sizeof command_table[0])
+
+static const char *const command_names[CMD_COUNT] = {
+    [CMD_TUI] = "dashboard", [CMD_RUN] = "run", [CMD_EVAL] = "eval", [CMD_SWEEP] = "sweep",
+    [CMD_REPORT] = "report", [CMD_EVENTS] = "events", [CMD_CALIBRATE] = "calibrate"};
+
+/* One option's line; with `tags`, the commands it is for when it is not
+ * for all that train. */
+static void usage_option(FILE *f, const OptionDesc *d, int tags)
 {
-    fprintf(f,
-            "usage: cnntop [options]         the dashboard (needs a terminal)\n"
-            "       cnntop run [options]     train the reference CNN, print a summary\n"
-            "       cnntop eval --load FILE [options]\n"
-            "                                evaluate a checkpoint on the test set\n"
-            "       cnntop sweep --batch LIST --workers LIST [options]\n"
-            "                                run a grid of settings, recommend the fastest\n"
-            "       cnntop report FILE.json...\n"
-            "                                print stored runs side by side\n"
-            "       cnntop events [--all]    the counters this machine can read\n"
-            "       cnntop calibrate [--recalibrate]\n"
-            "                                measure SGEMM rate and memory bandwidth\n"
-            "       cnntop --help | --version\n\n"
-            "options:\n");
-    for (size_t i = 0; i < option_count; i++) {
-        const OptionDesc *d = &option_table[i];
-        char left[40], cmds[64] = "";
-        snprintf(left, sizeof left, "%s%s%s", d->name, d->arg ? " " : "", d->arg ? d->arg : "");
-        if ((d->cmds & ~EVAL) != TRAIN) {
-            static const char *const names[CMD_COUNT] = {
-                [CMD_TUI] = "dashboard", [CMD_RUN] = "run", [CMD_EVAL] = "eval",
-                [CMD_SWEEP] = "sweep", [CMD_EVENTS] = "events", [CMD_CALIBRATE] = "calibrate"};
-            size_t n = 0;
-            for (int c = 0; c < CMD_COUNT; c++)
-                if ((d->cmds & (1u << c)) && names[c])
-                    n += (size_t)snprintf(cmds + n, sizeof cmds - n, "%s%s", n ? "," : " [",
-                                          names[c]);
-            if (n)
-                snprintf(cmds + n, sizeof cmds - n, "]");
+    char left[40], cmds[64] = "";
+
+    snprintf(left, sizeof left, "%s%s%s", d->name, d->arg ? " " : "", d->arg ? d->arg : "");
+    if (tags && (d->cmds & ~EVAL) != TRAIN) {
+        size_t n = 0;
+        for (int c = 0; c < CMD_COUNT; c++)
+            if ((d->cmds & (1u << c)) && command_names[c])
+                n += (size_t)snprintf(cmds + n, sizeof cmds - n, "%s%s", n ? "," : " [",
+                                      command_names[c]);
+        if (n)
+            snprintf(cmds + n, sizeof cmds - n, "]");
+    }
+    fprintf(f, "  %-22s %s%s\n", left, d->help, cmds);
+}
+
+void options_usage(FILE *f, Command cmd)
+{
+    size_t k = 0;
+
+    while (k < N_COMMANDS && command_table[k].cmd != cmd)
+        k++;
+    if (cmd == CMD_TUI || k == N_COMMANDS) { /* every command, every option */
+        for (size_t i = 0; i < N_COMMANDS; i++) {
+            int n = fprintf(f, "%s cnntop %s", i ? "      " : "usage:", command_table[i].synopsis);
+            if (n > 32)
+                fprintf(f, "\n%32s", "");
+            else
+                fprintf(f, "%*s", 32 - n, "");
+            fprintf(f, "%s\n", command_table[i].what);
         }
-        fprintf(f, "  %-22s %s%s\n", left, d->help, cmds);
+        fprintf(f, "%-32s%s\n       cnntop --help | --version\n\noptions:\n",
+                "       cnntop COMMAND --help", "the options of one command");
+        for (size_t i = 0; i < option_count; i++)
+            usage_option(f, &option_table[i], 1);
+    } else {
+        fprintf(f, "usage: cnntop %s\n       %s\n", command_table[k].synopsis,
+                command_table[k].what);
+        int any = 0;
+        for (size_t i = 0; i < option_count; i++)
+            if (option_table[i].cmds & (1u << cmd)) {
+                fprintf(f, "%s", any++ ? "" : "\noptions:\n");
+                usage_option(f, &option_table[i], 0);
+            }
     }
     fprintf(f, "\nDefault data: %s (Debian package dataset-fashion-mnist).\n"
                "See cnntop(1) for the screen, the figures, the export formats and exit codes.\n",
@@ -350,6 +385,8 @@ int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen)
     engine_config_default(&o->cfg);
     o->cmd = CMD_TUI;
     o->runs = 1;
+    o->argc = argc;
+    o->argv = argv;
     if (no_color && *no_color)
         o->no_color = 1;
     if (argc > 1 && command_of(argv[1]) != CMD_TUI)
@@ -363,6 +400,7 @@ int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen)
         const char *a = argv[i], *eq = strchr(a, '='), *v = NULL;
         Command c = command_of(a);
         if (c == CMD_HELP || c == CMD_VERSION) {
+            o->help_for = o->cmd; /* `cnntop run --help`: run's own */
             o->cmd = c;
             return 0;
         }

@@ -49,6 +49,9 @@ typedef struct Options {
     int threads_list[OPT_MAX_LIST], n_threads;
     const char *positional[OPT_MAX_POSITIONAL]; /* e.g. report's files */
     int n_positional;
+    Command help_for;      /* CMD_HELP: the command whose options to list (CMD_TUI: all) */
+    int argc;              /* the command line parsed (for records' "command") */
+    char **argv;
 } Options;
 
 /* Options.set_mask bits, so that settings files can yield to the command line. */
@@ -83,7 +86,8 @@ extern const size_t option_count;
  */
 int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen);
 
-/* Writes the usage text. */
-void options_usage(FILE *f);
+/* Writes the usage text: every command and option for CMD_TUI, else the
+ * one command's synopsis and the options it takes. */
+void options_usage(FILE *f, Command cmd);
 
 #endif

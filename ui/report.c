@@ -55,6 +55,13 @@ static Entry *load_all(const Options *o, size_t *n)
         const char *path = o->positional[i], *base = strrchr(path, '/');
         RunRecord *recs;
         size_t k;
+        ExportFormat fmt;
+        if (export_format(path, &fmt, err, sizeof err) == 0 && fmt != EXPORT_JSON) {
+            fprintf(stderr, "cnntop: %s: report reads the JSON run record (--export FILE.json "
+                            "of run or sweep), not a %s export\n",
+                    path, fmt == EXPORT_CSV ? "CSV" : "Markdown");
+            goto fail;
+        }
         if (record_load_any(path, &recs, &k, err, sizeof err) != 0) {
             fprintf(stderr, "cnntop: %s\n", err);
             goto fail;

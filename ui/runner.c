@@ -80,103 +80,6 @@ static int on_progress(const Progress *p, void *ud)
     return 0;
 }
 
-/* Copies the engine's figures of its last run into the record. */
-/* Per-layer IPC and miss rate from the trainer's counts in each op. */
-static void layer_ratios(RunRecord *rec, const LayerTime *lt, CounterSet *cs)
-{
-    RecordLayer *l = &rec->layers[rec->n_layers - 1];
-    double v[CTR_KIND_PAGE_FAULTS + 1];
-
-    for (int k = 0; k <= CTR_KIND_PAGE_FAULTS; k++)
-        v[k] = NAN;
-    for (int i = 0; cs && i < lt->ncounts; i++) {
-        CounterEventInfo ei;
-        if (counters_event_info(cs, i, &ei) == 0 && ei.kind > 0 && ei.kind <= CTR_KIND_PAGE_FAULTS)
-            v[ei.kind] = lt->counts[i];
-    }
-    if (v[CTR_KIND_CYCLES] > 0 && !isnan(v[CTR_KIND_INSTRUCTIONS]))
-        l->ipc = v[CTR_KIND_INSTRUCTIONS] / v[CTR_KIND_CYCLES];
-    if (v[CTR_KIND_CACHE_REFS] > 0 && !isnan(v[CTR_KIND_CACHE_MISSES]))
-        l->miss_rate = v[CTR_KIND_CACHE_MISSES] / v[CTR_KIND_CACHE_REFS];
-}
-
-static void fill_record(RunRecord *rec, Engine *e, const TrainStats *st, CounterSet *cs)
-{
-    RunConfig cfg;
-    LayerTime lt[64];
-    Segment seg[CN_MAX_SEGMENTS];
-    EvalPoint *ev = malloc(CN_MAX_EVALS * sizeof *ev);
-    Sample s[512];
-    LiveStats ls;
-
-    engine_config(e, &cfg);
-    record_set_config(rec, &cfg);
-    record_set_data_dir(rec, engine_data_dir(e));
-    rec->train_images = engine_train_images(e);
-    rec->test_images = engine_test_images(e);
-    rec->threads_used = engine_threads(e);
-    engine_machine_info(&rec->machine);
-    rec->flops_per_image = engine_flops_per_image();
-    rec->train = *st;
-    engine_live(e, &ls);
-    rec->loader_samples_per_s = ls.load_samples_per_s > 0 ? ls.load_samples_per_s : NAN;
-    int n = engine_profile(e, lt, 64);
-    for (int i = 0; i < n; i++)
-        if (record_add_layer(rec, &lt[i], lt[i].flops > 0 ? lt[i].flops : NAN) == 0)
-            layer_ratios(rec, &lt[i], cs);
-    n = engine_segments(e, seg, CN_MAX_SEGMENTS);
-    for (int i = 0; i < n; i++)
-        record_add_segment(rec, &seg[i]);
-    long n_train = engine_train_images(e);
-    for (long from = 0, total = engine_samples_total(e); from < total;) {
-        int k = engine_samples(e, s, 512, from);
-        if (k <= 0)
-            break;
-        for (int i = 0; i < k; i++)
-            record_add_sample(rec, &s[i], n_train ? (int)(s[i].images / n_train) : -1, s[i].ipc,
-                              s[i].miss_rate);
-        from += k;
-    }
-    n = ev ? engine_evals(e, ev, CN_MAX_EVALS) : 0;
-    for (int i = 0; i < n; i++) {
-        RecordEval re = {.step = ev[i].step, .epoch = ev[i].epoch, .epoch_end = ev[i].epoch_end,
-                         .wall = ev[i].wall, .accuracy = ev[i].r.accuracy, .loss = ev[i].r.loss};
-        record_add_eval(rec, &re);
-        if (rec->target_accuracy > 0 && isnan(rec->time_to_target) &&
-            ev[i].r.accuracy >= rec->target_accuracy)
-            rec->time_to_target = ev[i].wall;
-    }
-    for (int i = 0; i < n; i++)
-        if (ev[i].epoch_end) {
-            RecordEpoch re = {.epoch = ev[i].epoch, .loss = ev[i].train_loss,
-                              .accuracy = ev[i].r.accuracy, .wall = ev[i].wall};
-            record_add_epoch(rec, &re);
-        }
-    free(ev);
-}
-
-/* The counters over the measured repeats, into the record. */
-static void fill_counters(RunRecord *rec, CounterSet *cs)
-{
-    CounterReading r[CTR_MAX_EVENTS];
-
-    for (int role = 0; role < CN_ROLES; role++) {
-        int n = counters_read(cs, (ThreadRole)role, r, CTR_MAX_EVENTS);
-        for (int i = 0; i < n; i++) {
-            RecordCounter c = {.role = (ThreadRole)role};
-            snprintf(c.name, sizeof c.name, "%.63s", r[i].name);
-            snprintf(c.unit, sizeof c.unit, "%.15s", r[i].unit ? r[i].unit : "");
-            c.status = r[i].status == CTR_OK ? RECORD_CTR_OK
-                       : r[i].status == CTR_NOT_COUNTED ? RECORD_CTR_NOT_COUNTED
-                                                        : RECORD_CTR_UNAVAILABLE;
-            c.value = r[i].status == CTR_OK ? r[i].value : NAN;
-            c.scaled = r[i].status == CTR_OK ? r[i].fraction : NAN;
-            snprintf(c.reason, sizeof c.reason, "%.127s", r[i].reason);
-            record_add_counter(rec, &c);
-        }
-    }
-}
-
 void runner_set_peak(RunRecord *rec, const Calibration *c)
 {
     /* the SGEMM rate measured at the nearest batch size's shapes */
@@ -238,6 +141,8 @@ int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet *
         if (ps.shown)
             fputc('\n', stderr);
         TrainStats st;
+        EvalResult er;
+        int have_er = 0;
         engine_stats(e, &st);
         RecordRepeat rep = {.wall = st.wall, .images_per_s = st.images_per_s,
                             .user = st.cpu_user, .system = st.cpu_sys, .accuracy = NAN};
@@ -245,22 +150,10 @@ int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet *
             fprintf(stderr, "cnntop: %s\n", err);
             record_set_error(rec, err);
             rc = rep.exit_code = trc == -CN_EDIVERGED ? 3 : 1;
-        } else if (!sig_caught && !st.stopped) {
-            /* The final accuracy: the evaluation at the last epoch's end
-             * when the run ended there, else one now. */
-            EvalPoint *evs = malloc(CN_MAX_EVALS * sizeof *evs);
-            int k = evs ? engine_evals(e, evs, CN_MAX_EVALS) : 0;
-            EvalResult er;
-            if (k > 0 && evs[k - 1].step == st.steps) {
-                er = evs[k - 1].r;
-                rep.accuracy = er.accuracy;
-            } else if (engine_evaluate(e, &er, err, sizeof err) == 0)
-                rep.accuracy = er.accuracy;
-            free(evs);
-            if (measured) {
-                rec->have_eval = !isnan(rep.accuracy);
-                rec->eval = er;
-            }
+        } else if (!sig_caught && !st.stopped &&
+                   engine_evaluate_final(e, &er, err, sizeof err) == 0) {
+            have_er = 1;
+            rep.accuracy = er.accuracy;
         }
         if (sig_caught) {
             rec->interrupted = 1;
@@ -272,7 +165,10 @@ int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet *
         }
         int keep = measured && (is_last || sig_caught || rc != 0);
         if (keep) {
-            fill_record(rec, e, &st, cs);
+            if (record_fill(rec, e, cs, have_er ? &er : NULL) != 0) {
+                fprintf(stderr, "cnntop: out of memory building the run record\n");
+                rc = 1;
+            }
             if (trc == 0 && ro->save && engine_save(e, ro->save, err, sizeof err) != 0) {
                 fprintf(stderr, "cnntop: %s\n", err);
                 rc = 1;
@@ -294,10 +190,8 @@ int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet *
         if (keep)
             break;
     }
-    rec->peak_rss_kib = engine_peak_rss_kib();
     if (ro->calib)
         runner_set_peak(rec, ro->calib);
-    fill_counters(rec, cs);
     if (sig_caught)
         rc = 128 + sig_caught;
     rec->exit_code = rc;

@@ -11,19 +11,25 @@
 #include <string.h>
 
 #include "cnntop/stats.h"
+#include "cnntop/verdict.h"
 #include "summary.h"
+
+/* The plural ending for a count: "1 thread", "2 threads". */
+#define S(n) ((n) == 1 ? "" : "s")
 
 void summary_print_header(FILE *f, const RunRecord *r, const char *what)
 {
     const MachineInfo *m = &r->machine;
 
-    fprintf(f, "\n Performance of cnntop %s (batch %d, %d threads, seed %llu):\n", what,
-            r->config.batch, r->threads_used, (unsigned long long)r->config.seed);
+    fprintf(f, "\n Performance of cnntop %s (batch %d, %d thread%s, seed %llu):\n", what,
+            r->config.batch, r->threads_used, S(r->threads_used), (unsigned long long)r->config.seed);
     fprintf(f, "  Data:                 %s", r->data_dir ? r->data_dir : "unknown");
     if (r->train_images >= 0 && r->test_images >= 0)
         fprintf(f, " (%ld training, %ld test images)", r->train_images, r->test_images);
-    fprintf(f, "\n  Machine:              %s, %d cores, OpenBLAS %s\n", m->cpu_model, m->cores,
-            m->blas_core);
+    else if (r->test_images >= 0)
+        fprintf(f, " (%ld test image%s)", r->test_images, S(r->test_images));
+    fprintf(f, "\n  Machine:              %s, %d core%s, OpenBLAS %s\n", m->cpu_model, m->cores,
+            S(m->cores), m->blas_core);
     if (m->blas_warning[0])
         fprintf(f, "  Note:                 %s\n", m->blas_warning);
     if (r->interrupted)
@@ -47,14 +53,14 @@ static void print_train(FILE *f, const RunRecord *r)
     const TrainStats *st = &r->train;
 
     fprintf(f, "  Training wall time:   %.2f s%s\n", st->wall, st->stopped ? "  (stopped early)" : "");
-    fprintf(f, "  Steps, images:        %ld steps, %ld images, %d epoch%s complete\n", st->steps,
-            st->images, st->epochs_done, st->epochs_done == 1 ? "" : "s");
+    fprintf(f, "  Steps, images:        %ld step%s, %ld image%s, %d epoch%s complete\n", st->steps,
+            S(st->steps), st->images, S(st->images), st->epochs_done, S(st->epochs_done));
     fprintf(f, "  Throughput:           %.1f images/s", st->images_per_s);
     if (isfinite(r->flops_per_image))
         fprintf(f, "  (%.1f GFLOP/s)", st->images_per_s * r->flops_per_image * 1e-9);
-    fprintf(f, "\n  CPU:                  %.2f s user, %.2f s sys  (%.2f cores busy of %d threads)\n",
+    fprintf(f, "\n  CPU:                  %.2f s user, %.2f s sys  (%.2f cores busy of %d thread%s)\n",
             st->cpu_user, st->cpu_sys, st->wall > 0 ? (st->cpu_user + st->cpu_sys) / st->wall : 0.0,
-            r->threads_used);
+            r->threads_used, S(r->threads_used));
     fprintf(f, "  Minor page faults:    %ld\n", st->minor_faults);
     fprintf(f, "  Final training loss:  %.4f  (mean over the last epoch's steps; last step %.4f)\n",
             st->final_loss, st->last_loss);
@@ -111,9 +117,30 @@ static void print_loader(FILE *f, const RunRecord *r)
     if (r->loader_samples_per_s > 0 && st->images_per_s > 0)
         fprintf(f, "  Loader alone:         %.0f samples/s (%.1fx the trainer's images/s)\n",
                 r->loader_samples_per_s, r->loader_samples_per_s / st->images_per_s);
-    fprintf(f, "  Verdict:              %s (data wait %s %.0f%% of the step)\n",
-            share > CN_LOADER_BOUND ? "loader-bound" : "compute-bound",
-            share > CN_LOADER_BOUND ? "above" : "below", 100 * CN_LOADER_BOUND);
+    VerdictInput vi = {.data_wait_share = share, .workers = workers,
+                       .threads = r->threads_used, .cores = r->machine.cores,
+                       .run_queue_wait = r->run_queue_wait};
+    Verdict v;
+    verdict_judge(&vi, &v);
+    fprintf(f, "  Verdict:              %s\n", v.bound);
+    if (v.oversubscribed)
+        fprintf(f, "  %-22s%s\n", "", v.oversub);
+}
+
+/* IPC and the miss rate of the compute threads, or why not ("IPC n/a:
+ * cycles not supported: ..."), as the dashboard says it. */
+static void print_ratios(FILE *f, const RunRecord *r)
+{
+    if (!isnan(r->ipc))
+        fprintf(f, "  IPC:                  %.2f instructions per cycle (compute threads)\n", r->ipc);
+    else
+        fprintf(f, "  IPC:                  n/a: %s\n", r->ipc_na[0] ? r->ipc_na : "not counted");
+    if (!isnan(r->miss_rate))
+        fprintf(f, "  Cache-miss rate:      %.2f%% of cache references (compute threads)\n",
+                100 * r->miss_rate);
+    else
+        fprintf(f, "  Cache-miss rate:      n/a: %s\n",
+                r->miss_rate_na[0] ? r->miss_rate_na : "not counted");
 }
 
 static int by_time(const void *a, const void *b)
@@ -186,9 +213,9 @@ void summary_print_repeats(FILE *f, const RunRecord *r)
 void summary_print_eval(FILE *f, const RunRecord *r)
 {
     if (r->have_eval)
-        fprintf(f, "  Test accuracy:        %.2f%%  (%ld of %ld images, loss %.4f, %.2f s)\n",
-                100.0 * r->eval.accuracy, r->eval.correct, r->eval.images, r->eval.loss,
-                r->eval.wall);
+        fprintf(f, "  Test accuracy:        %.2f%%  (%ld of %ld image%s, loss %.4f, %.2f s)\n",
+                100.0 * r->eval.accuracy, r->eval.correct, r->eval.images, S(r->eval.images),
+                r->eval.loss, r->eval.wall);
 }
 
 void summary_print(FILE *f, const RunRecord *r, const char *what)
@@ -197,6 +224,7 @@ void summary_print(FILE *f, const RunRecord *r, const char *what)
     print_train(f, r);
     summary_print_repeats(f, r);
     print_loader(f, r);
+    print_ratios(f, r);
     print_profile(f, r);
     summary_print_eval(f, r);
     if (r->target_accuracy > 0) {

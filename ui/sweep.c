@@ -66,28 +66,6 @@ static void fmt_pm(char *buf, size_t len, double m, double sd, int dec)
         snprintf(buf, len, "%.*f ± %.*f", dec, m, dec, sd);
 }
 
-/* IPC and miss rate of the trainer role from the record's counters. */
-static void counter_ratios(const RunRecord *r, double *ipc, double *miss)
-{
-    double cyc = NAN, ins = NAN, refs = NAN, misses = NAN;
-
-    for (size_t i = 0; i < r->n_counters; i++) {
-        const RecordCounter *c = &r->counters[i];
-        if (c->role != CN_ROLE_TRAIN || c->status != RECORD_CTR_OK)
-            continue;
-        if (!strcmp(c->name, "cycles"))
-            cyc = c->value;
-        else if (!strcmp(c->name, "instructions"))
-            ins = c->value;
-        else if (!strcmp(c->name, "cache-references"))
-            refs = c->value;
-        else if (!strcmp(c->name, "cache-misses"))
-            misses = c->value;
-    }
-    *ipc = cyc > 0 ? ins / cyc : NAN;
-    *miss = refs > 0 ? misses / refs : NAN;
-}
-
 static void print_table(Row *rows, int n, const Options *o)
 {
     const Row *base = NULL;
@@ -103,8 +81,7 @@ static void print_table(Row *rows, int n, const Options *o)
         Row *w = &rows[i];
         if (!w->done)
             continue;
-        double ipc, miss;
-        counter_ratios(&w->rec, &ipc, &miss);
+        double ipc = w->rec.ipc, miss = w->rec.miss_rate;
         record_label(&w->rec, label, sizeof label);
         fmt_pm(t, sizeof t, w->wall.mean, w->wall.sd, 2);
         fmt_pm(ips, sizeof ips, w->ips.mean, w->ips.sd, 0);

@@ -291,6 +291,7 @@ static void start_run(Tui *t)
     t->seq++;
     t->live_changed = 0;
     t->paused = 0;
+    t->run_queue_wait = NAN;
     series_clear(&t->ipc);
     series_clear(&t->miss);
     memset(&t->ctr_run, 0, sizeof t->ctr_run);
@@ -378,7 +379,9 @@ static void poll_samples(Tui *t, Engine *e)
                                       t->nsamples);
 }
 
-static void poll_cpu(Tui *t)
+/* Each second: the process's CPU use, the UI thread's, and the run's
+ * run-queue wait (from its counter set cs, NULL: none). */
+static void poll_cpu(Tui *t, CounterSet *cs)
 {
     double w = t->now, dt = w - t->cpu_w_last;
 
@@ -392,6 +395,8 @@ static void poll_cpu(Tui *t)
     t->cpu_t_last = p;
     t->ui_t_last = u;
     t->cpu_w_last = w;
+    if (t->rv.state == RUN_TRAINING)
+        t->run_queue_wait = cs ? counters_wait_share(cs) : NAN;
 }
 
 static void tui_poll(Tui *t)
@@ -412,14 +417,20 @@ static void tui_poll(Tui *t)
         t->nsegs = 0;
         t->samples_seq = t->rv.seq;
     }
-    tui_counters_read(&t->ctr);
+    char why[CTR_REASON_LEN];
+    CounterSet *cs = tuirun_counters(&t->run, why);
+    int fresh = e && t->samples_seq == t->rv.seq && t->nsamples > 0;
+    tui_counters_read(&t->ctr, cs, fresh ? &t->samples[t->nsamples - 1] : NULL, why);
     if (t->rv.state == RUN_TRAINING && t->rv.have_p) {
         double ts = t->rv.p.elapsed;
         series_add(&t->ipc, ts, t->ctr.ipc_ok ? t->ctr.ipc : NAN);
         series_add(&t->miss, ts, t->ctr.miss_ok ? t->ctr.miss_rate : NAN);
         t->ctr_run = t->ctr; /* kept for the screen once the run ends */
     }
-    poll_cpu(t);
+    poll_cpu(t, cs);
+    const RunRecord *rec = tuirun_record(&t->run); /* the run's figure once it ended */
+    if (rec)
+        t->run_queue_wait = rec->run_queue_wait;
     if (t->rv.seq > t->recorded_seq && t->rv.state >= RUN_FINISHED) {
         t->recorded_seq = t->rv.seq;
         double w = t->rv.t_end - t->run_w0;
@@ -834,7 +845,6 @@ static void tui_free(Tui *t)
     free(t->samples);
     free(t->tbuf);
     free(t->vbuf);
-    tui_counters_done();
 }
 
 /* The one loop: keys, ticks, one draw per pass. */
@@ -878,6 +888,7 @@ int tui_main(const Options *o)
     t->o = o;
     t->cpu_util = NAN;
     t->ui_share = NAN;
+    t->run_queue_wait = NAN;
     tuihist_init(&t->hist);
     tuirun_init(&t->run);
     load_settings(t);

@@ -75,6 +75,8 @@ typedef struct Tui {
     MachineInfo mi;
     double flops_per_image;
     double cpu_util;          /* cores busy over the last second; NaN: not yet */
+    double run_queue_wait;    /* the run's threads waiting for a CPU, 0..1, each
+                                 second (counters_wait_share); NaN: unknown */
     double ui_share;          /* UI thread CPU / wall over the last second */
     double cpu_t_last, cpu_w_last, ui_t_last;
     double run_cpu0, run_w0;  /* process CPU and wall seconds at run start */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cnntop/verdict.h"
 #include "headless.h"
 #include "tui.h"
 #include "tui_fmt.h"
@@ -552,6 +553,21 @@ static void counter_lines(Tui *t, Lines *l, const TuiCounterFigs *cf)
     l->y += put_wrapped(l->y, l->r.x + 9, l->r.w - 10, l->r.y + l->r.h - l->y, A_DIM, why);
 }
 
+/* The verdict (verdict.h, as the summary says it) and, when the run is
+ * oversubscribed, the figure and what to try. */
+static void verdict_lines(Tui *t, Lines *l, attr_t a, double share, int workers)
+{
+    VerdictInput vi = {.data_wait_share = share, .workers = workers, .threads = t->rv.threads,
+                       .cores = t->mi.cores, .run_queue_wait = t->run_queue_wait};
+    Verdict v;
+
+    verdict_judge(&vi, &v);
+    line(l, a | pair(t, v.loader_bound ? PAIR_WARN : PAIR_GOOD), "verdict", "%s", v.bound);
+    if (v.oversubscribed)
+        line(l, A_BOLD | pair(t, PAIR_WARN), "oversub", "%s",
+             l->r.w - 10 >= (int)strlen(v.oversub) ? v.oversub : v.brief);
+}
+
 static void draw_figures(Tui *t)
 {
     Rect r = t->lay.figures;
@@ -589,11 +605,7 @@ static void draw_figures(Tui *t)
     line(&l, A_NORMAL, "CPU", "%s  RSS peak %s", d,
          fmt_bytes(a, sizeof a, (double)engine_peak_rss_kib() * 1024.0));
     if (running) {
-        double share = t->live.data_wait_share;
-        line(&l, A_BOLD | pair(t, t->live.loader_bound ? PAIR_WARN : PAIR_GOOD), "verdict",
-             "%s: data wait %.1f%% of step (%s %.0f%%)",
-             t->live.loader_bound ? "loader-bound" : "compute-bound", 100 * share,
-             t->live.loader_bound ? ">" : "<=", 100 * CN_LOADER_BOUND);
+        verdict_lines(t, &l, A_BOLD, t->live.data_wait_share, t->live.workers);
         if (t->live.workers > 0)
             line(&l, A_NORMAL, "loader", "%d worker%s, queue %d/%d, alone %s/s",
                  t->live.workers, PLURAL(t->live.workers), t->live.queue_filled, t->live.queue_cap,
@@ -602,9 +614,8 @@ static void draw_figures(Tui *t)
             line(&l, A_NORMAL, "loader", "inline on the trainer (workers 0)");
     } else if (t->rv.have_st && st->steps > 0) {
         double tot = st->split.data + st->split.forward + st->split.backward + st->split.optimizer;
-        double share = tot > 0 ? st->split.data / tot : 0;
-        line(&l, A_NORMAL, "verdict", "%s: data wait %.1f%% of the step",
-             share > CN_LOADER_BOUND ? "loader-bound" : "compute-bound", 100 * share);
+        verdict_lines(t, &l, A_NORMAL, tot > 0 ? st->split.data / tot : 0,
+                      t->nsegs ? t->segs[t->nsegs - 1].workers : t->rv.cfg.workers);
     } else {
         line(&l, A_DIM, "verdict", "n/a: no run yet");
     }
@@ -830,8 +841,9 @@ static void draw_layers(Tui *t)
     char gf[48];
 
     put(r.y, r.x, r.w, A_BOLD | pair(t, PAIR_TITLE),
-        "%-22s %9s %7s %9s %8s   sorted by %s (o changes)%s", "layer", "ms/step", "share",
-        "GFLOP/s", "calls", order[t->set.sort], v->state == RUN_TRAINING ? ", live" : "");
+        "%-22s %9s %7s %9s %8s %5s %6s   sorted by %s (o changes)%s", "layer", "ms/step",
+        "share", "GFLOP/s", "calls", "IPC", "miss", order[t->set.sort],
+        v->state == RUN_TRAINING ? ", live" : "");
     if (v->nprof == 0 || v->prof_steps == 0) {
         put(r.y + 1, r.x, r.w, A_DIM, "n/a: no step timed yet (s starts a run)");
         return;
@@ -854,18 +866,23 @@ static void draw_layers(Tui *t)
         else
             snprintf(gf, sizeof gf, "%.1f", lt->seconds > 0 ? lt->flops / lt->seconds * 1e-9 : 0.0);
         double share = total > 0 ? lt->seconds / total : 0;
-        char bar[64];
-        int bw = r.w - 62;
+        char bar[64], ipc[16] = "n/a", miss[16] = "n/a";
+        if (isfinite(lt->ipc))
+            snprintf(ipc, sizeof ipc, "%.2f", lt->ipc);
+        if (isfinite(lt->miss_rate))
+            snprintf(miss, sizeof miss, "%.1f%%", 100 * lt->miss_rate);
+        int bw = r.w - 75;
         if (bw > 40)
             bw = 40;
         bar[0] = '\0';
         if (bw >= 4)
             fmt_bar(bar, sizeof bar, share, bw);
-        put(r.y + 1 + k, r.x, r.w, A_NORMAL, "%-22s %9.3f %6.1f%% %9s %8ld   %s", lt->name,
-            1e3 * per, 100 * share, gf, lt->calls, bar);
+        put(r.y + 1 + k, r.x, r.w, A_NORMAL, "%-22s %9.3f %6.1f%% %9s %8ld %5s %6s   %s",
+            lt->name, 1e3 * per, 100 * share, gf, lt->calls, ipc, miss, bar);
     }
-    put(r.y + r.h - 1, r.x, r.w, A_DIM, "%s",
-        "GFLOP/s: the engine's FLOP count of each GEMM layer; - for the elementwise ones");
+    put(r.y + r.h - 1, r.x, r.w, A_DIM, "%s%s%s",
+        "GFLOP/s: the engine's FLOP count of each GEMM layer; - for the elementwise ones",
+        t->ctr.ipc_ok ? "" : "; IPC, miss n/a: ", t->ctr.ipc_ok ? "" : t->ctr.why);
 }
 
 /* --- help and too small -------------------------------------------- */

@@ -1,67 +1,58 @@
 /*
  * tui_export.c: the `e` key: the dashboard's last run as a run record
  * (src/include/cnntop/record.h), in the format of the file's extension.
- * Everything comes from what the dashboard already copied (tui_poll): the
- * run's view, its samples and segments, its profile and evaluation.
+ * The record is the one the run thread built with record_fill() when the
+ * run ended, as `cnntop run` builds its own; this adds what the front end
+ * knows (the command line, the measured peak) and writes it.
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "cnntop/calibrate.h"
 #include "cnntop/record.h"
+#include "runner.h"
 #include "tui_export.h"
 
-static int fill(const Tui *t, RunRecord *r)
+/* The machine's calibration for rec's setup, from the cache or measured
+ * now (a few seconds, once per setup, as `cnntop run` does after its first
+ * run).  No run is going (tui_export() checks), so nothing competes. */
+static void add_peak(Tui *t, RunRecord *rec)
 {
-    const RunView *v = &t->rv;
-    RunConfig cfg = v->cfg;
-    int rc = 0;
+    Calibration c;
+    CalibOpts co;
+    char warn[512] = "", err[512];
 
-    cfg.data_dir = t->engine ? engine_data_dir(t->engine) : NULL;
-    rc |= record_set_config(r, &cfg);
-    if (cfg.data_dir)
-        rc |= record_set_data_dir(r, cfg.data_dir);
-    r->train_images = v->train_images;
-    r->test_images = v->test_images;
-    r->threads_used = v->threads;
-    r->machine = t->mi;
-    r->flops_per_image = t->flops_per_image;
-    r->train = v->st;
-    r->have_eval = v->have_ev;
-    r->eval = v->ev;
-    r->peak_rss_kib = engine_peak_rss_kib();
-    if (v->state == RUN_FAILED)
-        rc |= record_set_error(r, v->reason);
-    for (int i = 0; i < t->nsamples; i++)
-        rc |= record_add_sample(r, &t->samples[i], -1, NAN, NAN);
-    for (int i = 0; i < t->nsegs; i++)
-        rc |= record_add_segment(r, &t->segs[i]);
-    for (int i = 0; i < v->nprof; i++) {
-        rc |= record_add_layer(r, &v->prof[i], v->prof[i].flops > 0 ? v->prof[i].flops : NAN);
+    if (!isnan(rec->peak_gflops) || rec->train.steps <= 0)
+        return;
+    memset(&co, 0, sizeof co);
+    co.threads = rec->config.threads;
+    if (calibrate_get(&co, &c, 0, warn, sizeof warn, err, sizeof err) != 0) {
+        tui_message(t, 1, "calibration failed, no peak in the export: %s", err);
+        return;
     }
-    return rc;
+    runner_set_peak(rec, &c);
 }
 
-int tui_export(const Tui *t, const char *path, char *err, size_t errlen)
+int tui_export(Tui *t, const char *path, char *err, size_t errlen)
 {
-    RunRecord r;
     ExportFormat fmt;
 
     if (t->rv.seq && t->rv.state < RUN_FINISHED) {
         snprintf(err, errlen, "run %d is going: export it when it ends (x stops it)", t->rv.seq);
         return -1;
     }
-    if (t->rv.seq == 0 || !t->rv.have_st) {
+    RunRecord *rec = tuirun_record(&t->run);
+    if (t->rv.seq == 0 || !t->rv.have_st || !rec) {
         snprintf(err, errlen, "no finished run to export yet");
         return -1;
     }
     if (export_format(path, &fmt, err, errlen) != 0)
         return -1;
-    record_init(&r);
-    int rc = fill(t, &r);
-    if (rc != 0)
+    if (!rec->command && record_set_command(rec, t->o->argc, t->o->argv) != 0) {
         snprintf(err, errlen, "%s: out of memory building the record", path);
-    else
-        rc = record_export(&r, path, t->o->force, err, errlen);
-    record_done(&r);
-    return rc ? -1 : 0;
+        return -1;
+    }
+    add_peak(t, rec);
+    return record_export(rec, path, t->o->force, err, errlen) ? -1 : 0;
 }

@@ -8,9 +8,10 @@
 
 #include "tui.h"
 
-/* Writes the dashboard's last run (t->rv, its samples, segments, profile
- * and evaluation) to path, the format chosen by the extension (.json,
- * .csv, .md).  Returns 0, or -1 with err naming the file and the problem. */
-int tui_export(const Tui *t, const char *path, char *err, size_t errlen);
+/* Writes the dashboard's last run (the record its run thread built, with
+ * the dashboard's command line and the machine's measured peak added) to
+ * path, the format chosen by the extension (.json, .csv, .md).  Returns 0,
+ * or -1 with err naming the file and the problem. */
+int tui_export(Tui *t, const char *path, char *err, size_t errlen);
 
 #endif

@@ -19,6 +19,8 @@ static double now_s(void)
 void tuirun_init(TuiRun *r)
 {
     memset(r, 0, sizeof *r);
+    record_init(&r->rec);
+    snprintf(r->cs_why, sizeof r->cs_why, "no run is going");
     pthread_mutex_init(&r->mu, NULL);
     atomic_init(&r->stop, 0);
     atomic_init(&r->quitting, 0);
@@ -57,6 +59,18 @@ static int on_progress(const Progress *p, void *ud)
     return atomic_load(&r->stop);
 }
 
+/* The run's record, as record_fill() builds it for every front end. */
+static void build_record(TuiRun *r, Engine *e, const EvalResult *ev, const char *failed)
+{
+    int rc = record_fill(&r->rec, e, r->cs, ev);
+
+    if (rc == 0 && failed)
+        rc = record_set_error(&r->rec, failed);
+    pthread_mutex_lock(&r->mu);
+    r->have_rec = rc == 0;
+    pthread_mutex_unlock(&r->mu);
+}
+
 static void finish(TuiRun *r, Engine *e, int trc, const char *err)
 {
     TrainStats st;
@@ -75,6 +89,7 @@ static void finish(TuiRun *r, Engine *e, int trc, const char *err)
     r->view.prof_images = st.images;
     pthread_mutex_unlock(&r->mu);
     if (trc != 0) {
+        build_record(r, e, NULL, err);
         set_state(r, RUN_FAILED, err);
         return;
     }
@@ -82,14 +97,30 @@ static void finish(TuiRun *r, Engine *e, int trc, const char *err)
      * history has an accuracy; quitting skips it. */
     if (!atomic_load(&r->quitting) && st.steps > 0) {
         set_state(r, RUN_EVALUATING, NULL);
-        if (engine_evaluate(e, &ev, eerr, sizeof eerr) == 0)
+        if (engine_evaluate_final(e, &ev, eerr, sizeof eerr) == 0)
             have_ev = 1;
     }
     pthread_mutex_lock(&r->mu);
     r->view.ev = ev;
     r->view.have_ev = have_ev;
     pthread_mutex_unlock(&r->mu);
+    build_record(r, e, have_ev ? &ev : NULL, NULL);
     set_state(r, st.stopped || atomic_load(&r->stop) ? RUN_STOPPED : RUN_FINISHED, NULL);
+}
+
+/* A counter set for the run, attached the engine's way; or why not. */
+static void attach_counters(TuiRun *r, Engine *e)
+{
+    char why[CTR_REASON_LEN];
+    CounterSet *cs = tui_counters_new(why, sizeof why);
+
+    if (cs)
+        engine_set_counters(e, cs);
+    pthread_mutex_lock(&r->mu);
+    r->cs = cs;
+    if (!cs)
+        snprintf(r->cs_why, sizeof r->cs_why, "%s", why);
+    pthread_mutex_unlock(&r->mu);
 }
 
 static void *run_main(void *arg)
@@ -103,6 +134,7 @@ static void *run_main(void *arg)
     cfg = r->view.cfg;
     pthread_mutex_unlock(&r->mu);
     cfg.data_dir = r->data[0] ? r->data : NULL;
+    cfg.eval_epochs = 1; /* as `cnntop run`: the test accuracy at each epoch's end */
     if (engine_new(&e, &cfg, err, sizeof err) != 0) {
         set_state(r, RUN_FAILED, err);
         return NULL;
@@ -115,12 +147,11 @@ static void *run_main(void *arg)
     snprintf(r->view.data_dir, sizeof r->view.data_dir, "%s", engine_data_dir(e));
     r->view.state = RUN_TRAINING;
     pthread_mutex_unlock(&r->mu);
-    tui_counters_attach(e);
+    attach_counters(r, e);
     r->prof_last = 0;
     /* engine_train() clears the engine's stop flag as it starts, so a stop
      * asked for before this point is honoured here and by on_progress(). */
     int trc = atomic_load(&r->stop) ? 0 : engine_train(e, on_progress, r, err, sizeof err);
-    tui_counters_detach(e);
     finish(r, e, trc, err);
     return NULL;
 }
@@ -141,9 +172,16 @@ static void reap(TuiRun *r)
     }
     pthread_mutex_lock(&r->mu);
     Engine *e = r->engine;
+    CounterSet *cs = r->cs;
     r->engine = NULL;
+    r->cs = NULL;
+    r->have_rec = 0;
+    snprintf(r->cs_why, sizeof r->cs_why, "no run is going");
     pthread_mutex_unlock(&r->mu);
-    engine_free(e);
+    engine_free(e); /* detaches its threads from the set: first */
+    counters_free(cs);
+    record_done(&r->rec);
+    record_init(&r->rec);
 }
 
 int tuirun_start(TuiRun *r, const RunConfig *cfg, int seq, char *err, size_t errlen)
@@ -205,9 +243,27 @@ Engine *tuirun_engine(TuiRun *r)
     return e;
 }
 
+CounterSet *tuirun_counters(TuiRun *r, char *why)
+{
+    pthread_mutex_lock(&r->mu);
+    CounterSet *cs = r->cs;
+    snprintf(why, CTR_REASON_LEN, "%s", r->cs_why);
+    pthread_mutex_unlock(&r->mu);
+    return cs;
+}
+
+RunRecord *tuirun_record(TuiRun *r)
+{
+    pthread_mutex_lock(&r->mu);
+    int ok = r->have_rec && r->view.state >= RUN_FINISHED;
+    pthread_mutex_unlock(&r->mu);
+    return ok ? &r->rec : NULL;
+}
+
 void tuirun_done(TuiRun *r)
 {
     tuirun_stop(r, 1);
     reap(r);
+    record_done(&r->rec);
     pthread_mutex_destroy(&r->mu);
 }

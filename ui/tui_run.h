@@ -9,12 +9,17 @@
  * which engine.h allows from any thread.
  *
  * DESIGN
- * - `mu` guards `view` and `engine`.  The run thread writes them; the UI
- *   thread reads them through tuirun_view() / tuirun_engine().
- * - The run thread makes the engine; only the UI thread frees it, after
- *   joining the run thread (in tuirun_start() for the next run and in
- *   tuirun_done()), so a pointer the UI thread got stays valid until then.
- *   The view holds copies only (no pointer into the engine), so what the
+ * - `mu` guards `view`, `engine`, `cs` and `have_rec`.  The run thread
+ *   writes them; the UI thread reads them through tuirun_view() /
+ *   tuirun_engine() / tuirun_counters() / tuirun_record().
+ * - The run thread makes the engine and its counter set (attached with
+ *   engine_set_counters(), the engine's own path, as `cnntop run` does);
+ *   only the UI thread frees them, engine first, after joining the run
+ *   thread (in tuirun_start() for the next run and in tuirun_done()), so a
+ *   pointer the UI thread got stays valid until then.
+ * - The run thread builds `rec` with record_fill() when the run ends,
+ *   before it sets the final state; from then on it is the UI thread's.
+ * - The view holds copies only (no pointer into the engine), so what the
  *   screen shows of a run outlives its engine.
  * - The profile in the view is copied by the progress callback, i.e. on
  *   the thread that drives the engine, at most twice a second: engine.h
@@ -28,7 +33,9 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "cnntop/counters.h"
 #include "cnntop/engine.h"
+#include "cnntop/record.h"
 
 typedef enum RunState {
     RUN_IDLE,       /* no run yet */
@@ -70,6 +77,10 @@ typedef struct TuiRun {
     pthread_t thread;
     int joinable;          /* UI thread only */
     Engine *engine;        /* under mu */
+    CounterSet *cs;        /* under mu: the run's counters, or NULL (see cs_why) */
+    char cs_why[CTR_REASON_LEN]; /* under mu: why there is no set */
+    RunRecord rec;         /* the finished run's record (have_rec) */
+    int have_rec;          /* under mu */
     RunView view;          /* under mu */
     char data[4096];       /* the data directory, "" for the default */
     atomic_int stop;       /* the UI asked to stop */
@@ -99,6 +110,16 @@ void tuirun_view(TuiRun *r, RunView *out);
 /* The current run's engine, or NULL (not loaded yet, or failed to load).
  * UI thread only; valid until the next tuirun_start() or tuirun_done(). */
 Engine *tuirun_engine(TuiRun *r);
+
+/* The current run's counter set, or NULL with why (at least CTR_REASON_LEN
+ * bytes) saying why not.  UI thread only; valid as tuirun_engine()'s. */
+CounterSet *tuirun_counters(TuiRun *r, char *why);
+
+/* The record of the run once it has ended (finished, stopped or failed
+ * after loading), built by record_fill() as `cnntop run` builds its; NULL
+ * before.  UI thread only; valid until the next tuirun_start() or
+ * tuirun_done(). */
+RunRecord *tuirun_record(TuiRun *r);
 
 /* Stops a run that is going (skipping its evaluation), joins the thread
  * and frees the engine. */

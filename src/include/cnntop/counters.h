@@ -15,11 +15,11 @@
  *
  *     CounterSet *cs;
  *     counters_new(&cs, o->events, err, sizeof err);   // NULL: the defaults
- *     engine_set_thread_hook(engine, counters_thread_hook, cs);
+ *     engine_set_counters(engine, cs);
  *     ... train ...
  *     CounterReading r[CTR_MAX_EVENTS];
  *     int n = counters_read(cs, CN_ROLE_TRAIN, r, CTR_MAX_EVENTS);
- *     engine_set_thread_hook(engine, NULL, NULL);
+ *     engine_free(engine);                              // the engine first
  *     counters_free(cs);
  *
  * Conventions follow engine.h: 0 or a negative CN_E* code, with a one-line
@@ -247,13 +247,31 @@ CounterRaw counters_raw_sub(const CounterRaw *later, const CounterRaw *earlier);
  */
 void counters_derive(const CounterReading *r, int n, double wall_ns, CounterDerived *out);
 
+/*
+ * The same figures from plain counts of the set's first n events:
+ * values[i] for event i, NAN where it did not count (a layer's
+ * LayerTime.counts, or the difference of two readings over an interval).
+ * An event that could not be opened at all gives its reason.  The one
+ * place where IPC and the miss rate are computed is counters_derive();
+ * this only feeds it.  Reads only the set's event list: thread-safe.
+ */
+void counters_derive_counts(const CounterSet *set, const double *values, int n, double wall_ns,
+                            CounterDerived *out);
+
+/* The share of the time of every role's threads spent runnable but
+ * waiting for a CPU (CounterSched.wait over .thread_wall, the roles
+ * together), 0..1; NAN when schedstat is missing or the threads have run
+ * less than CTR_OVERSUB_MIN_WALL.  Thread-safe. */
+double counters_wait_share(CounterSet *set);
+
 /* The wall time in ns a role's readings cover: from its first attach to
  * now (or to its last detach when no thread is attached); 0 before any. */
 double counters_role_wall_ns(CounterSet *set, ThreadRole role);
 
 /*
- * A ThreadHook (engine.h) for a CounterSet passed as `ud`: attaches on
- * starting, detaches otherwise.  Failures are kept in the set's readings.
+ * The engine's thread hook for a CounterSet passed as `ud` (what
+ * engine_set_counters() installs): attaches on starting, detaches
+ * otherwise.  Failures are kept in the set's readings.
  */
 void counters_thread_hook(void *ud, int tid, ThreadRole role, const char *name, int starting);
 

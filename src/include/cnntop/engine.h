@@ -63,6 +63,8 @@ typedef struct RunConfig {
     unsigned augment;     /* CN_AUG_* bits, 0: none */
     int eval_epochs;      /* 1: evaluate on the test set at each epoch's end */
     long eval_every;      /* also evaluate every N steps; 0: no */
+    int test_only;        /* 1: read only the test split, to evaluate (engine_train
+                             refuses; limit and the loader settings are unused) */
 } RunConfig;
 
 /* Progress as the engine reports it to a callback after each step. */
@@ -179,6 +181,13 @@ typedef struct EvalPoint {
     EvalResult r;
 } EvalPoint;
 
+/*
+ * The test-set evaluation of the model as the last engine_train() left it:
+ * the one engine_train() made at its last step (an epoch's end) when there
+ * is one, else a new one (engine_evaluate()).  Same returns.
+ */
+int engine_evaluate_final(Engine *e, EvalResult *out, char *err, size_t errlen);
+
 #define CN_MAX_EVALS 4096
 /* The evaluations of the last engine_train() call, in order; returns how many. */
 int engine_evals(const Engine *e, EvalPoint *out, int max);
@@ -202,6 +211,10 @@ int engine_load(Engine *e, const char *path, char *err, size_t errlen);
 
 /* The epoch numbering continues across a loaded checkpoint: epochs already done. */
 long engine_epochs_done(const Engine *e);
+
+/* Training images of the unfinished epoch already done (a checkpoint taken
+ * mid-epoch, e.g. after --steps 30 at batch 64: 1920), 0 at an epoch's start. */
+long engine_epoch_images(const Engine *e);
 
 /* Training images in the data set after --limit, and test images after --test-limit. */
 long engine_train_images(const Engine *e);
@@ -245,6 +258,8 @@ typedef struct LayerTime {
      * op too; their counts are in the role totals, not here.) */
     int ncounts;
     double counts[8];
+    double ipc;       /* the trainer thread's instructions / cycles in it; NAN: not counted */
+    double miss_rate; /* its cache-misses / cache-references, 0..1; NAN: not counted */
 } LayerTime;
 #define CN_LAYER_EVENTS 8
 
@@ -338,17 +353,6 @@ typedef struct Segment {
 int engine_segments(Engine *e, Segment *out, int max);
 
 /*
- * Tells a profiler about the engine's threads, so it can open counters per
- * thread id: fn(ud, tid, role, name, 1) for a thread that starts, and
- * fn(..., 0) for one that is about to end.  Setting the hook calls it at
- * once (on the caller's thread) for every engine thread alive; afterwards
- * it runs on the thread concerned.  The thread that calls engine_train() is
- * reported as the trainer when training starts and ends.  fn must be thread-safe.  NULL unsets it.
- */
-typedef void (*ThreadHook)(void *ud, int tid, ThreadRole role, const char *name, int starting);
-void engine_set_thread_hook(Engine *e, ThreadHook fn, void *ud);
-
-/*
  * Records a timeline of the coming runs (steps, data waits, layers, loader
  * batches) in a ring of the last 65536 events, about 2500 steps, to be
  * written to `path` (checked writable now) by engine_write_trace(),
@@ -360,11 +364,13 @@ int engine_write_trace(Engine *e, char *err, size_t errlen);
 
 /*
  * Counts with `cs` (cnntop/counters.h): every engine thread is attached to
- * it by role as it starts (the thread hook is set to counters_thread_hook),
- * the trainer's counters are read at each layer boundary into the profile
- * (LayerTime.counts), and the sampler derives IPC and the cache-miss rate
- * of the trainer role per interval.  NULL stops it.  Call between runs;
- * free the engine before the set.
+ * it by role as it starts (and those alive now at once), the trainer's
+ * counters are read at each layer boundary into the profile
+ * (LayerTime.counts, .ipc, .miss_rate), and the sampler derives IPC and
+ * the cache-miss rate of the trainer role per interval (Sample.ipc,
+ * .miss_rate).  The one way counters meet the engine, for every front end.
+ * NULL stops it (threads are detached).  Call between runs; free the
+ * engine before the set.
  */
 typedef struct CounterSet CounterSet;
 void engine_set_counters(Engine *e, CounterSet *cs);

@@ -4,8 +4,9 @@
  * A RunRecord holds everything a run produced: when and how it was started,
  * its configuration, the machine, the training and evaluation figures, the
  * per-epoch and per-interval series, the segments, the per-layer profile,
- * the counters and, for --runs R, each repeat.  The front end fills it (the
- * engine's figures are plain structs of engine.h, copied in) and exports it
+ * the counters and, for --runs R, each repeat.  record_fill() builds it
+ * from a finished run (the engine's figures are plain structs of engine.h,
+ * copied in); the front end adds what only it knows, and exports it
  * as JSON (schema "cnntop.run/1"), CSV (one row per interval sample) or
  * Markdown; several records (a sweep) export together.  record_load_json()
  * reads a JSON export back, which is what `cnntop report` does.
@@ -118,6 +119,15 @@ typedef struct RunRecord {
     EvalResult eval;
     long peak_rss_kib;     /* peak resident memory; -1: unknown */
     double loader_samples_per_s; /* what the loader alone could deliver (LiveStats); NAN: unknown */
+    double run_queue_wait; /* share of the threads' time waiting for a CPU
+                              (counters_wait_share), 0..1; NAN: unknown */
+    double ipc;            /* instructions / cycles of the compute threads over the
+                              run (counters_derive); NAN: see ipc_na */
+    char ipc_na[192];      /* why ipc is NAN, e.g. "cycles not supported: no PMU
+                              exposed ..."; "" when known or never counted */
+    double miss_rate;      /* cache-misses / cache-references of the compute
+                              threads, 0..1; NAN: see miss_rate_na */
+    char miss_rate_na[192];
     int interrupted;       /* 1 if stopped by a signal */
     int exit_code;         /* what `cnntop run` returned: 0, 3 (diverged), 128+signal */
     char *error;           /* why the run failed (e.g. diverged); NULL: it did not */
@@ -162,6 +172,21 @@ int record_add_layer(RunRecord *r, const LayerTime *lt, double flops);
 int record_add_counter(RunRecord *r, const RecordCounter *c);
 int record_add_repeat(RunRecord *r, const RecordRepeat *rep);
 int record_add_eval(RunRecord *r, const RecordEval *ev);
+
+/*
+ * Fills r from e's last engine_train() call: the configuration in effect,
+ * data, machine, training figures, loader rate, per-layer profile (with
+ * each layer's IPC and miss rate when cs counted), segments, interval
+ * samples, evaluations and epochs (and time_to_target when
+ * r->target_accuracy is set), peak memory, and with cs (may be NULL) the
+ * counters of every role as they read now.  eval (may be NULL: none) is
+ * the final test-set evaluation (engine_evaluate_final()).  The one
+ * builder of a record from a run, for every front end; the caller adds
+ * what only it knows (command, label, peak_gflops, repeats, error).  Call
+ * it on the thread that trained, or once engine_train() has returned.
+ * Returns 0 or -CN_ENOMEM (the record then holds part of the figures).
+ */
+int record_fill(RunRecord *r, Engine *e, CounterSet *cs, const EvalResult *eval);
 
 /* The label of a record: r->label, or one made from the configuration
  * ("batch 64, 2 workers, 8 threads"), in buf. */

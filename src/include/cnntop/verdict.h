@@ -1,0 +1,45 @@
+/*
+ * verdict.h: what bounds a run, in one sentence, for every front end.
+ *
+ * The dashboard's verdict line, `cnntop run`'s summary and `cnntop report`
+ * all say it from the same figures with verdict_judge(): loader-bound or
+ * compute-bound (data wait against CN_LOADER_BOUND of the step), and
+ * whether the run was oversubscribed (more loader workers plus compute
+ * threads than cores, or threads waiting for a CPU more than
+ * CTR_OVERSUB_WAIT of their time), with the figure and what to try.
+ * Pure: no engine, no I/O.
+ */
+#ifndef CNNTOP_VERDICT_H
+#define CNNTOP_VERDICT_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct VerdictInput {
+    double data_wait_share; /* share of the step spent waiting for data, 0..1 */
+    int workers;            /* loader threads; 0: inline on the trainer */
+    int threads;            /* compute threads, e.g. 2 */
+    int cores;              /* cores the process may use; <= 0: unknown */
+    double run_queue_wait;  /* share of the threads' time runnable but waiting
+                               for a CPU, 0..1 (counters_wait_share); NAN: unknown */
+} VerdictInput;
+
+typedef struct Verdict {
+    int loader_bound;       /* data wait above CN_LOADER_BOUND */
+    int oversubscribed;     /* threads exceed the cores, or wait for them */
+    char bound[128];        /* "loader-bound (data wait 12.3% of the step, above 10%)" */
+    char oversub[320];      /* "" or e.g. "oversubscribed: 2 loader workers + 2 compute
+                               threads on 2 cores (run-queue wait 31% of thread time);
+                               try --workers 0" */
+    char brief[160];        /* the same for a narrow screen, e.g.
+                               "2+2 threads on 2 cores: try --workers 0" */
+} Verdict;
+
+/* Judges `in` into *out. */
+void verdict_judge(const VerdictInput *in, Verdict *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,83 @@
+/*
+ * verdict.c: loader-bound or compute-bound, and oversubscription (see
+ * cnntop/verdict.h).  The thresholds are the engine's (CN_LOADER_BOUND)
+ * and the counters' (CTR_OVERSUB_WAIT); the advice keeps the threads
+ * within the cores: fewer loader workers when the loader is not what
+ * bounds the run, fewer compute threads when it is.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cnntop/counters.h"
+#include "cnntop/verdict.h"
+
+static const char *plural(int n)
+{
+    return n == 1 ? "" : "s";
+}
+
+/* What to try so that loader workers + compute threads fit the cores
+ * (over: they do not), or so that fewer of them wait when they do;
+ * terse: the options alone. */
+static void advice(const VerdictInput *in, int loader_bound, int over, int terse, char *buf,
+                   size_t len)
+{
+    if (in->workers > 0 && !loader_bound) {
+        int w = over ? in->cores - in->threads : in->workers - 1;
+        w = w > 0 ? w : 0;
+        snprintf(buf, len, "try --workers %d%s", w,
+                 w || terse ? "" : " (load inline on the trainer)");
+    } else if (in->workers > 0) {
+        int t = over ? in->cores - in->workers : in->threads - 1;
+        if (t >= 1)
+            snprintf(buf, len, "try --threads %d%s", t,
+                     terse ? "" : " so that the loader keeps its cores");
+        else
+            snprintf(buf, len, "try --threads 1 --workers %d", in->cores > 1 ? in->cores - 1 : 0);
+    } else {
+        int t = over ? in->cores : in->threads - 1;
+        if (t >= 1)
+            snprintf(buf, len, "try --threads %d%s", t,
+                     over || terse ? "" : ", or close other programs");
+        else
+            snprintf(buf, len, "close other programs");
+    }
+}
+
+void verdict_judge(const VerdictInput *in, Verdict *out)
+{
+    int busy = in->threads + in->workers;
+    int over = in->cores > 0 && busy > in->cores;
+    int waits = isfinite(in->run_queue_wait) && in->run_queue_wait > CTR_OVERSUB_WAIT;
+    char wait[96] = "", tip[64], short_tip[64];
+
+    memset(out, 0, sizeof *out);
+    out->loader_bound = in->data_wait_share > CN_LOADER_BOUND;
+    snprintf(out->bound, sizeof out->bound, "%s (data wait %.1f%% of the step, %s %.0f%%)",
+             out->loader_bound ? "loader-bound" : "compute-bound", 100 * in->data_wait_share,
+             out->loader_bound ? "above" : "at most", 100 * CN_LOADER_BOUND);
+    out->oversubscribed = over || waits;
+    if (!out->oversubscribed)
+        return;
+    if (isfinite(in->run_queue_wait))
+        snprintf(wait, sizeof wait, "run-queue wait %.0f%% of thread time",
+                 100 * in->run_queue_wait);
+    advice(in, out->loader_bound, over, 0, tip, sizeof tip);
+    advice(in, out->loader_bound, over, 1, short_tip, sizeof short_tip);
+    if (over)
+        snprintf(out->brief, sizeof out->brief, "%d+%d threads on %d core%s: %s", in->workers,
+                 in->threads, in->cores, plural(in->cores), short_tip);
+    else
+        snprintf(out->brief, sizeof out->brief, "threads wait %.0f%% for a CPU: %s",
+                 100 * in->run_queue_wait, short_tip);
+    if (over)
+        snprintf(out->oversub, sizeof out->oversub,
+                 "oversubscribed: %d loader worker%s + %d compute thread%s on %d core%s%s%s%s; %s",
+                 in->workers, plural(in->workers), in->threads, plural(in->threads), in->cores,
+                 plural(in->cores), wait[0] ? " (" : "", wait, wait[0] ? ")" : "", tip);
+    else
+        snprintf(out->oversub, sizeof out->oversub,
+                 "oversubscribed: %s, more than %.0f%% (other programs on the cores?); %s", wait,
+                 100 * CTR_OVERSUB_WAIT, tip);
+}

@@ -1,0 +1,79 @@
+/*
+ * test_verdict.c: the verdict every front end shows (cnntop/verdict.h):
+ * loader- or compute-bound at CN_LOADER_BOUND; oversubscribed when loader
+ * workers plus compute threads exceed the cores (the issue's 2 workers +
+ * 2 threads on 2 cores) or the run-queue wait is above CTR_OVERSUB_WAIT,
+ * with the figure and advice that fits the threads into the cores.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "cnntop/counters.h"
+#include "cnntop/engine.h"
+#include "cnntop/verdict.h"
+
+static Verdict judge(double share, int workers, int threads, int cores, double wait)
+{
+    VerdictInput in = {.data_wait_share = share, .workers = workers, .threads = threads,
+                       .cores = cores, .run_queue_wait = wait};
+    Verdict v;
+
+    verdict_judge(&in, &v);
+    return v;
+}
+
+static void test_bound(void)
+{
+    Verdict v = judge(0.05, 0, 2, 2, NAN);
+    CHECK(!v.loader_bound && !v.oversubscribed);
+    CHECK(strstr(v.bound, "compute-bound (data wait 5.0% of the step, at most 10%)") == v.bound);
+    CHECK(v.oversub[0] == '\0' && v.brief[0] == '\0');
+    v = judge(CN_LOADER_BOUND + 0.01, 0, 2, 2, 0.01);
+    CHECK(v.loader_bound && !v.oversubscribed);
+    CHECK(strstr(v.bound, "loader-bound") == v.bound);
+}
+
+static void test_too_many_threads(void)
+{
+    /* The run: 2 workers slowed a 2-core run that loads fast enough inline. */
+    Verdict v = judge(0.01, 2, 2, 2, 0.31);
+    CHECK(v.oversubscribed);
+    CHECK(strstr(v.oversub, "2 loader workers + 2 compute threads on 2 cores") != NULL);
+    CHECK(strstr(v.oversub, "run-queue wait 31% of thread time") != NULL);
+    CHECK(strstr(v.oversub, "try --workers 0") != NULL);
+    CHECK(strstr(v.brief, "2+2 threads on 2 cores: try --workers 0") == v.brief);
+    /* Unknown wait: the count alone says it. */
+    v = judge(0.01, 1, 2, 2, NAN);
+    CHECK(v.oversubscribed && !strstr(v.oversub, "wait"));
+    CHECK(strstr(v.oversub, "1 loader worker + 2 compute threads on 2 cores; try --workers 0") != NULL);
+    /* Loader-bound: keep the workers, give up compute threads. */
+    v = judge(0.5, 2, 4, 4, NAN);
+    CHECK(v.oversubscribed && strstr(v.oversub, "try --threads 2 ") != NULL);
+    v = judge(0.5, 2, 1, 2, NAN);
+    CHECK(strstr(v.oversub, "try --threads 1 --workers 1") != NULL);
+    /* Inline loading, more threads than cores. */
+    v = judge(0.0, 0, 8, 2, NAN);
+    CHECK(v.oversubscribed && strstr(v.oversub, "try --threads 2") != NULL);
+}
+
+static void test_waiting(void)
+{
+    /* Fits the cores, but the threads wait: someone else is on them. */
+    Verdict v = judge(0.02, 0, 2, 2, CTR_OVERSUB_WAIT + 0.05);
+    CHECK(v.oversubscribed);
+    CHECK(strstr(v.oversub, "run-queue wait 25% of thread time") != NULL);
+    CHECK(strstr(v.oversub, "other programs") != NULL);
+    v = judge(0.02, 0, 2, 2, CTR_OVERSUB_WAIT - 0.05);
+    CHECK(!v.oversubscribed);
+    v = judge(0.02, 0, 2, 0, NAN); /* cores unknown: no claim */
+    CHECK(!v.oversubscribed);
+}
+
+int main(void)
+{
+    test_bound();
+    test_too_many_threads();
+    test_waiting();
+    return check_report();
+}

@@ -4,6 +4,7 @@
  * number formatting.  No terminal needed.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -211,8 +212,42 @@ static void test_fmt(void)
     CHECK(strcmp(fmt_fit(b, sizeof b, "abc", 0), "") == 0);
 }
 
+/* Cutting that never makes two values look alike, and wrapping whole. */
+static void test_fit_wrap(void)
+{
+    char b[128], c[128];
+    const char *path = "/usr/share/datasets/fashion-mnist";
+
+    /* A path keeps its tail, from a '/' where that leaves half the room. */
+    CHECK(strcmp(fmt_fit_tail(b, sizeof b, path, 20), "~/fashion-mnist") == 0);
+    CHECK(strcmp(fmt_fit_tail(b, sizeof b, path, 10), "~ion-mnist") == 0);
+    CHECK_INT(fmt_cols(fmt_fit_tail(b, sizeof b, path, 10)), ==, 10);
+    CHECK(strcmp(fmt_fit_tail(b, sizeof b, "/a/b", 10), "/a/b") == 0);
+    /* Two paths that differ only at the end stay different. */
+    fmt_fit_tail(b, sizeof b, "/data/mnist-a", 8);
+    fmt_fit_tail(c, sizeof c, "/data/mnist-b", 8);
+    CHECK(strcmp(b, c) != 0);
+    /* Augment by initials: "shift,rotate" and "shift,rotate,elastic" differ. */
+    CHECK(strcmp(fmt_initials(b, sizeof b, "shift,rotate"), "s,r") == 0);
+    CHECK(strcmp(fmt_initials(c, sizeof c, "shift,rotate,elastic"), "s,r,e") == 0);
+    /* Wrapping at a space; a word longer than the line is split. */
+    const char *why = "no PMU exposed to this machine (a virtual machine?)";
+    size_t n = fmt_wrap(why, 20);
+    CHECK_INT(n, ==, 17); /* "no PMU exposed to" */
+    CHECK_INT(fmt_wrap("abcdefghij", 4), ==, 4);
+    CHECK_INT(fmt_wrap("short", 20), ==, 5);
+    CHECK_INT(fmt_wrap("ab cd", 2), ==, 2);
+    Series *s = calloc(1, sizeof *s);
+    series_add(s, 1, NAN);
+    CHECK(!series_has_value(s));
+    series_add(s, 2, 1.5);
+    CHECK(series_has_value(s));
+    free(s);
+}
+
 int main(void)
 {
+    test_fit_wrap();
     test_nice_max();
     test_bucket();
     test_plot();

@@ -82,7 +82,8 @@ int blas_auto_config_keep(void)
     char path[4096], err[512];
 
     memset(&s, 0, sizeof s);
-    if (settings_path(path, sizeof path) != 0 || settings_load(&s, path, 0, err, sizeof err) != 0)
+    /* 2: some other line was bad, the good ones (this among them) apply. */
+    if (settings_path(path, sizeof path) != 0 || settings_load(&s, path, 0, err, sizeof err) < 0)
         return 0;
     return s.blas_keep;
 }

@@ -27,8 +27,8 @@ static void print_pmus(void)
     }
     printf("PMUs libpfm4 detects (%d):\n", n);
     for (int i = 0; i < n && i < EVENTS_MAX_PMUS; i++) {
-        printf("  %-12s %-36s %s, %d events", pmus[i].name, pmus[i].desc, pmus[i].type,
-               pmus[i].nevents);
+        printf("  %-12s %-36s %s, %d event%s", pmus[i].name, pmus[i].desc, pmus[i].type,
+               pmus[i].nevents, PLURAL(pmus[i].nevents));
         if (pmus[i].counters)
             printf(", %d counters + %d fixed", pmus[i].counters, pmus[i].fixed);
         printf("\n");
@@ -52,7 +52,7 @@ static void print_set(CounterSet *cs, const char *spec)
             printf("  %-26s n/a: %s\n", info.name, info.reason);
         }
     }
-    printf("%d of %d events can be counted here.\n", ok, n);
+    printf("%d of %d event%s can be counted here.\n", ok, n, PLURAL(n));
 }
 
 typedef struct ListState {
@@ -101,8 +101,8 @@ int events_main(const Options *o)
             fprintf(stderr, "cnntop events: %s\n", err);
             return EXIT_FAIL;
         }
-        printf("\n%d events, %d of them need a unit mask (pmu::EVENT:UMASK).\n", st.shown,
-               st.need_umask);
+        printf("\n%d event%s, %d of them need a unit mask (pmu::EVENT:UMASK).\n", st.shown,
+               PLURAL(st.shown), st.need_umask);
     } else {
         printf("Names: perf's (cycles, task-clock, ...) or pmu::EVENT[:UMASK]; "
                "`cnntop events --all` lists them.\n");

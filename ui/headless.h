@@ -15,6 +15,9 @@ enum {
     EXIT_DIVERGED = 3  /* training produced a non-finite loss */
 };
 
+/* "s" unless n is 1: "1 thread", "2 threads" in every message. */
+#define PLURAL(n) ((n) == 1 ? "" : "s")
+
 /* `cnntop run`: trains, evaluates, prints the summary; returns an exit code
  * (128 + signal number when stopped by SIGINT/SIGTERM). */
 int headless_run(const Options *o, int argc, char **argv);

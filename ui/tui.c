@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +28,10 @@
 #include "tui_export.h"
 #include "tui_fmt.h"
 #include "tui_main.h"
+
+/* Last: term.h defines macros (lines, columns...) that would rename fields
+ * in the headers above. */
+#include <term.h>
 
 static volatile sig_atomic_t sig_caught;
 
@@ -131,8 +136,8 @@ void tui_setting_format(const Tui *t, int i, const RunConfig *c, const char *dat
     case SET_LR: snprintf(buf, len, "%g", c->lr); break;
     case SET_AUGMENT: options_format_augment(c->augment, buf, len); break;
     case SET_SEED: snprintf(buf, len, "%llu", (unsigned long long)c->seed); break;
-    default: /* a path may be long: cut to fit, the header shows it whole */
-        fmt_fit(buf, len, data && *data ? data : "default", (int)len / 4);
+    default: /* whole: the drawing cuts it, keeping the tail */
+        snprintf(buf, len, "%s", data && *data ? data : "default");
         break;
     }
 }
@@ -159,7 +164,7 @@ static int set_live(Tui *t, int i, int v, char *err, size_t errlen)
 /* After setting i of the next run changed: apply it live when it can be. */
 static void after_change(Tui *t, int i)
 {
-    char val[64], err[512];
+    char val[4200], err[512];
     const RunConfig *c = &t->set.cfg;
 
     tui_setting_format(t, i, c, t->set.data, val, sizeof val);
@@ -276,6 +281,9 @@ static void start_run(Tui *t)
         return;
     }
     settings_fix(&t->set);
+    /* tuirun_start() frees the last run's engine: forget it first, so that
+     * nothing drawn or handled before the next poll can reach it. */
+    t->engine = NULL;
     if (tuirun_start(&t->run, &t->set.cfg, t->seq + 1, err, sizeof err) != 0) {
         tui_message(t, 1, "%s", err);
         return;
@@ -289,9 +297,13 @@ static void start_run(Tui *t)
     t->run_queue_wait = NAN;
     series_clear(&t->ipc);
     series_clear(&t->miss);
+    memset(&t->ctr_run, 0, sizeof t->ctr_run);
+    t->run_cpu0 = process_cpu_s();
+    t->run_w0 = mono_s();
     tui_message(t, 0, "run %d: loading the data and building the model", t->seq);
 }
 
+/* The history row of the run that just ended, whatever its end. */
 static void record_run(Tui *t)
 {
     const RunView *v = &t->rv;
@@ -301,24 +313,31 @@ static void record_run(Tui *t)
     memset(&r, 0, sizeof r);
     r.when = (long)time(NULL);
     r.session = 1;
+    r.run = v->seq;
     r.batch = v->cfg.batch;
     r.workers = v->cfg.workers;
     r.prefetch = v->cfg.prefetch;
-    r.threads = v->threads;
+    r.threads = v->threads ? v->threads : v->cfg.threads;
     r.augment = v->cfg.augment;
     r.epochs = v->cfg.epochs;
     r.steps = v->cfg.steps;
     r.limit = v->cfg.limit;
     r.lr = v->cfg.lr;
     r.seed = v->cfg.seed;
-    r.wall = v->st.wall;
-    r.images = v->st.images;
-    r.steps_done = v->st.steps;
-    r.ips = v->st.images_per_s;
+    if (v->have_st) {
+        r.wall = v->st.wall;
+        r.images = v->st.images;
+        r.steps_done = v->st.steps;
+        r.ips = v->st.steps > 0 ? v->st.images_per_s : 0;
+        r.loss = v->st.final_loss;
+    } else {
+        r.loss = NAN;
+    }
     r.accuracy = v->have_ev ? v->ev.accuracy : NAN;
-    r.loss = v->st.final_loss;
     snprintf(r.state, sizeof r.state, "%s",
              v->state == RUN_FINISHED ? "finished" : v->state == RUN_STOPPED ? "stopped" : "failed");
+    if (v->state == RUN_FAILED)
+        snprintf(r.why, sizeof r.why, "%.159s", v->reason);
     r.live = t->live_changed;
     tuihist_add(&t->hist, &r);
     t->hist_sel = t->hist.n - 1;
@@ -333,9 +352,11 @@ static void poll_samples(Tui *t, Engine *e)
     unsigned gen = engine_samples_generation(e);
     long total = engine_samples_total(e);
 
-    if (e != t->samples_of || gen != t->samples_gen || total < t->nsamples) {
+    /* By run number, not by engine address: a new engine may be allocated
+     * where the freed one was. */
+    if (t->rv.seq != t->samples_seq || gen != t->samples_gen || total < t->nsamples) {
         t->nsamples = 0;
-        t->samples_of = e;
+        t->samples_seq = t->rv.seq;
         t->samples_gen = gen;
     }
     if (total > t->cap_samples) {
@@ -393,15 +414,21 @@ static void tui_poll(Tui *t)
         t->have_live = 1;
         poll_samples(t, e);
         t->nsegs = engine_segments(e, t->segs, CN_MAX_SEGMENTS);
+    } else if (t->samples_seq != t->rv.seq) {
+        /* A run loading or failed to load: none of the last run's figures. */
+        t->nsamples = 0;
+        t->nsegs = 0;
+        t->samples_seq = t->rv.seq;
     }
     char why[CTR_REASON_LEN];
     CounterSet *cs = tuirun_counters(&t->run, why);
-    int fresh = e && e == t->samples_of && t->nsamples > 0;
+    int fresh = e && t->samples_seq == t->rv.seq && t->nsamples > 0;
     tui_counters_read(&t->ctr, cs, fresh ? &t->samples[t->nsamples - 1] : NULL, why);
     if (t->rv.state == RUN_TRAINING && t->rv.have_p) {
         double ts = t->rv.p.elapsed;
         series_add(&t->ipc, ts, t->ctr.ipc_ok ? t->ctr.ipc : NAN);
         series_add(&t->miss, ts, t->ctr.miss_ok ? t->ctr.miss_rate : NAN);
+        t->ctr_run = t->ctr; /* kept for the screen once the run ends */
     }
     poll_cpu(t, cs);
     const RunRecord *rec = tuirun_record(&t->run); /* the run's figure once it ended */
@@ -409,8 +436,9 @@ static void tui_poll(Tui *t)
         t->run_queue_wait = rec->run_queue_wait;
     if (t->rv.seq > t->recorded_seq && t->rv.state >= RUN_FINISHED) {
         t->recorded_seq = t->rv.seq;
-        if (t->rv.have_st && t->rv.st.steps > 0)
-            record_run(t);
+        double w = t->rv.t_end - t->run_w0;
+        t->run_cores = w > 0 ? (process_cpu_s() - t->run_cpu0) / w : NAN;
+        record_run(t);
         if (t->rv.state == RUN_FAILED)
             tui_message(t, 1, "run %d failed: %s", t->rv.seq, t->rv.reason);
         else
@@ -481,12 +509,19 @@ static void mark_baseline(Tui *t)
     int i = t->view == VIEW_HISTORY ? t->hist_sel : t->hist.n - 1;
 
     if (i < 0 || i >= t->hist.n) {
-        tui_message(t, 1, "no finished run to mark as the baseline yet");
+        tui_message(t, 1, "no run to mark as the baseline yet");
+        return;
+    }
+    const HistRow *h = &t->hist.rows[i];
+    const char *why = tuihist_why_not(h);
+    if (why) {
+        tui_message(t, 1, "run %d cannot be the baseline (%s): %s", h->run, why,
+                    h->live ? "its images/s mixes two settings" : "it has no images/s");
         return;
     }
     t->hist.baseline = i;
-    tui_message(t, 0, "baseline: history row %d (batch %d, %d workers, %d threads)", i + 1,
-                t->hist.rows[i].batch, t->hist.rows[i].workers, t->hist.rows[i].threads);
+    tui_message(t, 0, "baseline: run %d (batch %d, %d worker%s, %d thread%s)", h->run, h->batch,
+                h->workers, PLURAL(h->workers), h->threads, PLURAL(h->threads));
 }
 
 static int click(Tui *t)
@@ -514,11 +549,26 @@ static int click(Tui *t)
     return TUI_REDRAW;
 }
 
+/* On a setting whose value the panel cuts: the whole value, below. */
+static void show_whole_setting(Tui *t)
+{
+    char next[4200], last[4200];
+    int w = tui_settings_value_cols(t);
+
+    tui_setting_format(t, t->sel, &t->set.cfg, t->set.data, next, sizeof next);
+    tui_setting_format(t, t->sel, &t->rv.cfg, t->rv.data_dir, last, sizeof last);
+    int cut_last = t->rv.seq && fmt_cols(last) > w;
+    if (fmt_cols(next) > w || cut_last)
+        tui_message(t, 0, "%s: next run %s%s%s", setting_desc[t->sel].name, next,
+                    cut_last ? ", last run " : "", cut_last ? last : "");
+}
+
 static int nav_key(Tui *t, int dir)
 {
-    if (t->view == VIEW_MAIN)
+    if (t->view == VIEW_MAIN) {
         t->sel = (t->sel + dir + SET_COUNT) % SET_COUNT;
-    else if (t->view == VIEW_HISTORY) {
+        show_whole_setting(t);
+    } else if (t->view == VIEW_HISTORY) {
         t->hist_sel += dir;
         if (t->hist_sel >= t->hist.n)
             t->hist_sel = t->hist.n - 1;
@@ -532,18 +582,31 @@ static int nav_key(Tui *t, int dir)
     return TUI_REDRAW;
 }
 
-static int horizontal_key(Tui *t, int dir)
+/* Paused: Left/Right move the frozen picture's end by a quarter window,
+ * within the run; a run shorter than the window has nothing to scroll. */
+static int scroll_key(Tui *t, int dir)
 {
-    if (t->paused) {
-        int w = tui_window_seconds(t->win);
-        double step = (w ? w : chart_end(t)) / 4.0;
-        t->pause_t1 += dir * (step > 1 ? step : 1);
-        if (t->pause_t1 > chart_end(t))
-            t->pause_t1 = chart_end(t);
-        if (t->pause_t1 < (w ? w : 0))
-            t->pause_t1 = w ? w : 0;
+    int w = tui_window_seconds(t->win);
+    double end = chart_end(t), span = w ? w : end;
+    double lo = w ? (end < w ? end : w) : (end < 1 ? end : 1);
+
+    if (w && end <= w) {
+        tui_message(t, 0, "paused at %.0fs: the run so far fits in the %d min window", t->pause_t1,
+                    w / 60);
         return TUI_REDRAW;
     }
+    t->pause_t1 += dir * (span / 4 > 1 ? span / 4 : 1);
+    if (t->pause_t1 > end)
+        t->pause_t1 = end;
+    if (t->pause_t1 < lo)
+        t->pause_t1 = lo;
+    return TUI_REDRAW;
+}
+
+static int horizontal_key(Tui *t, int dir)
+{
+    if (t->paused)
+        return scroll_key(t, dir);
     if (t->view == VIEW_MAIN)
         change_setting(t, t->sel, dir);
     return TUI_REDRAW;
@@ -628,16 +691,27 @@ static void load_settings(Tui *t)
     t->set.window = 60;
     t->set.blas_keep = t->o->blas_keep;
     settings_fix(&t->set);
-    if (settings_path(t->cfg_path, sizeof t->cfg_path) != 0) {
+    if (settings_path(t->cfg_path, sizeof t->cfg_path) != 0)
         t->cfg_path[0] = '\0';
-        return;
-    }
-    if (settings_load(&t->set, t->cfg_path, t->o->set_mask, err, sizeof err) < 0)
-        tui_message(t, 1, "settings ignored: %s", err);
+    int rc = t->cfg_path[0] ? settings_load(&t->set, t->cfg_path, t->o->set_mask, err, sizeof err)
+                            : 1;
+    /* The file's name without its directory, so that the line and the
+     * problem fit the status line; the man page says where it is. */
+    const char *base = strrchr(t->cfg_path, '/');
+    size_t dl = base ? (size_t)(base + 1 - t->cfg_path) : 0;
+    const char *msg = !strncmp(err, t->cfg_path, dl) ? err + dl : err;
+    if (rc == 2)
+        tui_message(t, 1, "settings %s (skipped; the other lines are read)", msg);
+    else if (rc < 0)
+        tui_message(t, 1, "settings not read: %s", err);
     for (int i = 0; i < TUI_WINDOWS; i++)
         if (tui_window_seconds(i) == t->set.window)
             t->win = i;
     t->set.window = tui_window_seconds(t->win);
+    /* What is saved on quit is what the user changes from here on: the
+     * command line's values are for this launch only. */
+    t->launch = t->set;
+    settings_fix(&t->launch);
 }
 
 static void colors_init(Tui *t)
@@ -662,6 +736,48 @@ static void colors_init(Tui *t)
     init_pair(PAIR_BAR, COLOR_GREEN, -1);
 }
 
+/* --- the terminal, and leaving it sane ------------------------------- */
+
+/* What a fatal signal's handler needs to put the terminal back: the
+ * settings before curses changed them and the bytes that leave the
+ * alternate screen and reset the modes, both taken at start. */
+static struct termios term_saved;
+static int term_saved_ok;
+static char term_reset[256];
+static size_t term_reset_len;
+static const int fatal_sigs[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL};
+static struct sigaction fatal_old[sizeof fatal_sigs / sizeof fatal_sigs[0]];
+
+static void reset_add(const char *cap)
+{
+    char *str = tigetstr(cap);
+    size_t n = str && str != (char *)-1 ? strlen(str) : 0;
+
+    if (n && term_reset_len + n < sizeof term_reset) {
+        memcpy(term_reset + term_reset_len, str, n);
+        term_reset_len += n;
+    }
+}
+
+/* SIGSEGV and the like: only async-signal-safe calls (write, tcsetattr,
+ * sigaction, raise).  The handler in place before ours (the default, or a
+ * sanitizer's) is put back and the signal raised again, so the process
+ * dies of it as it would have, with the terminal usable. */
+static void on_fatal(int sig)
+{
+    size_t i = 0;
+
+    if (term_reset_len && write(STDOUT_FILENO, term_reset, term_reset_len) < 0) {
+        /* Nothing to do about it: the process is dying. */
+    }
+    if (term_saved_ok)
+        tcsetattr(STDIN_FILENO, TCSANOW, &term_saved);
+    while (i + 1 < sizeof fatal_sigs / sizeof fatal_sigs[0] && fatal_sigs[i] != sig)
+        i++;
+    sigaction(sig, &fatal_old[i], NULL);
+    raise(sig);
+}
+
 static void signals_init(void)
 {
     struct sigaction sa;
@@ -669,23 +785,53 @@ static void signals_init(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    /* After initscr(), which installs curses' own SIGINT/SIGTERM handlers:
-     * ours replace them, so that the loop can stop the run and save. */
+    /* After the terminal is set up, since curses installs its own SIGINT
+     * and SIGTERM handlers: ours replace them, so that the loop can stop
+     * the run and save. */
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    reset_add("sgr0");
+    reset_add("cnorm");
+    reset_add("rmkx");
+    reset_add("rmcup");
+    static const char mouse_off[] = "\033[?1000l\033[?1002l\033[?1006l";
+    if (term_reset_len + sizeof mouse_off < sizeof term_reset) {
+        memcpy(term_reset + term_reset_len, mouse_off, sizeof mouse_off - 1);
+        term_reset_len += sizeof mouse_off - 1;
+    }
+    sa.sa_handler = on_fatal;
+    for (size_t i = 0; i < sizeof fatal_sigs / sizeof fatal_sigs[0]; i++)
+        sigaction(fatal_sigs[i], &sa, &fatal_old[i]);
 }
 
-static void terminal_init(Tui *t)
+/* Returns 0, or -1 after a one-line error when curses cannot drive the
+ * terminal (TERM unset, or not in the terminfo database). */
+static int terminal_init(Tui *t)
 {
-    const char *cs;
+    const char *cs, *term = getenv("TERM");
 
     setlocale(LC_ALL, "");
     cs = nl_langinfo(CODESET);
     t->utf8 = cs && (!strcmp(cs, "UTF-8") || !strcmp(cs, "utf8"));
+    term_saved_ok = tcgetattr(STDIN_FILENO, &term_saved) == 0;
+    if (!term || !*term) {
+        fprintf(stderr, "cnntop: the dashboard needs TERM set to the terminal's type "
+                        "(e.g. TERM=xterm-256color); `cnntop run` needs none\n");
+        return -1;
+    }
     set_escdelay(25);
-    initscr();
+    /* newterm(), not initscr(): on a terminal it cannot drive, initscr()
+     * prints its own message and exits; newterm() returns NULL. */
+    t->screen = newterm(NULL, stdout, stdin);
+    if (!t->screen) {
+        fprintf(stderr, "cnntop: the dashboard cannot drive terminal type '%s' (TERM): "
+                        "not in the terminfo database or lacks cursor motion; "
+                        "try TERM=xterm-256color, or `cnntop run`\n", term);
+        return -1;
+    }
+    set_term(t->screen);
     cbreak();
     noecho();
     nonl();
@@ -695,6 +841,7 @@ static void terminal_init(Tui *t)
     mouseinterval(0);
     colors_init(t);
     signals_init();
+    return 0;
 }
 
 static void tui_free(Tui *t)
@@ -762,7 +909,11 @@ int tui_main(const Options *o)
     t->have_calib = calibrate_load(t->set.cfg.threads, &t->calib) == 0;
     tui_counters_set_events(o->events);
     tui_counters_describe(t->ctr_desc, sizeof t->ctr_desc);
-    terminal_init(t);
+    if (terminal_init(t) != 0) {
+        tuirun_done(&t->run);
+        tui_free(t);
+        return EXIT_USAGE;
+    }
     if (o->autostart)
         start_run(t);
     loop(t);
@@ -770,7 +921,9 @@ int tui_main(const Options *o)
      * file free of a half-recorded run. */
     tuirun_done(&t->run);
     endwin();
-    if (t->cfg_path[0] && settings_save(&t->set, t->cfg_path, err, sizeof err) != 0)
+    delscreen(t->screen);
+    if (t->cfg_path[0] && settings_save_changes(&t->launch, &t->set, t->cfg_path, err,
+                                                sizeof err) < 0)
         fprintf(stderr, "cnntop: settings not saved: %s\n", err);
     tui_free(t);
     return sig_caught ? 128 + sig_caught : EXIT_OK;

@@ -43,6 +43,8 @@ typedef enum Prompt { PROMPT_NONE, PROMPT_QUIT, PROMPT_EXPORT, PROMPT_EDIT } Pro
 typedef struct Tui {
     const Options *o;
     TuiSettings set;          /* the next run's settings */
+    TuiSettings launch;       /* ... as the dashboard started: on quit only
+                               * what differs from these is saved */
     char cfg_path[4096];      /* the settings file, "" if none */
     TuiHistory hist;
     TuiRun run;
@@ -52,18 +54,24 @@ typedef struct Tui {
 
     /* Copied each tick. */
     RunView rv;
-    Engine *engine;           /* the current run's, or NULL */
+    Engine *engine;           /* the current run's, or NULL: for key handlers'
+                               * live calls only, never drawn from (tui_draw
+                               * reads copies); NULL from start_run() until
+                               * the next tui_poll(), as the engine it named
+                               * may be freed then */
     int have_live;
     LiveStats live;
     Sample *samples;          /* the run's history, engine_samples() */
     int nsamples, cap_samples;
     double *tbuf, *vbuf;      /* (cap_samples) scratch for the charts */
     unsigned samples_gen;
-    Engine *samples_of;
+    int samples_seq;          /* the run the samples are of */
     Segment segs[CN_MAX_SEGMENTS];
     int nsegs;
     Series ipc, miss;         /* counters, per tick */
     TuiCounterFigs ctr;
+    TuiCounterFigs ctr_run;   /* the current (or last) run's last figures:
+                               * what the counters showed while it trained */
     char ctr_desc[256];
     MachineInfo mi;
     double flops_per_image;
@@ -75,8 +83,11 @@ typedef struct Tui {
                                  second (counters_wait_share); NaN: unknown */
     double ui_share;          /* UI thread CPU / wall over the last second */
     double cpu_t_last, cpu_w_last, ui_t_last;
+    double run_cpu0, run_w0;  /* process CPU and wall seconds at run start */
+    double run_cores;         /* the last run's cores busy on average; NaN: none */
 
     /* Display state. */
+    SCREEN *screen;           /* curses' terminal (newterm) */
     Layout lay;
     TuiView view;
     int utf8, color;
@@ -107,6 +118,9 @@ int tui_setting_live(int i);
 /* Formats setting i of cfg (the next run's or the running one's). */
 void tui_setting_format(const Tui *t, int i, const RunConfig *cfg, const char *data, char *buf,
                         size_t len);
+
+/* Columns of each value column in the settings panel (at least 9). */
+int tui_settings_value_cols(const Tui *t);
 
 /* Sets the status line's message. */
 void tui_message(Tui *t, int is_error, const char *fmt, ...)

@@ -170,3 +170,11 @@ void series_add(Series *s, double t, double v)
     s->v[s->n] = v;
     s->n++;
 }
+
+int series_has_value(const Series *s)
+{
+    for (int i = 0; i < s->n; i++)
+        if (!isnan(s->v[i]))
+            return 1;
+    return 0;
+}

@@ -71,4 +71,7 @@ void series_clear(Series *s);
 /* Appends (t, v), merging neighbours first when full. */
 void series_add(Series *s, double t, double v);
 
+/* 1 when some point of s holds a value (not NaN). */
+int series_has_value(const Series *s);
+
 #endif

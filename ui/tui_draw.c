@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cnntop/verdict.h"
+#include "headless.h"
 #include "tui.h"
 #include "tui_fmt.h"
 
@@ -52,6 +53,25 @@ static void title(const Tui *t, Rect r, const char *name, const char *rest)
         put(r.y, r.x + n + 1, r.w - n - 1, A_NORMAL, "%s", rest);
 }
 
+/* Prints text wrapped at word boundaries over at most `rows` rows from
+ * (y, x), each of w columns; returns the rows used.  Only a text longer
+ * than every row together is cut (with '~'). */
+static int put_wrapped(int y, int x, int w, int rows, attr_t a, const char *text)
+{
+    char part[1024];
+    int k = 0;
+
+    while (*text && k < rows && w > 0) {
+        size_t n = k == rows - 1 ? strlen(text) : fmt_wrap(text, w);
+        snprintf(part, sizeof part, "%.*s", (int)(n < sizeof part ? n : sizeof part - 1), text);
+        put(y + k, x, w, a, "%s", part);
+        text += n;
+        text += strspn(text, " ");
+        k++;
+    }
+    return k;
+}
+
 /* --- header -------------------------------------------------------- */
 
 static const char *state_name(RunState s)
@@ -76,10 +96,19 @@ static void header_state(Tui *t, int y)
             v->seq);
         return;
     case RUN_FAILED:
-        put(y, 0, r.w, A_BOLD | pair(t, PAIR_BAD), "run %d failed: %s", v->seq, v->reason);
+        if (fmt_cols(v->reason) + 20 <= r.w)
+            put(y, 0, r.w, A_BOLD | pair(t, PAIR_BAD), "run %d failed: %s", v->seq, v->reason);
+        else
+            put(y, 0, r.w, A_BOLD | pair(t, PAIR_BAD),
+                "run %d failed (the reason, whole, is in the history view: Tab)", v->seq);
         return;
     default:
         break;
+    }
+    if (v->state >= RUN_FINISHED && !(v->have_st && v->st.steps > 0)) {
+        put(y, 0, r.w, pair(t, PAIR_WARN), "run %d stopped before its first step: nothing trained",
+            v->seq);
+        return;
     }
     const Progress *p = &v->p;
     double frac = p->steps ? (double)p->step / (double)p->steps : 0;
@@ -125,20 +154,28 @@ static void header_state(Tui *t, int y)
 static void draw_header(Tui *t)
 {
     const Rect r = t->lay.header;
-    char cores[32];
+    char cores[32], machine[400], path[4096];
 
-    snprintf(cores, sizeof cores, "%d core%s", t->mi.cores, t->mi.cores == 1 ? "" : "s");
+    snprintf(cores, sizeof cores, "%d core%s", t->mi.cores, PLURAL(t->mi.cores));
     put(0, 0, r.w, A_BOLD | pair(t, PAIR_TITLE), "cnntop %s", engine_version());
-    put(0, 13, r.w - 13, A_NORMAL, "%s, %s, OpenBLAS %s | %s", t->mi.cpu_model, cores,
-        t->mi.blas_core, t->ctr_desc);
-    const char *dir = t->rv.seq ? (t->engine ? engine_data_dir(t->engine) : NULL) : NULL;
+    snprintf(machine, sizeof machine, "%s, %s, OpenBLAS %s | ", t->mi.cpu_model, cores,
+             t->mi.blas_core);
+    /* The counters' line is whole or replaced by a pointer to where it is
+     * whole: a reason cut in the middle reads as another reason. */
+    int room = r.w - 13 - fmt_cols(machine);
+    put(0, 13, r.w - 13, A_NORMAL, "%s%s", machine,
+        fmt_cols(t->ctr_desc) <= room ? t->ctr_desc : "counters: see IPC chart");
+    /* The run's own copy of its directory: its engine may be gone. */
+    const char *dir = t->rv.data_dir[0] ? t->rv.data_dir
+                      : t->set.data[0] ? t->set.data : CN_DEFAULT_DATA_DIR;
+    char tail[160];
     if (t->rv.train_images)
-        put(1, 0, r.w, A_NORMAL, "data %s: %ld training, %ld test images",
-            dir ? dir : (t->set.data[0] ? t->set.data : CN_DEFAULT_DATA_DIR), t->rv.train_images,
-            t->rv.test_images);
+        snprintf(tail, sizeof tail, ": %ld training, %ld test images", t->rv.train_images,
+                 t->rv.test_images);
     else
-        put(1, 0, r.w, A_NORMAL, "data %s (read when a run starts)",
-            t->set.data[0] ? t->set.data : CN_DEFAULT_DATA_DIR);
+        snprintf(tail, sizeof tail, " (read when a run starts)");
+    fmt_fit_tail(path, sizeof path, dir, r.w - 5 - fmt_cols(tail));
+    put(1, 0, r.w, A_NORMAL, "data %s%s", path, tail);
     header_state(t, 2);
     if (r.h > 3)
         put(3, 0, r.w, A_BOLD | pair(t, PAIR_WARN), "! %s", t->mi.blas_warning);
@@ -171,7 +208,12 @@ static void draw_status(Tui *t)
         put(r.y, 0, w, A_BOLD, "%s = %s_   (Enter sets, Esc cancels)", tui_setting_name(t->sel),
             t->input);
     } else if (t->status[0] && t->now - t->status_t < 8.0) {
-        put(r.y, 0, w, t->status_err ? A_BOLD | pair(t, PAIR_BAD) : A_NORMAL, "%s", t->status);
+        /* A message longer than the room beside the tabs hides them while
+         * it shows, rather than lose its end. */
+        int mw = fmt_cols(t->status) > w ? r.w : w;
+        if (mw > w)
+            put(r.y, 0, r.w, A_NORMAL, "%*s", r.w, "");
+        put(r.y, 0, mw, t->status_err ? A_BOLD | pair(t, PAIR_BAD) : A_NORMAL, "%s", t->status);
     } else {
         put(r.y, 0, w, A_DIM, "s start  x stop  w/W workers  b/B batch  Tab view  ? help  q quit");
     }
@@ -205,6 +247,20 @@ static void chart_window(const Tui *t, double *t0, double *t1)
     }
 }
 
+/* 1 when "n/a: text" wraps into the rows of chart r. */
+static int chart_text_fits(Rect r, const char *text)
+{
+    int rows = r.h - 1, k = 0, w = r.w - 3;
+    char na[600];
+
+    snprintf(na, sizeof na, "n/a: %s", text);
+    for (const char *p = na; *p && w > 0; k++) {
+        p += fmt_wrap(p, w);
+        p += strspn(p, " ");
+    }
+    return k <= rows;
+}
+
 static void draw_chart(Tui *t, Rect r, ChartSpec *cs)
 {
     static unsigned char cells[MAX_ROWS * MAX_COLS];
@@ -230,15 +286,24 @@ static void draw_chart(Tui *t, Rect r, ChartSpec *cs)
     if (pw > MAX_COLS)
         pw = MAX_COLS;
     if (cs->na) {
-        put(r.y + 1 + (rows - 1) / 2, r.x + 2, r.w - 3, A_DIM, "n/a: %s", cs->na);
+        char na[600];
+        snprintf(na, sizeof na, "n/a: %s", cs->na);
+        int need = (fmt_cols(na) + r.w - 4) / (r.w - 3);
+        int y0 = r.y + 1 + (rows > need ? (rows - need) / 2 : 0);
+        put_wrapped(y0, r.x + 2, r.w - 3, rows, A_DIM, na);
         return;
     }
     double t0, t1;
     chart_window(t, &t0, &t1);
+    /* Paused: what had arrived by then, even while the window is not yet
+     * full (the samples go on arriving behind the frozen picture). */
+    int n = cs->n;
+    while (t->paused && n > 0 && cs->t[n - 1] > t->pause_t1)
+        n--;
     int nd = t->utf8 ? 2 * pw : pw;
     if (nd > CHART_MAX_BUCKETS)
         nd = CHART_MAX_BUCKETS;
-    chart_bucket(cs->t, cs->v, cs->n, t0, t1, vals, nd);
+    chart_bucket(cs->t, cs->v, n, t0, t1, vals, nd);
     chart_fill_gaps(vals, nd);
     double mx = 0;
     for (int i = 0; i < nd; i++)
@@ -260,7 +325,7 @@ static void draw_chart(Tui *t, Rect r, ChartSpec *cs)
     memset(marked, 0, (size_t)cols);
     for (int s = 1; s < t->nsegs; s++) {
         double ts = t->segs[s].t0;
-        if (ts >= t0 && ts < t1)
+        if (ts >= t0 && ts < t1 && !(t->paused && ts > t->pause_t1))
             marked[(int)((ts - t0) / (t1 - t0) * cols)] = 1;
     }
     for (int y = 0; y < rows; y++) {
@@ -318,14 +383,26 @@ static void draw_charts(Tui *t)
     cs.t = t->ipc.t;
     cs.v = t->ipc.v;
     cs.n = t->ipc.n;
-    if (t->ctr.ipc_ok)
-        snprintf(cs.now, sizeof cs.now, "now %.2f  miss %s", t->ctr.ipc,
-                 t->ctr.miss_ok ? (snprintf(b, sizeof b, "%.1f%%", 100 * t->ctr.miss_rate), b)
-                                : "n/a");
+    /* While a run trains, the figures now; after it, the run's own: its
+     * chart stays until the next run starts, as the images/s chart does. */
+    const TuiCounterFigs *cf = running ? &t->ctr : t->rv.seq ? &t->ctr_run : &t->ctr;
+    if (cf->ipc_ok)
+        snprintf(cs.now, sizeof cs.now, "%s %.2f  miss %s", running ? "now" : "last", cf->ipc,
+                 cf->miss_ok ? (snprintf(b, sizeof b, "%.1f%%", 100 * cf->miss_rate), b)
+                             : "n/a");
     else
         snprintf(cs.now, sizeof cs.now, "and cache-miss rate");
-    if (!t->ctr.ipc_ok)
-        cs.na = t->ctr.why;
+    char na[300];
+    if (!series_has_value(&t->ipc)) {
+        const char *why = cf->why[0] ? cf->why : t->ctr.why;
+        int pending = !strncmp(why, "counting", 8) || !strncmp(why, "no run", 6);
+        snprintf(na, sizeof na, "%s%s", why,
+                 pending ? "" : "; `cnntop events` lists what this machine counts");
+        /* The pointer to `cnntop events` only where the reason keeps room. */
+        if (!chart_text_fits(t->lay.chart[CHART_COUNTERS], na))
+            snprintf(na, sizeof na, "%s", why);
+        cs.na = na;
+    }
     draw_chart(t, t->lay.chart[CHART_COUNTERS], &cs);
 
     memset(&cs, 0, sizeof cs);
@@ -423,19 +500,26 @@ static void segment_lines(Tui *t, Lines *l)
     }
     const Segment *c = &t->segs[t->nsegs - 1];
     long nc = c->steps - c->warmup_steps;
-    line(l, A_NORMAL, "segment", "%d b%d w%d p%d %s img/s (%ld warm-up step%s out)",
-         t->nsegs, c->batch, c->workers, c->prefetch,
-         nc > 0 ? fmt_pm(a, sizeof a, c->images_per_s, c->images_per_s_sd) : "n/a: warming up",
-         c->warmup_steps, c->warmup_steps == 1 ? "" : "s");
+    if (nc > 0)
+        line(l, A_NORMAL, "segment", "%d b%d w%d p%d %s img/s (%ld warm-up step%s out)",
+             t->nsegs, c->batch, c->workers, c->prefetch,
+             fmt_pm(a, sizeof a, c->images_per_s, c->images_per_s_sd), c->warmup_steps,
+             PLURAL(c->warmup_steps));
+    else
+        line(l, A_NORMAL, "segment", "%d b%d w%d p%d img/s n/a: warming up (%ld step%s)",
+             t->nsegs, c->batch, c->workers, c->prefetch, c->steps, PLURAL(c->steps));
     if (t->nsegs < 2) {
         line(l, A_DIM, "before", "n/a: no live change yet (w/W b/B)");
         return;
     }
     const Segment *p = &t->segs[t->nsegs - 2];
     long np = p->steps - p->warmup_steps;
-    line(l, A_NORMAL, "before", "%d b%d w%d p%d %s img/s", t->nsegs - 1, p->batch, p->workers,
-         p->prefetch,
-         np > 0 ? fmt_pm(b, sizeof b, p->images_per_s, p->images_per_s_sd) : "n/a: too short");
+    if (np > 0)
+        line(l, A_NORMAL, "before", "%d b%d w%d p%d %s img/s", t->nsegs - 1, p->batch,
+             p->workers, p->prefetch, fmt_pm(b, sizeof b, p->images_per_s, p->images_per_s_sd));
+    else
+        line(l, A_NORMAL, "before", "%d b%d w%d p%d img/s n/a: too short", t->nsegs - 1,
+             p->batch, p->workers, p->prefetch);
     if (nc < 2 || np < 2 || !(p->images_per_s > 0)) {
         line(l, A_DIM, "change", "n/a: needs 2 measured steps in each segment");
         return;
@@ -448,6 +532,25 @@ static void segment_lines(Tui *t, Lines *l)
     line(l, real ? A_BOLD | pair(t, ratio >= 1 ? PAIR_GOOD : PAIR_BAD) : A_DIM, "change",
          "x%.3f %s%.3f: %s", ratio, "\xc2\xb1", rerr,
          real ? "real (> 2 SE)" : "within noise (< 2 SE)");
+}
+
+/* IPC and the miss rate, or why not: the reason whole, wrapped. */
+static void counter_lines(Tui *t, Lines *l, const TuiCounterFigs *cf)
+{
+    char a[32], b[32], why[300];
+
+    (void)t;
+    if (cf->ipc_ok || cf->miss_ok) {
+        line(l, A_NORMAL, "counters", "IPC %s  cache misses %s",
+             cf->ipc_ok ? (snprintf(a, sizeof a, "%.2f", cf->ipc), a) : "n/a",
+             cf->miss_ok ? (snprintf(b, sizeof b, "%.2f%%", 100 * cf->miss_rate), b) : "n/a");
+        return;
+    }
+    if (l->y >= l->r.y + l->r.h)
+        return;
+    snprintf(why, sizeof why, "n/a: %s", cf->why[0] ? cf->why : t->ctr.why);
+    put(l->y, l->r.x, 9, A_BOLD, "%s", "IPC,miss");
+    l->y += put_wrapped(l->y, l->r.x + 9, l->r.w - 10, l->r.y + l->r.h - l->y, A_DIM, why);
 }
 
 /* The verdict (verdict.h, as the summary says it) and, when the run is
@@ -507,14 +610,22 @@ static void draw_figures(Tui *t)
     }
     peak_line(t, &l, running ? t->live.images_per_s_now : st->images_per_s,
               running || (t->rv.have_st && st->steps > 0));
-    line(&l, A_NORMAL, "CPU", "%s cores busy  RSS peak %s",
-         isnan(t->cpu_util) ? "n/a: measuring" : (snprintf(d, sizeof d, "%.2f", t->cpu_util), d),
+    /* Between runs the process idles: its last second says nothing, the
+     * last run's mean does. */
+    if (running || t->rv.state == RUN_LOADING || t->rv.state == RUN_EVALUATING)
+        snprintf(d, sizeof d, "%s", isnan(t->cpu_util) ? "n/a: measuring"
+                                    : (snprintf(b, sizeof b, "%.2f cores busy", t->cpu_util), b));
+    else if (t->rv.seq && isfinite(t->run_cores))
+        snprintf(d, sizeof d, "%.2f cores (run %d)", t->run_cores, t->rv.seq);
+    else
+        snprintf(d, sizeof d, "idle");
+    line(&l, A_NORMAL, "CPU", "%s  RSS peak %s", d,
          fmt_bytes(a, sizeof a, (double)engine_peak_rss_kib() * 1024.0));
     if (running) {
         verdict_lines(t, &l, A_BOLD, t->live.data_wait_share, t->live.workers);
         if (t->live.workers > 0)
-            line(&l, A_NORMAL, "loader", "%d workers, queue %d/%d, alone %s/s",
-                 t->live.workers, t->live.queue_filled, t->live.queue_cap,
+            line(&l, A_NORMAL, "loader", "%d worker%s, queue %d/%d, alone %s/s",
+                 t->live.workers, PLURAL(t->live.workers), t->live.queue_filled, t->live.queue_cap,
                  fmt_si(a, sizeof a, t->live.load_samples_per_s));
         else
             line(&l, A_NORMAL, "loader", "inline on the trainer (workers 0)");
@@ -526,12 +637,7 @@ static void draw_figures(Tui *t)
         line(&l, A_DIM, "verdict", "n/a: no run yet");
     }
     segment_lines(t, &l);
-    if (t->ctr.ipc_ok || t->ctr.miss_ok)
-        line(&l, A_NORMAL, "counters", "IPC %s  cache misses %s",
-             t->ctr.ipc_ok ? (snprintf(a, sizeof a, "%.2f", t->ctr.ipc), a) : "n/a",
-             t->ctr.miss_ok ? (snprintf(b, sizeof b, "%.2f%%", 100 * t->ctr.miss_rate), b) : "n/a");
-    else
-        line(&l, A_DIM, "IPC,miss", "n/a: %s", t->ctr.why);
+    counter_lines(t, &l, running ? &t->ctr : t->rv.seq ? &t->ctr_run : &t->ctr);
     /* Where there is room: every segment of the run. */
     if (l.y + 2 < r.y + r.h && t->nsegs > 1) {
         l.y++;
@@ -548,10 +654,34 @@ static void draw_figures(Tui *t)
 
 /* --- settings ------------------------------------------------------ */
 
+/* Setting i's value cut to w columns so that two different values never
+ * look alike: augment by its initials, a path by its tail, anything else
+ * marked with '~' (the whole value is in the status line when chosen). */
+static void setting_cell(int i, const char *val, int w, char *buf, size_t len)
+{
+    char ini[64];
+
+    if (fmt_cols(val) <= w)
+        snprintf(buf, len, "%s", val);
+    else if (i == SET_AUGMENT && fmt_cols(fmt_initials(ini, sizeof ini, val)) <= w)
+        snprintf(buf, len, "%s", ini);
+    else if (i == SET_DATA)
+        fmt_fit_tail(buf, len, val, w);
+    else
+        fmt_fit(buf, len, val, w);
+}
+
+int tui_settings_value_cols(const Tui *t)
+{
+    /* The value columns take the room there is: 2 + 9 name + 2 x (w + 1) + 4. */
+    int vw = (t->lay.settings.w - 2 - 9 - 2 - 4) / 2;
+    return vw < 9 ? 9 : vw > 40 ? 40 : vw;
+}
+
 static void draw_settings(Tui *t)
 {
     Rect r = t->lay.settings;
-    char next[128], cur[128];
+    char next[600], cur[600], cn[600], cc[600];
     int running = t->rv.seq && t->rv.state != RUN_FAILED;
     RunConfig rc = t->rv.cfg;
 
@@ -563,8 +693,9 @@ static void draw_settings(Tui *t)
         rc.prefetch = t->live.prefetch;
     }
     rc.threads = t->rv.threads ? t->rv.threads : rc.threads;
-    put(r.y, r.x, r.w, A_BOLD | pair(t, PAIR_TITLE), "%-11s%9s %9s", "settings", "next run",
-        t->rv.state == RUN_TRAINING ? "running" : "last run");
+    int vw = tui_settings_value_cols(t);
+    put(r.y, r.x, r.w, A_BOLD | pair(t, PAIR_TITLE), "%-11s%*s %*s", "settings", vw, "next run",
+        vw, t->rv.state == RUN_TRAINING ? "running" : "last run");
     int vis = r.h - 1, top = t->sel >= vis ? t->sel - vis + 1 : 0;
     for (int k = 0; k < vis && top + k < SET_COUNT; k++) {
         int i = top + k, y = r.y + 1 + k;
@@ -572,14 +703,15 @@ static void draw_settings(Tui *t)
         if (t->prompt == PROMPT_EDIT && i == t->sel)
             snprintf(next, sizeof next, "%.100s_", t->input);
         if (running)
-            tui_setting_format(t, i, &rc, t->rv.cfg.data_dir, cur, sizeof cur);
+            tui_setting_format(t, i, &rc, t->rv.data_dir, cur, sizeof cur);
         else
             snprintf(cur, sizeof cur, "-");
-        if (i == SET_DATA && running)
-            snprintf(cur, sizeof cur, "%s", "(header)");
+        setting_cell(i, next, vw, cn, sizeof cn);
+        setting_cell(i, cur, vw, cc, sizeof cc);
         attr_t a = i == t->sel ? A_REVERSE : A_NORMAL;
-        put(y, r.x, r.w, a, "%c %-9s%9.9s %9.9s %s", i == t->sel ? '>' : ' ', tui_setting_name(i),
-            next, cur, tui_setting_live(i) ? "live" : "new");
+        put(y, r.x, r.w, a, "%c %-9s%*s %*s %s", i == t->sel ? '>' : ' ', tui_setting_name(i),
+            vw + (int)strlen(cn) - fmt_cols(cn), cn, vw + (int)strlen(cc) - fmt_cols(cc), cc,
+            tui_setting_live(i) ? "live" : "new");
     }
 }
 
@@ -588,20 +720,25 @@ static void draw_settings(Tui *t)
 static void history_row(Tui *t, int i, int y, Rect r, int full)
 {
     const HistRow *h = &t->hist.rows[i];
-    char aug[32], acc[32], sp[64], ips[32], wall[32], len[32];
+    char aug[64], acc[32], sp[64], ips[32], wall[32], len[32];
     double ratio, err;
 
-    options_format_augment(h->augment, aug, sizeof aug);
+    char aug_all[64];
+    options_format_augment(h->augment, aug_all, sizeof aug_all);
+    setting_cell(SET_AUGMENT, aug_all, 8, aug, sizeof aug);
     if (isnan(h->accuracy))
         snprintf(acc, sizeof acc, "n/a");
     else
         snprintf(acc, sizeof acc, "%.2f%%", 100 * h->accuracy);
+    const char *why = tuihist_why_not(h);
     if (i == t->hist.baseline)
         snprintf(sp, sizeof sp, "baseline");
+    else if (why)
+        snprintf(sp, sizeof sp, "n/a: %s", why);
     else if (t->hist.baseline < 0)
         snprintf(sp, sizeof sp, "n/a: m marks one");
     else if (tuihist_speedup(&t->hist, i, &ratio, &err) != 0)
-        snprintf(sp, sizeof sp, "n/a: %s", h->live ? "live change" : "not comparable");
+        snprintf(sp, sizeof sp, "n/a");
     else if (isnan(err))
         snprintf(sp, sizeof sp, "x%.2f (1 run)", ratio);
     else
@@ -611,8 +748,18 @@ static void history_row(Tui *t, int i, int y, Rect r, int full)
     else
         snprintf(len, sizeof len, "%de", h->epochs);
     attr_t a = full && i == t->hist_sel ? A_REVERSE : h->session ? A_NORMAL : A_DIM;
-    fmt_si(ips, sizeof ips, h->ips);
-    fmt_duration(wall, sizeof wall, h->wall);
+    char num[16];
+    if (h->run > 0)
+        snprintf(num, sizeof num, "%d", h->run);
+    else
+        snprintf(num, sizeof num, "-");
+    if (h->steps_done > 0) {
+        fmt_si(ips, sizeof ips, h->ips);
+        fmt_duration(wall, sizeof wall, h->wall);
+    } else {
+        snprintf(ips, sizeof ips, "-");
+        snprintf(wall, sizeof wall, "-");
+    }
     if (full) {
         double mean, sd;
         char grp[64];
@@ -621,14 +768,37 @@ static void history_row(Tui *t, int i, int y, Rect r, int full)
             snprintf(grp, sizeof grp, "%s (%d runs)", fmt_pm(grp + 32, 32, mean, sd), n);
         else
             snprintf(grp, sizeof grp, "-");
-        put(y, r.x, r.w, a, "%3d%c %5d %4d %4d %3d %-8.8s %6s %7s %7s %8s %-16s %-9s %-22s", i + 1,
+        put(y, r.x, r.w, a, "%3s%c %5d %4d %4d %3d %-8.8s %6s %7s %7s %8s %-16s %-9s %-22s", num,
             i == t->hist.baseline ? '*' : ' ', h->batch, h->workers, h->prefetch, h->threads, aug,
             len, wall, ips, acc, sp, h->state, grp);
     } else {
-        put(y, r.x, r.w, a, "%3d%c %5d %4d %3d %-8.8s %6s %7s %7s %8s %-16s %s", i + 1,
+        put(y, r.x, r.w, a, "%3s%c %5d %4d %3d %-8.8s %6s %7s %7s %8s %-16s %s", num,
             i == t->hist.baseline ? '*' : ' ', h->batch, h->workers, h->threads, aug, len, wall,
             ips, acc, sp, h->state);
     }
+}
+
+/* The history view's last rows: the chosen run's reason, whole, and what
+ * its speedup column means. */
+static void history_detail(Tui *t, Rect r, int vis)
+{
+    char text[400];
+
+    if (t->hist_sel < 0 || t->hist_sel >= t->hist.n || vis < 6 || t->hist.n > vis - 3)
+        return;
+    const HistRow *h = &t->hist.rows[t->hist_sel];
+    const char *why = tuihist_why_not(h);
+    if (h->why[0])
+        snprintf(text, sizeof text, "run %d failed: %s", h->run, h->why);
+    else if (why && h->live)
+        snprintf(text, sizeof text, "run %d changed settings live: its images/s mixes them, so it "
+                 "is compared with no run (nor can it be the baseline)", h->run);
+    else if (why)
+        snprintf(text, sizeof text, "run %d: %s, so no images/s to compare", h->run, why);
+    else
+        snprintf(text, sizeof text, "speedup: a configuration's mean images/s over the baseline's "
+                 "(m marks the chosen run); any two runs without live changes compare");
+    put_wrapped(r.y + r.h - 2, r.x, r.w, 2, A_DIM, text);
 }
 
 static void draw_history(Tui *t, Rect r, int full)
@@ -646,7 +816,7 @@ static void draw_history(Tui *t, Rect r, int full)
             "augment", "length", "wall", "img/s", "accuracy", "speedup", "state");
     int vis = r.h - 1;
     if (t->hist.n == 0) {
-        put(r.y + 1, r.x, r.w, A_DIM, "no finished run yet: a row appears here after each run");
+        put(r.y + 1, r.x, r.w, A_DIM, "no run yet: a row appears here after each run");
         return;
     }
     int top = full ? t->table_top : (t->hist.n > vis ? t->hist.n - vis : 0);
@@ -659,6 +829,8 @@ static void draw_history(Tui *t, Rect r, int full)
     }
     for (int k = 0; k < vis && top + k < t->hist.n; k++)
         history_row(t, top + k, r.y + 1 + k, r, full);
+    if (full)
+        history_detail(t, r, vis);
 }
 
 /* --- per-layer table ----------------------------------------------- */
@@ -743,11 +915,12 @@ static void draw_help(Tui *t)
         "b / B          halve / double the batch size (live: at the next step)",
         "w / W          one loader worker fewer / more (live)",
         "               batch, workers, prefetch apply live; the rest to the next run",
-        "m              mark the baseline run (the chosen row in the history view)",
+        "m              mark the baseline run (the chosen row in the history view);",
+        "               not a run with a live change, a failed one or one without a step",
         "e              export the last run (asks the file name: .json .csv .md)",
         "Tab, Shift-Tab cycle the views: main, per-layer, history",
         "o              change the per-layer table's order",
-        "p              pause the display (training goes on); Left/Right scroll back",
+        "p              freeze the charts (training goes on); Left/Right scroll in the run",
         "t              cycle the chart window: 1 min, 5 min, 15 min, the whole run",
         "?, h, F1       this help; any key closes it",
         "mouse          click a setting, a history row or a view's name",

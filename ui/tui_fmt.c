@@ -162,3 +162,65 @@ char *fmt_fit(char *buf, size_t len, const char *s, int cols)
     buf[out] = '\0';
     return buf;
 }
+
+/* Bytes of the code point starting at s. */
+static size_t cp_len(const char *s)
+{
+    size_t n = 1;
+    while (s[n] && ((unsigned char)s[n] & 0xC0) == 0x80)
+        n++;
+    return n;
+}
+
+char *fmt_fit_tail(char *buf, size_t len, const char *s, int cols)
+{
+    int total = fmt_cols(s);
+
+    if (total <= cols || cols <= 1)
+        return fmt_fit(buf, len, s, cols);
+    /* Skip code points until cols - 1 columns are left, then on to the
+     * next '/' when one is close, so that a path keeps whole names. */
+    int skip = total - (cols - 1);
+    const char *p = s;
+    for (int c = 0; c < skip; c++)
+        p += cp_len(p);
+    const char *slash = strchr(p, '/');
+    if (slash && fmt_cols(slash) >= (cols - 1) / 2)
+        p = slash;
+    snprintf(buf, len, "~%s", p);
+    return buf;
+}
+
+size_t fmt_wrap(const char *s, int cols)
+{
+    size_t i = 0, brk = 0;
+    int c = 0;
+
+    while (s[i] && c < cols) {
+        if (s[i] == ' ')
+            brk = i;
+        i += cp_len(s + i);
+        c++;
+    }
+    if (!s[i] || s[i] == ' ' || brk == 0)
+        return i;
+    return brk;
+}
+
+char *fmt_initials(char *buf, size_t len, const char *list)
+{
+    size_t out = 0;
+    int start = 1;
+
+    for (const char *p = list; *p && out + 2 < len; p++) {
+        if (*p == ',') {
+            buf[out++] = ',';
+            start = 1;
+        } else if (start) {
+            buf[out++] = *p;
+            start = 0;
+        }
+    }
+    buf[len ? (out < len ? out : len - 1) : 0] = '\0';
+    return buf;
+}

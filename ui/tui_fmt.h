@@ -39,4 +39,17 @@ int fmt_cols(const char *s);
  * the last column becomes '~'. */
 char *fmt_fit(char *buf, size_t len, const char *s, int cols);
 
+/* Like fmt_fit, but keeps the tail: "~/fashion-mnist" for a long path
+ * (cut at a '/' where that keeps at least half the room). */
+char *fmt_fit_tail(char *buf, size_t len, const char *s, int cols);
+
+/* Bytes of s that make its first line when wrapped at `cols` columns:
+ * up to the last space that fits, or cols code points when a word is
+ * longer than the line.  The caller skips the space and calls again. */
+size_t fmt_wrap(const char *s, int cols);
+
+/* The first letter of each item of a comma list: "shift,rotate,elastic"
+ * -> "s,r,e" (augment's names start with different letters). */
+char *fmt_initials(char *buf, size_t len, const char *list);
+
 #endif

@@ -36,9 +36,20 @@ int tuihist_same_config(const HistRow *a, const HistRow *b)
            a->steps == b->steps && a->limit == b->limit;
 }
 
+const char *tuihist_why_not(const HistRow *r)
+{
+    if (!strcmp(r->state, "failed"))
+        return "failed";
+    if (r->live)
+        return "live change";
+    if (!(r->ips > 0))
+        return "no step trained";
+    return NULL;
+}
+
 static int comparable(const HistRow *r)
 {
-    return !r->live && r->ips > 0 && strcmp(r->state, "failed") != 0;
+    return tuihist_why_not(r) == NULL;
 }
 
 int tuihist_group(const TuiHistory *h, int i, double *mean, double *sd)
@@ -84,10 +95,10 @@ void tuihist_format_line(const HistRow *r, char *buf, size_t len)
 
     options_format_augment(r->augment, aug, sizeof aug);
     snprintf(buf, len,
-             "when=%ld\tbatch=%d\tworkers=%d\tprefetch=%d\tthreads=%d\taugment=%s\tepochs=%d\t"
+             "when=%ld\trun=%d\tbatch=%d\tworkers=%d\tprefetch=%d\tthreads=%d\taugment=%s\tepochs=%d\t"
              "steps=%ld\tlimit=%ld\tlr=%.9g\tseed=%llu\twall=%.6g\timages=%ld\tsteps_done=%ld\t"
              "ips=%.6g\taccuracy=%.6g\tloss=%.6g\tstate=%s\tlive=%d",
-             r->when, r->batch, r->workers, r->prefetch, r->threads, aug, r->epochs, r->steps,
+             r->when, r->run, r->batch, r->workers, r->prefetch, r->threads, aug, r->epochs, r->steps,
              r->limit, r->lr, r->seed, r->wall, r->images, r->steps_done, r->ips, r->accuracy,
              r->loss, r->state, r->live);
 }
@@ -116,11 +127,21 @@ static int set_field(HistRow *r, const char *k, const char *v, char *err, size_t
         snprintf(r->state, sizeof r->state, "%s", v);
         return 0;
     }
+    static const char *const numeric[] = {
+        "when", "run", "batch", "workers", "prefetch", "threads", "epochs", "steps", "limit",
+        "lr", "seed", "wall", "images", "steps_done", "ips", "accuracy", "loss", "live",
+    };
+    size_t i = 0;
+    while (i < sizeof numeric / sizeof numeric[0] && strcmp(k, numeric[i]))
+        i++;
+    if (i == sizeof numeric / sizeof numeric[0])
+        return 0; /* unknown keys: from a later version, ignored */
     if (num(v, &x)) {
-        snprintf(err, errlen, "%s: '%s' is not a number", k, v);
+        snprintf(err, errlen, "%s: '%.40s' is not a number", k, v);
         return -1;
     }
     if (!strcmp(k, "when")) r->when = (long)x;
+    else if (!strcmp(k, "run")) r->run = (int)x;
     else if (!strcmp(k, "batch")) r->batch = (int)x;
     else if (!strcmp(k, "workers")) r->workers = (int)x;
     else if (!strcmp(k, "prefetch")) r->prefetch = (int)x;
@@ -136,39 +157,45 @@ static int set_field(HistRow *r, const char *k, const char *v, char *err, size_t
     else if (!strcmp(k, "ips")) r->ips = x;
     else if (!strcmp(k, "accuracy")) r->accuracy = x;
     else if (!strcmp(k, "loss")) r->loss = x;
-    else if (!strcmp(k, "live")) r->live = (int)x;
-    return 0; /* unknown keys: from a later version, ignored */
+    else r->live = (int)x;
+    return 0;
 }
 
 int tuihist_parse_line(const char *line, HistRow *r, char *err, size_t errlen)
 {
-    char buf[2048];
+    char *buf = strdup(line);
+    int rc = 0;
 
     memset(r, 0, sizeof *r);
     r->accuracy = NAN;
     snprintf(r->state, sizeof r->state, "finished");
-    snprintf(buf, sizeof buf, "%s", line);
-    for (char *save = NULL, *f = strtok_r(buf, "\t\n", &save); f;
+    if (!buf) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (char *save = NULL, *f = strtok_r(buf, "\t\n", &save); f && rc == 0;
          f = strtok_r(NULL, "\t\n", &save)) {
         char *eq = strchr(f, '=');
         if (!eq) {
             snprintf(err, errlen, "field '%.40s' is not key=value", f);
-            return -1;
+            rc = -1;
+        } else {
+            *eq = '\0';
+            rc = set_field(r, f, eq + 1, err, errlen) ? -1 : 0;
         }
-        *eq = '\0';
-        if (set_field(r, f, eq + 1, err, errlen))
-            return -1;
     }
-    if (r->batch <= 0) {
+    free(buf);
+    if (rc == 0 && r->batch <= 0) {
         snprintf(err, errlen, "no batch size");
-        return -1;
+        rc = -1;
     }
-    return 0;
+    return rc;
 }
 
 int tuihist_load(TuiHistory *h, const char *path, char *err, size_t errlen)
 {
-    char line[2048], msg[256];
+    char *line = NULL, msg[256];
+    size_t cap = 0;
     int lineno = 0, rc = 0;
     FILE *f = fopen(path, "r");
 
@@ -178,7 +205,8 @@ int tuihist_load(TuiHistory *h, const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
-    while (fgets(line, sizeof line, f)) {
+    /* getline: a line longer than any buffer is one line, not two. */
+    while (getline(&line, &cap, f) >= 0) {
         HistRow r;
         lineno++;
         if (line[0] == '#' || line[0] == '\n')
@@ -191,6 +219,7 @@ int tuihist_load(TuiHistory *h, const char *path, char *err, size_t errlen)
         r.session = 0;
         tuihist_add(h, &r);
     }
+    free(line);
     fclose(f);
     return rc;
 }

@@ -12,7 +12,7 @@
  * --history FILE keeps the rows across sessions, one run per line,
  * tab-separated key=value fields, '#' lines are comments:
  *
- *   when=1718000000  batch=64  workers=2  prefetch=0  threads=4  augment=none
+ *   when=1718000000  run=1  batch=64  workers=2  prefetch=0  threads=4  augment=none
  *   epochs=1  steps=0  limit=2000  lr=0.001  seed=1  wall=1.32  images=2000
  *   steps_done=32  ips=1515.2  accuracy=0.711  loss=1.6036  state=finished
  *   live=0
@@ -30,6 +30,7 @@
 typedef struct HistRow {
     long when;          /* unix time the run ended */
     int session;        /* 1: run in this session; 0: read from --history */
+    int run;            /* its number in its session, 1-based; 0: unknown */
     int batch, workers, prefetch, threads;
     unsigned augment;   /* CN_AUG_* bits */
     int epochs;
@@ -43,6 +44,7 @@ typedef struct HistRow {
     double accuracy;    /* test accuracy 0..1; NaN: not evaluated */
     double loss;        /* mean training loss of the last epoch */
     char state[12];     /* "finished", "stopped" or "failed" */
+    char why[160];      /* a failed run's reason (not in the file) */
     int live;           /* 1: settings changed while it ran */
 } HistRow;
 
@@ -59,6 +61,13 @@ void tuihist_add(TuiHistory *h, const HistRow *r);
 
 /* 1 when rows a and b are repeats of one configuration. */
 int tuihist_same_config(const HistRow *a, const HistRow *b);
+
+/*
+ * Why row r cannot be compared with any other, or NULL when it can: a run
+ * whose settings changed live mixes two configurations, a failed run and
+ * one stopped before its first step have no images/s.
+ */
+const char *tuihist_why_not(const HistRow *r);
 
 /* Mean and sample standard deviation (0 for one run) of images/s over the
  * comparable repeats of row i; returns how many there are (0: row i is not

@@ -144,6 +144,7 @@ static void *run_main(void *arg)
     r->view.threads = engine_threads(e);
     r->view.train_images = engine_train_images(e);
     r->view.test_images = engine_test_images(e);
+    snprintf(r->view.data_dir, sizeof r->view.data_dir, "%s", engine_data_dir(e));
     r->view.state = RUN_TRAINING;
     pthread_mutex_unlock(&r->mu);
     attach_counters(r, e);

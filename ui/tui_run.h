@@ -19,6 +19,8 @@
  *   pointer the UI thread got stays valid until then.
  * - The run thread builds `rec` with record_fill() when the run ends,
  *   before it sets the final state; from then on it is the UI thread's.
+ * - The view holds copies only (no pointer into the engine), so what the
+ *   screen shows of a run outlives its engine.
  * - The profile in the view is copied by the progress callback, i.e. on
  *   the thread that drives the engine, at most twice a second: engine.h
  *   lets only that thread read engine_profile() during training.
@@ -53,6 +55,8 @@ typedef struct RunView {
     int seq;                   /* run number in this session, 1-based; 0: none */
     char reason[512];          /* why it failed */
     RunConfig cfg;             /* as started; cfg.data_dir is NULL (see data_dir) */
+    char data_dir[4096];       /* the directory the run reads, as the engine
+                                * resolved it; "" until loaded */
     int threads;               /* compute threads in use (0 until loaded) */
     long train_images, test_images; /* after the limits (0 until loaded) */
     int have_p;

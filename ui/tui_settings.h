@@ -25,8 +25,15 @@
  *   blas_kernel=auto  auto: OpenBLAS runs the kernel matching the CPU; openblas:
  *                     OpenBLAS's own choice (read by every command, see blas_auto.h)
  *
- * Values given on the command line win over the file (Options.set_mask).
- * A file that does not parse is reported in one line and ignored whole.
+ * Values given on the command line win over the file for that launch
+ * only (Options.set_mask).  The reader applies every good line and
+ * reports the bad ones (an unknown key, a bad value, a line that is not
+ * key=value, a NUL byte), so one typo does not lose the rest; lines may be
+ * of any length.  On quit only the settings changed in the dashboard are
+ * written (settings_save_changes), by editing the file line by line: its
+ * comments, its other lines and its bad lines stay as they were, and a
+ * file that had bad lines is first copied to PATH.bad.  A file that cannot
+ * be read is never written.
  */
 #ifndef CNNTOP_TUI_SETTINGS_H
 #define CNNTOP_TUI_SETTINGS_H
@@ -53,15 +60,25 @@ void settings_fix(TuiSettings *s);
 
 /*
  * Reads `path` into *s, leaving alone the settings whose OPTSET_* bit is in
- * keep_mask (the command line's).  Returns 0 when read, 1 when the file does
- * not exist (nothing changes), -1 when it cannot be read or a line is bad:
- * then *s is unchanged and err says "path:line: problem".
+ * keep_mask (the command line's).  Returns 0 when every line was good, 1
+ * when the file does not exist (nothing changes), 2 when some lines were
+ * bad: the good ones are applied and err says "path:line: problem" of the
+ * first bad one and how many there were; -1 when the file cannot be read
+ * (then *s is unchanged and err says why).
  */
 int settings_load(TuiSettings *s, const char *path, int keep_mask, char *err, size_t errlen);
 
-/* Writes *s to `path` atomically, making the directory if needed.  Returns 0
- * or -1 with err naming the file and the failed operation. */
-int settings_save(const TuiSettings *s, const char *path, char *err, size_t errlen);
+/*
+ * Writes to `path` the settings whose value in *now differs from *launch
+ * (what the dashboard started with), editing the file in place: every line
+ * of a changed key gets the new value, keys the file lacks are appended,
+ * every other line is kept byte for byte.  Nothing changed: the file is
+ * not touched.  A file with bad lines is first copied to `path`.bad.
+ * Returns the number of settings written (0: none), or -1 with err naming
+ * the file and the problem; a file that cannot be read is left as it is.
+ */
+int settings_save_changes(const TuiSettings *launch, const TuiSettings *now, const char *path,
+                          char *err, size_t errlen);
 
 /*
  * Writes `text` to `path` atomically (fileio_write_atomic), making the

@@ -1,62 +1,21 @@
 #!/bin/sh
-# test_tui.sh CNNTOP [SCREENSHOT]: the dashboard as a person meets it,
+# tests/tui/screens.sh CNNTOP [SCREENSHOT]: the dashboard as a person meets it,
 # driven through a private tmux server (keys in, capture-pane out).
 # 80x24: panels, a run that progresses, a live worker change, stop, the
 # history row, an export that parses, help, resize to 60x20 and back, a
 # clean quit.  200x50: --autostart, the wide layout, quit while running.
 # Polls with timeouts rather than sleeping; exits 77 without tmux or data.
 # With SCREENSHOT, the mid-run 80x24 capture is written there.
-set -u
+NAME=test_tui
 CNNTOP=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SHOT=${2:-}
-DATA=/usr/share/datasets/fashion-mnist
-command -v tmux >/dev/null 2>&1 || { echo "test_tui: skipped: tmux is not installed"; exit 77; }
-[ -r "$DATA" ] || { echo "test_tui: skipped: no $DATA"; exit 77; }
-tmp=$(mktemp -d)
-SOCK=cnntop$$
-T() { tmux -L "$SOCK" -f /dev/null "$@"; }
-trap 'T kill-server >/dev/null 2>&1; tmux -L "cnntop$$" kill-server >/dev/null 2>&1; rm -rf "$tmp"' EXIT
-fails=0
-checks=0
-
-cap() { T capture-pane -p -t t; }
-# wait_for PATTERN SECONDS: polls the screen every 0.2 s.
-wait_for() {
-    n=0
-    while [ $n -lt $(($2 * 5)) ]; do
-        cap >"$tmp/screen" 2>/dev/null
-        grep -q -- "$1" "$tmp/screen" && return 0
-        sleep 0.2
-        n=$((n + 1))
-    done
-    return 1
-}
-check() { # check DESCRIPTION PATTERN SECONDS
-    checks=$((checks + 1))
-    if ! wait_for "$2" "$3"; then
-        echo "FAIL: $1 (no '$2' on screen):" >&2
-        cat "$tmp/screen" >&2
-        fails=$((fails + 1))
-        return 1
-    fi
-    return 0
-}
+. "$(dirname "$0")/lib.sh"
 step_of() { sed -n 's/.* step \([0-9]*\)\/.*/\1/p' "$1" | head -1; }
-start() { # start COLS LINES ARGS...: a shell in a fresh session, then cnntop
+start() { # start COLS LINES ARGS...: a fresh session, then cnntop
     c=$1 l=$2
     shift 2
-    T new-session -d -s t -x "$c" -y "$l" -c "$tmp" \
-        "env -i PATH=/usr/bin:/bin HOME=$tmp XDG_CONFIG_HOME=$tmp/cfg TERM=screen-256color LANG=C.UTF-8 PS1='tui\$ ' sh"
-    T send-keys -t t "$CNNTOP --limit 2000 --test-limit 1000 --history $tmp/hist.tsv $*" Enter
-}
-quit_clean() { # the shell prompt is back and the screen holds no debris
-    check "quit restores the shell" "^tui\\$ *$" 15 || return
-    checks=$((checks + 1))
-    if grep -q '\^\[\|\[?[0-9]\|\[[0-9;]*m' "$tmp/screen"; then
-        echo "FAIL: escape debris after quit:" >&2
-        cat "$tmp/screen" >&2
-        fails=$((fails + 1))
-    fi
+    tui_shell "$c" "$l"
+    tui_run "--limit 2000 --test-limit 1000 --history $tmp/hist.tsv $*"
 }
 
 # --- 80x24 ----------------------------------------------------------------
@@ -110,8 +69,7 @@ T resize-window -t t -x 40 -y 10
 check "40x10 says too small" "needs at least 60x20" 10
 T resize-window -t t -x 80 -y 24
 check "back to 80x24" "main  layers  history" 10
-T send-keys -t t q
-quit_clean
+tui_quit
 checks=$((checks + 1))
 grep -q "^workers=1$" "$tmp/cfg/cnntop/config" 2>/dev/null ||
     { echo "FAIL: settings file not written with workers=1" >&2; fails=$((fails + 1)); }
@@ -120,6 +78,7 @@ grep -q "state=stopped" "$tmp/hist.tsv" 2>/dev/null ||
     { echo "FAIL: --history file lacks the run" >&2; fails=$((fails + 1)); }
 T kill-server
 SOCK=cnntop$$w # a fresh server: the first one may still be exiting
+trap 'T kill-server >/dev/null 2>&1; tmux -L "cnntop$$" kill-server >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 
 # --- 200x50 ---------------------------------------------------------------
 start 200 50 --epochs 50 --autostart
@@ -130,7 +89,5 @@ check "wide layout: segments and history" "batch wkrs" 10
 T send-keys -t t q
 check "q asks while a run is going" "stop it and quit" 5
 T send-keys -t t y
-quit_clean
-
-echo "test_tui: $((checks - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+check "y quits with status 0" "^cnntop exit 0$" 20
+tui_end

@@ -6,16 +6,16 @@
  * summary goes to stdout, in the spirit of perf stat and hyperfine.
  * The work itself is the runner's (runner.c: repeats, the record, signals);
  * the summary is summary.c's, shared with `cnntop report`.
- * SIGINT and SIGTERM ask the engine to stop after the current step; the
- * summary of what was done is still printed and the exit code is 128+sig.
- * SIGPIPE is ignored, so a reader that goes away (`cnntop run | head -1`)
+ * SIGINT, SIGTERM and SIGHUP ask the engine to stop after the current step;
+ * the summary of what was done is still printed and the exit code is
+ * 128+sig (eval ends at once: signals.h).  SIGPIPE is ignored, so a
+ * reader that goes away (`cnntop run | head -1`)
  * shows up as EPIPE, which ends the output quietly: the run still finishes
  * and saves what it was asked to save.  Any other failure to write the
  * summary (a full disk) is an error, exit 1.
  */
 #include <errno.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,7 +184,6 @@ int headless_eval(const Options *o)
     EvalResult ev;
     char err[512];
 
-    signal(SIGPIPE, SIG_IGN); /* see stdout_done() */
     if (open_engine(o, &e) != 0)
         return EXIT_FAIL;
     if (engine_evaluate(e, &ev, err, sizeof err) != 0) {

@@ -7,6 +7,7 @@
 #include "events.h"
 #include "headless.h"
 #include "options.h"
+#include "signals.h"
 #include "sweep.h"
 #include "report.h"
 #include "tui_main.h"
@@ -20,6 +21,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "cnntop: %s\n", err);
         return EXIT_USAGE;
     }
+    if (o.cmd != CMD_TUI)
+        signals_install(NULL); /* run and sweep stop gracefully instead */
     switch (o.cmd) {
     case CMD_RUN:
         return headless_run(&o, argc, argv);

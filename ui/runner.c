@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "runner.h"
+#include "signals.h"
 
 static Engine *volatile sig_engine;
 static volatile sig_atomic_t sig_caught;
@@ -22,18 +23,7 @@ static void on_signal(int sig)
 
 void runner_signals(void)
 {
-    static int done;
-    struct sigaction sa;
-
-    if (done)
-        return;
-    done = 1;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    signals_install(on_signal);
 }
 
 int runner_signal(void)

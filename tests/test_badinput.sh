@@ -181,6 +181,17 @@ put("other-model.ckpt", recrc(good[:24] + b"LeNet5".ljust(32, b"\0") + good[56:]
 put("tensor-size.ckpt", recrc(good[:88] + struct.pack("<I", 289) + good[92:]))
 b = bytearray(good); b[len(b) // 2] ^= 1
 put("flipped.ckpt", bytes(b))
+# Every count of the header out of its range, under a valid CRC (the
+# generated cases over every field are tests/test_checkpoint.c's).
+def field(off, v, n=8, base=good):
+    return recrc(base[:off] + (v % 2**(8 * n)).to_bytes(n, "little") + base[off + n:])
+put("reserved.ckpt", field(20, 1, 4))
+put("adam-negative.ckpt", field(56, -5))
+put("epochs-done-huge.ckpt", field(64, 2**31 - 1, base=field(56, 10**15)))
+put("epoch-pos-negative.ckpt", field(72, -1))
+put("epoch-pos-no-step.ckpt", field(72, 64, base=field(56, 0)))
+put("epochs-done-full.ckpt", field(64, 10**9, base=field(56, 10**15)))
+put("nan-weight.ckpt", recrc(good[:184] + struct.pack("<f", float("nan")) + good[188:]))
 put("foreign-png.ckpt", b"\x89PNG\r\n\x1a\n" + bytes(1000))
 put("foreign-text.ckpt", b"not a checkpoint\n")
 EOF
@@ -336,6 +347,15 @@ load_ckpt version-0.ckpt    "version 0, this cnntop reads version 1"
 load_ckpt other-model.ckpt  "checkpoint of another model"
 load_ckpt tensor-size.ckpt  "conv1.weight has 289 elements"
 load_ckpt flipped.ckpt      "checksum mismatch"
+load_ckpt reserved.ckpt      "reserved is 1, out of range (0..0)"
+load_ckpt adam-negative.ckpt "adam_t (Adam steps taken) is 18446744073709551611, out of range"
+load_ckpt epochs-done-huge.ckpt "epochs_done is 2147483647, out of range (0..1000000000)"
+load_ckpt epoch-pos-negative.ckpt "epoch_pos (images of the current epoch) is 18446744073709551615, out of range"
+load_ckpt epoch-pos-no-step.ckpt "adam_t is 0, fewer than the 2 epochs begun"
+load_ckpt nan-weight.ckpt   "parameter conv1.weight[0] is nan"
+# At the limit: loads, but no run may count past it.
+check 1 "1000000000 epochs trained already" "pass the limit of 1000000000" -- \
+    run --load "$C/epochs-done-full.ckpt" --data "$D/good" --steps 1 --save "$W/m.ckpt"
 load_ckpt foreign-png.ckpt  "not a cnntop checkpoint"
 load_ckpt foreign-text.ckpt "not a cnntop checkpoint"
 load_ckpt idx.ckpt          "not a cnntop checkpoint"

@@ -7,7 +7,8 @@
  * or nothing (a symbolic link counts as the file it points to, which is
  * what gets replaced).  Devices, FIFOs, sockets and directories are
  * refused: the write renames over its target, which would replace
- * /dev/null rather than write to it.
+ * /dev/null rather than write to it.  So is the file behind standard
+ * input, output or error (/dev/stdout redirected to a file).
  *
  * The temporary file is TARGET.tmp.XXXXXX in the target's directory, with
  * six random characters and O_EXCL, tried again under a new name when the
@@ -106,6 +107,21 @@ static void dir_of(const char *path, char *buf)
         snprintf(buf, PATH_MAX, "%.*s", (int)(slash - path), path);
 }
 
+/* Refuses the file behind the process's standard input, output or error
+ * (/dev/stdout when it is redirected to a file): renaming over it would
+ * cut the stream from its file, not write to it. */
+static int std_stream_check(const char *path, const struct stat *st, char *err, size_t errlen)
+{
+    static const char *const names[] = {"input", "output", "error"};
+    struct stat s;
+
+    for (int fd = 0; fd < 3; fd++)
+        if (fstat(fd, &s) == 0 && s.st_dev == st->st_dev && s.st_ino == st->st_ino)
+            return cn_fail(err, errlen, -CN_EIO, "%s: the file of this process's standard %s "
+                           "(it would be replaced, not written to)", path, names[fd]);
+    return 0;
+}
+
 /*
  * What a write to path would replace, in target[PATH_MAX]: path itself
  * when absent or a regular file, the file a symbolic link points to.
@@ -131,7 +147,7 @@ static int target_of(const char *path, char *target, char *err, size_t errlen)
     if (!S_ISREG(st.st_mode))
         return cn_fail(err, errlen, -CN_EIO, "%s: %s, not a regular file", path,
                        fileio_kind(st.st_mode));
-    return 0;
+    return std_stream_check(path, &st, err, errlen);
 }
 
 static int write_full(int fd, const unsigned char *p, size_t len)

@@ -142,6 +142,10 @@ int headless_run(const Options *o, int argc, char **argv)
         fprintf(stderr, "cnntop: --save: %s\n", err);
         return EXIT_FAIL;
     }
+    if (o->trace && fileio_check_writable(o->trace, err, sizeof err) != 0) {
+        fprintf(stderr, "cnntop: --trace: %s\n", err);
+        return EXIT_FAIL;
+    }
     runner_signals();
     ro.cfg.eval_every = o->eval_every;
     record_init(&rec);
@@ -165,7 +169,9 @@ int headless_run(const Options *o, int argc, char **argv)
     }
     engine_free(e);
     counters_free(cs);
-    if (o->export_path) {
+    /* A run that failed or was stopped before its first step has nothing
+     * to record: no export (its error is on stderr), as no checkpoint. */
+    if (o->export_path && rec.train.steps > 0) {
         if (record_export(&rec, o->export_path, o->force, err, sizeof err) != 0) {
             fprintf(stderr, "cnntop: --export: %s\n", err);
             rc = rc ? rc : EXIT_FAIL;

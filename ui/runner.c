@@ -16,7 +16,8 @@ static volatile sig_atomic_t sig_caught;
 
 static void on_signal(int sig)
 {
-    sig_caught = sig;
+    if (!sig_caught) /* the first signal says why the run stopped */
+        sig_caught = sig;
     if (sig_engine)
         engine_stop(sig_engine);
 }
@@ -263,13 +264,17 @@ int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet *
         int keep = measured && (is_last || sig_caught || rc != 0);
         if (keep) {
             fill_record(rec, e, &st, cs);
-            if (trc == 0 && ro->save && engine_save(e, ro->save, err, sizeof err) != 0) {
+            /* a run stopped before its first step saves no checkpoint */
+            if (trc == 0 && st.steps > 0 && ro->save &&
+                engine_save(e, ro->save, err, sizeof err) != 0) {
                 fprintf(stderr, "cnntop: %s\n", err);
+                record_set_error(rec, err); /* the record says why the exit code is 1 */
                 rc = 1;
             }
-            if (ro->trace && is_last) {
+            if (ro->trace && is_last && st.steps > 0) {
                 if (engine_write_trace(e, err, sizeof err) != 0) {
                     fprintf(stderr, "cnntop: %s\n", err);
+                    record_set_error(rec, err);
                     rc = 1;
                 } else
                     fprintf(stderr, "cnntop: trace written to %s\n", ro->trace);

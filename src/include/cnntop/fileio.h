@@ -11,7 +11,8 @@
  *
  * A path to write must name a regular file or nothing: a device, FIFO,
  * socket or directory is refused (a symbolic link stands for the file it
- * points to, which is what gets replaced).  The temporary file is
+ * points to, which is what gets replaced), and so is the file behind the
+ * process's standard streams (/dev/stdout redirected to a file).  The temporary file is
  * PATH.tmp.XXXXXX (six random characters; .cnntop.tmp.XXXXXX beside it when
  * that name would be too long), a fresh name tried again when taken, so a
  * leftover of a killed run never blocks a write.

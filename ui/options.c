@@ -241,7 +241,7 @@ static int parse_list(const char *name, const char *v, long lo, long hi, int *li
     return 0;
 }
 
-/* Applies one option with its value (NULL for a flag) to o. */
+/* Applies one option with its value ("" for a flag) to o. */
 static int apply(Options *o, const char *name, const char *v, char *err, size_t errlen)
 {
     RunConfig *c = &o->cfg;
@@ -431,9 +431,9 @@ int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen)
             snprintf(err, errlen, "%s needs a value (%s)", d->name, d->arg);
             return 2;
         }
-        if (v && check_path_arg(d, v, err, errlen) != 0)
+        if (d->arg && check_path_arg(d, v, err, errlen) != 0)
             return 2;
-        if (apply(o, d->name, v, err, errlen) != 0)
+        if (apply(o, d->name, v ? v : "", err, errlen) != 0)
             return 2;
     }
     if (o->cmd == CMD_EVAL && !o->load) {

@@ -516,7 +516,15 @@ mkfifo "$O/fifo" "$O/fifo.json"
 ln -s loop-b "$O/loop-a"; ln -s loop-a "$O/loop-b"
 ln -s loop-b.json "$O/loop-a.json"; ln -s loop-a.json "$O/loop-b.json"
 ln -s nothing "$O/dangling"; ln -s nothing.json "$O/dangling.json"
-ln -s /dev/null "$O/null.json"
+# Never the system's /dev/null, /dev/stdout or /dev/stderr: a build with the
+# bug this checks (rename over the target), run as root, would replace them
+# for the whole machine.  A private character device (root can make one;
+# anyone else cannot replace /dev/null anyway) and private links to
+# /proc/self/fd stand in for them.
+if mknod "$O/null" c 1 3 2>/dev/null; then NULL=$O/null; else NULL=/dev/null; fi
+ln -s "$NULL" "$O/null.json"
+ln -s /proc/self/fd/1 "$O/stdout"
+ln -s /proc/self/fd/2 "$O/stderr"
 long=$(python3 -c 'print("/tmp/" + "a" * 4200)')
 name=$(python3 -c 'print("n" * 300)')
 # bad_path OPT SUFFIX: OPT refuses each kind of path (SUFFIX: .json for --export).
@@ -541,12 +549,12 @@ bad_path --trace ""
 bad_path --export .json
 # shellcheck disable=SC2086
 {
-check 1 "/dev/null" "a character device, not a regular file" -- run $g --save /dev/null
-check 1 "/dev/null" "a character device, not a regular file" -- run $g --trace /dev/null
+check 1 "$NULL" "a character device, not a regular file" -- run $g --save "$NULL"
+check 1 "$NULL" "a character device, not a regular file" -- run $g --trace "$NULL"
 check 1 "$O/null.json" "a character device, not a regular file" -- run $g --export "$O/null.json"
 # stdout is a file here: replacing it would cut cnntop's own output off.
-check 1 "/dev/stdout" "standard output" -- run $g --save /dev/stdout
-check 1 "/dev/stderr" "standard error" -- run $g --trace /dev/stderr
+check 1 "$O/stdout" "standard output" -- run $g --save "$O/stdout"
+check 1 "$O/stderr" "standard error" -- run $g --trace "$O/stderr"
 check 1 "$O/fifo.json" "a FIFO, not a regular file" -- sweep $g --export "$O/fifo.json"
 check 2 "--data" '"": empty directory name' -- run --data '' --steps 1
 check 2 "--data" "File name too long" -- run --data "$long" --steps 1
@@ -557,8 +565,8 @@ check 1 "$O/loop-a" "Too many levels of symbolic links" -- eval --load "$O/loop-
 check 2 "--history" '"": empty file name' -- --history ''
 }
 # Into a pipe: refused as a FIFO, not renamed over, the pipe still works.
-"$CNNTOP" run $g --trace /dev/stdout 2>"$L/err" | cat >"$L/out"
-grep -q "/dev/stdout: a FIFO, not a regular file" "$L/err" || fail "--trace /dev/stdout into a pipe: $(cat "$L/err")"
+"$CNNTOP" run $g --trace "$O/stdout" 2>"$L/err" | cat >"$L/out"
+grep -q "$O/stdout: a FIFO, not a regular file" "$L/err" || fail "--trace /dev/stdout into a pipe: $(cat "$L/err")"
 checks=$((checks + 1))
 
 # ---- a run that fails before training writes nothing ----

@@ -18,6 +18,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -134,10 +135,23 @@ static const char *p_loop(void)
 static const char *p_dir(void) { mkdir(in_dir("a-dir"), 0755); return in_dir("a-dir"); }
 static const char *p_fifo(void) { mkfifo(in_dir("fifo"), 0644); return in_dir("fifo"); }
 static const char *p_socket(void) { make_socket(in_dir("sock")); return in_dir("sock"); }
-static const char *p_devnull(void) { return "/dev/null"; }
+/* A character device of our own, never the system's /dev/null: a build
+ * with the bug under test, run as root, would replace it for everyone.
+ * Only root can make one; anyone else cannot replace /dev/null either. */
+static const char *null_device(void)
+{
+    static char dev[PATH_MAX];
+
+    if (!dev[0])
+        snprintf(dev, sizeof dev, "%s",
+                 mknod(in_dir("null"), S_IFCHR | 0666, makedev(1, 3)) == 0 ? in_dir("null")
+                                                                          : "/dev/null");
+    return dev;
+}
+static const char *p_devnull(void) { return null_device(); }
 static const char *p_devnull_link(void)
 {
-    if (symlink("/dev/null", in_dir("null-link")) != 0)
+    if (symlink(null_device(), in_dir("null-link")) != 0)
         perror("symlink");
     return in_dir("null-link");
 }
@@ -170,8 +184,8 @@ static const PathCase path_cases[] = {
     {"directory", p_dir, "a directory, not a regular file"},
     {"FIFO", p_fifo, "a FIFO, not a regular file"},
     {"socket", p_socket, "a socket, not a regular file"},
-    {"/dev/null", p_devnull, "a character device, not a regular file"},
-    {"link to /dev/null", p_devnull_link, "a character device, not a regular file"},
+    {"character device", p_devnull, "a character device, not a regular file"},
+    {"link to a character device", p_devnull_link, "a character device, not a regular file"},
     {"empty", p_empty, "empty file name"},
     {"trailing slash", p_slash, "ends in /"},
     {"longer than PATH_MAX", p_too_long, "File name too long"},

@@ -48,8 +48,10 @@ static int check_all(const char *path, const RunRecord *recs, size_t k, char *er
 {
     char what[600];
 
-    if (k == 0)
-        return snprintf(err, len, "%s: a sweep record with no runs: nothing to report", path), -1;
+    if (k == 0) {
+        snprintf(err, len, "%s: a sweep record with no runs: nothing to report", path);
+        return -1;
+    }
     for (size_t j = 0; j < k; j++) {
         if (k > 1)
             snprintf(what, sizeof what, "%s: runs[%zu]", path, j);

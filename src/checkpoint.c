@@ -1,6 +1,8 @@
 /*
  * checkpoint.c: the checkpoint file (see checkpoint.h for the layout).
  */
+#include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -17,6 +19,14 @@
 #define CK_MODEL "EnhancedCNN"
 #define CK_HEADER 88
 #define CK_NT (MODEL_NTENSORS + MODEL_NRUNNING)
+
+const CkptField checkpoint_fields[CKF_COUNT] = {
+    [CKF_RESERVED] = {"reserved", 20, 4, 0, 0},
+    [CKF_ADAM_T] = {"adam_t (Adam steps taken)", 56, 8, 0, CN_MAX_ADAM_STEPS},
+    [CKF_EPOCHS_DONE] = {"epochs_done", 64, 8, 0, CN_MAX_EPOCHS_DONE},
+    [CKF_EPOCH_POS] = {"epoch_pos (images of the current epoch)", 72, 8, 0, CN_MAX_IMAGES},
+    [CKF_SEED] = {"seed", 80, 8, 0, UINT64_MAX},
+};
 
 static size_t floats_learnable(void)
 {
@@ -59,6 +69,23 @@ static uint64_t get_u64(const unsigned char *p)
     return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
 }
 
+static void put_field(unsigned char *buf, int f, uint64_t v)
+{
+    const CkptField *d = &checkpoint_fields[f];
+
+    if (d->bytes == 4)
+        put_u32(buf + d->off, (uint32_t)v);
+    else
+        put_u64(buf + d->off, v);
+}
+
+static uint64_t get_field(const unsigned char *buf, int f)
+{
+    const CkptField *d = &checkpoint_fields[f];
+
+    return d->bytes == 4 ? get_u32(buf + d->off) : get_u64(buf + d->off);
+}
+
 static const TensorDesc *ck_desc(int i)
 {
     return i < MODEL_NTENSORS ? &model_tensors[i] : &model_running[i - MODEL_NTENSORS];
@@ -99,10 +126,11 @@ int checkpoint_save(const char *path, const Params *ps, const CkptMeta *meta,
     put_u32(buf + 12, MODEL_NTENSORS);
     put_u32(buf + 16, MODEL_NRUNNING);
     memcpy(buf + 24, CK_MODEL, sizeof CK_MODEL);
-    put_u64(buf + 56, (uint64_t)ps->adam_t);
-    put_u64(buf + 64, (uint64_t)meta->epochs_done);
-    put_u64(buf + 72, (uint64_t)meta->epoch_pos);
-    put_u64(buf + 80, meta->seed);
+    put_field(buf, CKF_RESERVED, 0);
+    put_field(buf, CKF_ADAM_T, (uint64_t)ps->adam_t);
+    put_field(buf, CKF_EPOCHS_DONE, (uint64_t)meta->epochs_done);
+    put_field(buf, CKF_EPOCH_POS, (uint64_t)meta->epoch_pos);
+    put_field(buf, CKF_SEED, meta->seed);
     for (int i = 0; i < CK_NT; i++)
         put_u32(buf + CK_HEADER + 4 * i, (uint32_t)tensor_numel(ck_desc(i)));
     running_offsets(ps, roff);
@@ -130,8 +158,9 @@ static int ck_check(const char *path, const unsigned char *buf, size_t len,
         return cn_fail(err, errlen, -CN_EFORMAT,
                        "%s: checkpoint format version %u, this cnntop reads version %d",
                        path, ver, CHECKPOINT_VERSION);
+    char model[32] = CK_MODEL; /* NUL-padded */
     if (get_u32(buf + 12) != MODEL_NTENSORS || get_u32(buf + 16) != MODEL_NRUNNING ||
-        memcmp(buf + 24, CK_MODEL, sizeof CK_MODEL) != 0)
+        memcmp(buf + 24, model, sizeof model) != 0)
         return cn_fail(err, errlen, -CN_EFORMAT, "%s: checkpoint of another model", path);
     for (int i = 0; i < CK_NT; i++)
         if (get_u32(buf + CK_HEADER + 4 * i) != tensor_numel(ck_desc(i)))
@@ -147,6 +176,58 @@ static int ck_check(const char *path, const unsigned char *buf, size_t len,
     return 0;
 }
 
+/* Checks what the header's counts mean: each in its range, and at least
+ * one Adam step for each epoch begun. */
+static int ck_check_counts(const char *path, const unsigned char *buf, char *err, size_t errlen)
+{
+    for (int f = 0; f < CKF_COUNT; f++) {
+        const CkptField *d = &checkpoint_fields[f];
+        uint64_t v = get_field(buf, f);
+        if (v < d->lo || v > d->hi)
+            return cn_fail(err, errlen, -CN_EFORMAT,
+                           "%s: %s is %" PRIu64 ", out of range (%" PRIu64 "..%" PRIu64 ")",
+                           path, d->name, v, d->lo, d->hi);
+    }
+    uint64_t t = get_field(buf, CKF_ADAM_T), done = get_field(buf, CKF_EPOCHS_DONE),
+             pos = get_field(buf, CKF_EPOCH_POS);
+    if (t < done + (pos > 0))
+        return cn_fail(err, errlen, -CN_EFORMAT,
+                       "%s: adam_t is %" PRIu64 ", fewer than the %" PRIu64 " epochs begun "
+                       "(epochs_done %" PRIu64 ", epoch_pos %" PRIu64 "): each takes a step",
+                       path, t, done + (pos > 0), done, pos);
+    return 0;
+}
+
+/* The four float blocks in file order; `nonneg`: values must be >= 0
+ * (Adam's second moments; the running variances are picked by name). */
+static const struct { const char *name; int first, count, nonneg; } ck_blocks[] = {
+    {"parameter", 0, MODEL_NTENSORS, 0},
+    {"running statistic", MODEL_NTENSORS, MODEL_NRUNNING, 0},
+    {"Adam m", 0, MODEL_NTENSORS, 0},
+    {"Adam v", 0, MODEL_NTENSORS, 1},
+};
+
+/* Checks every float: finite, and not negative where it cannot be. */
+static int ck_check_floats(const char *path, const unsigned char *f, char *err, size_t errlen)
+{
+    for (size_t b = 0; b < sizeof ck_blocks / sizeof ck_blocks[0]; b++)
+        for (int t = 0; t < ck_blocks[b].count; t++) {
+            const TensorDesc *d = ck_desc(ck_blocks[b].first + t);
+            int nonneg = ck_blocks[b].nonneg || strstr(d->name, "running_var") != NULL;
+            size_t n = tensor_numel(d);
+            for (size_t i = 0; i < n; i++, f += 4) {
+                float x;
+                memcpy(&x, f, sizeof x);
+                if (!isfinite(x) || (nonneg && x < 0))
+                    return cn_fail(err, errlen, -CN_EFORMAT,
+                                   "%s: %s %s[%zu] is %g (must be finite%s)", path,
+                                   ck_blocks[b].name, d->name, i, (double)x,
+                                   nonneg ? " and not negative" : "");
+            }
+        }
+    return 0;
+}
+
 int checkpoint_load(const char *path, Params *ps, CkptMeta *meta,
                     char *err, size_t errlen)
 {
@@ -157,6 +238,10 @@ int checkpoint_load(const char *path, Params *ps, CkptMeta *meta,
     if (rc != 0)
         return rc;
     rc = ck_check(path, buf, len, err, errlen);
+    if (rc == 0)
+        rc = ck_check_counts(path, buf, err, errlen);
+    if (rc == 0)
+        rc = ck_check_floats(path, buf + CK_HEADER + 4 * CK_NT, err, errlen);
     if (rc == 0) {
         const unsigned char *f = buf + CK_HEADER + 4 * CK_NT;
         running_offsets(ps, roff);
@@ -164,10 +249,10 @@ int checkpoint_load(const char *path, Params *ps, CkptMeta *meta,
         f = ck_block((unsigned char *)f, ps->running, roff, MODEL_NTENSORS, MODEL_NRUNNING, 0);
         f = ck_block((unsigned char *)f, ps->adam_m, ps->off, 0, MODEL_NTENSORS, 0);
         ck_block((unsigned char *)f, ps->adam_v, ps->off, 0, MODEL_NTENSORS, 0);
-        ps->adam_t = (long)get_u64(buf + 56);
-        meta->epochs_done = (long)get_u64(buf + 64);
-        meta->epoch_pos = (long)get_u64(buf + 72);
-        meta->seed = get_u64(buf + 80);
+        ps->adam_t = (long)get_field(buf, CKF_ADAM_T);
+        meta->epochs_done = (long)get_field(buf, CKF_EPOCHS_DONE);
+        meta->epoch_pos = (long)get_field(buf, CKF_EPOCH_POS);
+        meta->seed = get_field(buf, CKF_SEED);
     }
     free(buf);
     return rc;

@@ -16,6 +16,11 @@
  *   184 f32[]    parameters, running statistics, Adam m, Adam v (each in
  *                table order, unpadded)
  *   end u32      CRC-32 (zlib) of every byte before it
+ *
+ * A CRC proves the bytes are intact, not that they make sense: every field
+ * is checked against its meaning too (checkpoint_fields[] for the counts;
+ * every float finite, variances and Adam's v not negative; at least one
+ * Adam step for each epoch begun) before anything is used.
  */
 #ifndef CNNTOP_CHECKPOINT_H
 #define CNNTOP_CHECKPOINT_H
@@ -32,6 +37,17 @@ typedef struct CkptMeta {
     long epoch_pos;    /* images consumed of the current epoch */
     uint64_t seed;     /* the seed the run was started with */
 } CkptMeta;
+
+/* The header's counts, with the values that make sense. */
+typedef struct CkptField {
+    const char *name;  /* as messages name it, e.g. "epoch_pos" */
+    size_t off;        /* byte offset in the file */
+    int bytes;         /* 4 or 8, little-endian */
+    uint64_t lo, hi;   /* accepted values */
+} CkptField;
+
+enum { CKF_RESERVED, CKF_ADAM_T, CKF_EPOCHS_DONE, CKF_EPOCH_POS, CKF_SEED, CKF_COUNT };
+extern const CkptField checkpoint_fields[CKF_COUNT];
 
 /* Writes ps (and ps->adam_t) with meta to path atomically. */
 int checkpoint_save(const char *path, const Params *ps, const CkptMeta *meta,

@@ -16,6 +16,7 @@
  * trainer's counters (published under live_mu after every step) and the
  * loader's, and appends a Sample to the run's history.
  */
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -125,12 +126,17 @@ static int check_config(const RunConfig *c, char *err, size_t errlen)
     if (c->batch < 1 || c->batch > CN_MAX_BATCH)
         return cn_fail(err, errlen, -CN_EINVAL, "batch size %d out of range (1..%d)",
                        c->batch, CN_MAX_BATCH);
-    if (c->steps < 0)
-        return cn_fail(err, errlen, -CN_EINVAL, "steps %ld must not be negative", c->steps);
-    if (c->steps == 0 && (c->epochs < 1 || c->epochs > 100000))
-        return cn_fail(err, errlen, -CN_EINVAL, "epochs %d out of range (1..100000)", c->epochs);
-    if (c->limit < 0 || c->test_limit < 0)
-        return cn_fail(err, errlen, -CN_EINVAL, "limit must not be negative");
+    if (c->steps < 0 || c->steps > CN_MAX_STEPS)
+        return cn_fail(err, errlen, -CN_EINVAL, "steps %ld out of range (0..%ld)", c->steps,
+                       CN_MAX_STEPS);
+    if (c->steps == 0 && (c->epochs < 1 || c->epochs > CN_MAX_EPOCHS))
+        return cn_fail(err, errlen, -CN_EINVAL, "epochs %d out of range (1..%d)", c->epochs,
+                       CN_MAX_EPOCHS);
+    if (c->limit < 0 || c->test_limit < 0 || c->limit > CN_MAX_IMAGES ||
+        c->test_limit > CN_MAX_IMAGES)
+        return cn_fail(err, errlen, -CN_EINVAL, "limit %ld out of range (0..%ld, 0: all)",
+                       c->limit < 0 || c->limit > CN_MAX_IMAGES ? c->limit : c->test_limit,
+                       CN_MAX_IMAGES);
     if (c->threads < 0 || c->threads > CN_MAX_THREADS)
         return cn_fail(err, errlen, -CN_EINVAL, "threads %d out of range (0..%d)",
                        c->threads, CN_MAX_THREADS);
@@ -140,11 +146,14 @@ static int check_config(const RunConfig *c, char *err, size_t errlen)
     if (c->prefetch < 0 || c->prefetch > CN_MAX_PREFETCH)
         return cn_fail(err, errlen, -CN_EINVAL, "prefetch %d out of range (1..%d, 0: 2 per worker)",
                        c->prefetch, CN_MAX_PREFETCH);
-    if (c->eval_every < 0)
-        return cn_fail(err, errlen, -CN_EINVAL, "eval_every %ld must not be negative",
-                       c->eval_every);
+    if (c->eval_every < 0 || c->eval_every > CN_MAX_STEPS)
+        return cn_fail(err, errlen, -CN_EINVAL, "eval_every %ld out of range (0..%ld)",
+                       c->eval_every, CN_MAX_STEPS);
     if (!isfinite(c->lr) || c->lr <= 0.0 || c->lr > 10.0)
         return cn_fail(err, errlen, -CN_EINVAL, "learning rate %g out of range (0..10]", c->lr);
+    if (c->lr < FLT_MIN)
+        return cn_fail(err, errlen, -CN_EINVAL, "learning rate %g too small: below %g, the "
+                       "smallest normal float (every update would vanish)", c->lr, FLT_MIN);
     return 0;
 }
 
@@ -631,6 +640,25 @@ static void publish_step(Engine *e, const Progress *p, int nb, double dt, double
     pthread_mutex_unlock(&e->live_mu);
 }
 
+/* Refuses a run that would take the epochs or Adam steps counted so far
+ * (from a checkpoint, or earlier runs) past what the engine holds.  A step
+ * ends at most one epoch; at most n_train steps make one (batch 1). */
+static int check_totals(const Engine *e, char *err, size_t errlen)
+{
+    long epochs = e->cfg.steps ? e->cfg.steps : e->cfg.epochs;
+    long steps = e->cfg.steps ? e->cfg.steps : e->cfg.epochs * e->n_train;
+
+    if (e->epochs_done > CN_MAX_EPOCHS_DONE - epochs)
+        return cn_fail(err, errlen, -CN_EINVAL,
+                       "%ld epochs trained already: %ld more could pass the limit of %ld",
+                       e->epochs_done, epochs, CN_MAX_EPOCHS_DONE);
+    if (e->ps.adam_t > CN_MAX_ADAM_STEPS - steps)
+        return cn_fail(err, errlen, -CN_EINVAL,
+                       "%ld Adam steps taken already: %ld more could pass the limit of %ld",
+                       e->ps.adam_t, steps, CN_MAX_ADAM_STEPS);
+    return 0;
+}
+
 int engine_train(Engine *e, ProgressFn fn, void *userdata, char *err, size_t errlen)
 {
     RunClock rc;
@@ -644,6 +672,8 @@ int engine_train(Engine *e, ProgressFn fn, void *userdata, char *err, size_t err
         return cn_fail(err, errlen, -CN_ESTATE, "this engine holds only the test split "
                        "(test_only): it evaluates, it cannot train");
     memset(&e->stats, 0, sizeof e->stats);
+    if ((ret = check_totals(e, err, errlen)) != 0)
+        return ret;
     memset(&e->prof, 0, sizeof e->prof);
     e->prof.trace = e->trace;
     e->prof.cs = e->cs;

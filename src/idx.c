@@ -435,7 +435,9 @@ static int path_join(char *out, size_t size, const char *a, const char *b)
 /*
  * Looks for dir/name, then dir/name.gz.  The plain file wins when both
  * exist: torchvision keeps the .gz beside the file it unpacked, and the
- * plain one is faster to read.  Returns 1 when found (path in out), else 0.
+ * plain one is faster to read.  Returns 1 when found (path in out), 0 when
+ * neither is there (ENOENT, ENOTDIR), or -errno of the first other failure
+ * (a symbolic link loop, a directory that cannot be searched), path in out.
  */
 static int ds_file_find(char *out, size_t size, const char *dir, const char *name)
 {
@@ -443,20 +445,26 @@ static int ds_file_find(char *out, size_t size, const char *dir, const char *nam
     size_t n;
 
     if (path_join(out, size, dir, name) < 0)
-        return 0;
+        return -ENAMETOOLONG;
     if (stat(out, &st) == 0)
         return 1;
+    if (errno != ENOENT && errno != ENOTDIR)
+        return -errno;
     n = strlen(out);
     if (n + 4 > size)
-        return 0;
+        return -ENAMETOOLONG;
     memcpy(out + n, ".gz", 4);
-    return stat(out, &st) == 0;
+    if (stat(out, &st) == 0)
+        return 1;
+    return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
 }
 
 static int ds_dir_check(const char *dir, char *err, size_t errlen)
 {
     DIR *d;
 
+    if (!*dir)
+        return cn_fail(err, errlen, -CN_EINVAL, "\"\": empty directory name");
     if (strlen(dir) + 32 >= sizeof ((Dataset *)0)->dir)
         return cn_fail(err, errlen, -CN_EINVAL, "%.64s...: path too long", dir);
     if (!(d = opendir(dir)))
@@ -474,8 +482,11 @@ static int ds_dir_find(DatasetFiles *f, const char *dir, char *err, size_t errle
     for (size_t i = 0; i < sizeof ds_subdirs / sizeof ds_subdirs[0]; i++) {
         if (path_join(f->dir, sizeof f->dir, dir, ds_subdirs[i]) < 0)
             continue;
-        if (ds_file_find(probe, sizeof probe, f->dir, ds_names[f->first]))
+        int found = ds_file_find(probe, sizeof probe, f->dir, ds_names[f->first]);
+        if (found > 0)
             return 0;
+        if (found < 0)
+            return cn_fail(err, errlen, -CN_EIO, "%s: %s", probe, strerror(-found));
     }
     f->dir[0] = '\0';
     return cn_fail(err, errlen, -CN_EIO,
@@ -488,8 +499,11 @@ static int ds_dir_find(DatasetFiles *f, const char *dir, char *err, size_t errle
 static int ds_files_find(DatasetFiles *f, char *err, size_t errlen)
 {
     for (int i = f->first; i < DS_FILES; i++) {
-        if (ds_file_find(f->path[i], sizeof f->path[i], f->dir, ds_names[i]))
+        int found = ds_file_find(f->path[i], sizeof f->path[i], f->dir, ds_names[i]);
+        if (found > 0)
             continue;
+        if (found < 0)
+            return cn_fail(err, errlen, -CN_EIO, "%s: %s", f->path[i], strerror(-found));
         path_join(f->path[i], sizeof f->path[i], f->dir, ds_names[i]);
         return cn_fail(err, errlen, -CN_EIO, "%s: not found (nor with .gz)", f->path[i]);
     }

@@ -13,9 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cnntop/engine.h"
+
 #define IDX_MAX_CLASSES 10        /* the reference model has 10 outputs */
 #define IDX_MAX_SIDE 4096         /* rows or cols above this are refused */
-#define IDX_MAX_ITEMS 100000000L  /* more items than this are refused */
+#define IDX_MAX_ITEMS CN_MAX_IMAGES /* more items than this are refused */
 
 /* One IDX array of unsigned bytes. */
 typedef struct IdxArray {

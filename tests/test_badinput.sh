@@ -131,6 +131,13 @@ dataset("fifo", vl=None)
 os.mkfifo(os.path.join(root, "fifo", VL))
 dataset("unreadable-file")
 dataset("unreadable-dir")
+dataset("unsearchable-dir")  # listable (r) but not searchable (x)
+dataset("loop-train", ti=None)
+os.symlink("loop-b", os.path.join(root, "loop-train", "loop-a"))
+os.symlink("loop-a", os.path.join(root, "loop-train", "loop-b"))
+os.symlink("loop-a", os.path.join(root, "loop-train", TI))
+dataset("loop-test-labels", vl=None)
+os.symlink(VL, os.path.join(root, "loop-test-labels", VL))
 
 # Damaged copies of the real data, when it is installed.
 if os.path.isfile(os.path.join(real, TL + ".gz")):
@@ -150,6 +157,7 @@ if os.path.isfile(os.path.join(real, TL + ".gz")):
 EOF
 chmod 000 "$D/unreadable-file/train-labels-idx1-ubyte"
 chmod 000 "$D/unreadable-dir"
+chmod 644 "$D/unsearchable-dir"
 
 # A valid checkpoint of this build, and broken ones made from it.
 if ! "$CNNTOP" run --data "$D/good" --steps 1 --test-limit 16 --save "$tmp/good.ckpt" \
@@ -181,6 +189,17 @@ put("other-model.ckpt", recrc(good[:24] + b"LeNet5".ljust(32, b"\0") + good[56:]
 put("tensor-size.ckpt", recrc(good[:88] + struct.pack("<I", 289) + good[92:]))
 b = bytearray(good); b[len(b) // 2] ^= 1
 put("flipped.ckpt", bytes(b))
+# Every count of the header out of its range, under a valid CRC (the
+# generated cases over every field are tests/test_checkpoint.c's).
+def field(off, v, n=8, base=good):
+    return recrc(base[:off] + (v % 2**(8 * n)).to_bytes(n, "little") + base[off + n:])
+put("reserved.ckpt", field(20, 1, 4))
+put("adam-negative.ckpt", field(56, -5))
+put("epochs-done-huge.ckpt", field(64, 2**31 - 1, base=field(56, 10**15)))
+put("epoch-pos-negative.ckpt", field(72, -1))
+put("epoch-pos-no-step.ckpt", field(72, 64, base=field(56, 0)))
+put("epochs-done-full.ckpt", field(64, 10**9, base=field(56, 10**15)))
+put("nan-weight.ckpt", recrc(good[:184] + struct.pack("<f", float("nan")) + good[188:]))
 put("foreign-png.ckpt", b"\x89PNG\r\n\x1a\n" + bytes(1000))
 put("foreign-text.ckpt", b"not a checkpoint\n")
 EOF
@@ -188,6 +207,42 @@ cp "$D/good/t10k-labels-idx1-ubyte" "$C/idx.ckpt"
 truncate -s 10G "$C/huge.ckpt" # sparse: nothing is really written
 mkdir -p "$C/dir.ckpt"
 mkfifo "$C/fifo.ckpt"
+
+# A run record of this build, and records that make no sense made from it.
+R=$tmp/rec
+mkdir -p "$R"
+if ! "$CNNTOP" run --data "$D/good" --steps 1 --test-limit 16 --export "$tmp/good.json" \
+        >"$L/out" 2>"$L/err"; then
+    echo "test_badinput: cannot make a run record:" >&2
+    cat "$L/err" >&2
+    exit 1
+fi
+python3 - "$tmp/good.json" "$R" <<'EOF2' || { echo "test_badinput: cannot make records" >&2; exit 1; }
+import copy, json, os, sys
+good = json.load(open(sys.argv[1]))
+def put(name, rec):
+    json.dump(rec, open(os.path.join(sys.argv[2], name), "w"))
+def changed(name, path, value):
+    r = copy.deepcopy(good)
+    o = r
+    for k in path[:-1]:
+        o = o[k]
+    o[path[-1]] = value
+    put(name, r)
+put("sweep-empty.json", {"schema": "cnntop.sweep/1", "cnntop_version": good["cnntop_version"], "runs": []})
+put("sweep-hollow.json", {"schema": "cnntop.sweep/1", "cnntop_version": good["cnntop_version"],
+                          "runs": [good, dict(good, train=dict(good["train"], steps=0, images=0),
+                                              eval=None, error=None)]})
+changed("hollow.json", ["train"], dict(good["train"], steps=0, images=0))
+r = json.load(open(os.path.join(sys.argv[2], "hollow.json"))); r["eval"] = None; r["error"] = None
+put("hollow.json", r)
+changed("accuracy.json", ["eval", "accuracy"], 1.5)
+changed("correct.json", ["eval", "correct"], good["eval"]["images"] + 1)
+changed("wall.json", ["train", "wall"], -2.0)
+changed("batch-0.json", ["config", "batch"], 0)
+changed("images.json", ["train", "images"], 0)
+changed("steps.json", ["train", "steps"], 10**12)
+EOF2
 
 # ---- one case ----
 
@@ -294,17 +349,22 @@ run_data no-train-images   "$D/no-train-images"       "no MNIST-format data"
 run_data empty-dir         "$D/empty-dir"             "no MNIST-format data"
 run_data dir-as-file       "$D/dir-as-file/$vl"       "Is a directory"
 run_data fifo              "$D/fifo/$vl"              "not a regular file"
+run_data loop-train        "$D/loop-train/$ti"        "Too many levels of symbolic links"
+run_data loop-test-labels  "$D/loop-test-labels/$vl"  "Too many levels of symbolic links"
 check 1 "$tmp/none" "No such file or directory" -- run --data "$tmp/none" --steps 1
 check 1 "$D/good/$ti" "Not a directory" -- run --data "$D/good/$ti" --steps 1
 if [ "$(id -u)" -ne 0 ]; then
     run_data unreadable-file "$D/unreadable-file/$tl" "Permission denied"
     run_data unreadable-dir "$D/unreadable-dir" "Permission denied"
+    run_data unsearchable-dir "$D/unsearchable-dir/$ti" "Permission denied"
 elif setpriv --reuid=65534 --regid=65534 --clear-groups "$CNNTOP" --version >/dev/null 2>&1; then
     # root reads anything: drop to nobody to see a permission error.
     check 1 "$D/unreadable-file/$tl" "Permission denied" as-nobody -- \
         run --data "$D/unreadable-file" --steps 1 --test-limit 16 --save "$W/m.ckpt"
     check 1 "$D/unreadable-dir" "Permission denied" as-nobody -- \
         run --data "$D/unreadable-dir" --steps 1 --test-limit 16 --save "$W/m.ckpt"
+    check 1 "$D/unsearchable-dir/$ti" "Permission denied" as-nobody -- \
+        run --data "$D/unsearchable-dir" --steps 1 --test-limit 16 --save "$W/m.ckpt"
 else
     skip "unreadable file and directory: running as root and cannot become nobody"
 fi
@@ -340,6 +400,15 @@ load_ckpt version-0.ckpt    "version 0, this cnntop reads version 1"
 load_ckpt other-model.ckpt  "checkpoint of another model"
 load_ckpt tensor-size.ckpt  "conv1.weight has 289 elements"
 load_ckpt flipped.ckpt      "checksum mismatch"
+load_ckpt reserved.ckpt      "reserved is 1, out of range (0..0)"
+load_ckpt adam-negative.ckpt "adam_t (Adam steps taken) is 18446744073709551611, out of range"
+load_ckpt epochs-done-huge.ckpt "epochs_done is 2147483647, out of range (0..1000000000)"
+load_ckpt epoch-pos-negative.ckpt "epoch_pos (images of the current epoch) is 18446744073709551615, out of range"
+load_ckpt epoch-pos-no-step.ckpt "adam_t is 0, fewer than the 2 epochs begun"
+load_ckpt nan-weight.ckpt   "parameter conv1.weight[0] is nan"
+# At the limit: loads, but no run may count past it.
+check 1 "1000000000 epochs trained already" "pass the limit of 1000000000" -- \
+    run --load "$C/epochs-done-full.ckpt" --data "$D/good" --steps 1 --save "$W/m.ckpt"
 load_ckpt foreign-png.ckpt  "not a cnntop checkpoint"
 load_ckpt foreign-text.ckpt "not a cnntop checkpoint"
 load_ckpt idx.ckpt          "not a cnntop checkpoint"
@@ -347,6 +416,19 @@ load_ckpt huge.ckpt         "too large"
 load_ckpt dir.ckpt          "is a directory"
 load_ckpt fifo.ckpt         "not a regular file"
 load_ckpt none.ckpt         "No such file or directory"
+
+# ---- the table: records for report ----
+
+check 1 "$R/sweep-empty.json" "a sweep record with no runs: nothing to report" -- report "$R/sweep-empty.json"
+check 1 "$R/sweep-hollow.json: runs[1]" "nothing to report" -- report "$R/sweep-hollow.json"
+check 1 "$R/hollow.json" "nothing to report (no training step, no evaluation, no error)" -- report "$R/hollow.json"
+check 1 "$R/accuracy.json" "eval.accuracy is 1.5, out of range (0..1)" -- report "$R/accuracy.json"
+check 1 "$R/correct.json" "eval.correct 17 is more than eval.images 16" -- report "$R/correct.json"
+check 1 "$R/wall.json" "train.wall is -2, out of range" -- report "$R/wall.json"
+check 1 "$R/batch-0.json" "config.batch is 0, out of range (1..65536)" -- report "$R/batch-0.json"
+check 1 "$R/images.json" "train.images 0 for 1 steps" -- report "$R/images.json"
+check 1 "$R/steps.json" "train.steps is 1000000000000, out of range" -- report "$R/steps.json"
+check 1 "$R/sweep-empty.json" "nothing to report" -- report "$tmp/good.json" "$R/sweep-empty.json"
 
 # ---- the table: the command line (exit 2, nothing run) ----
 
@@ -374,7 +456,7 @@ bad_opt "--batch"    "0 is out of range"          run $g --batch 0
 bad_opt "--batch"    "-1 is out of range"         run $g --batch -1
 bad_opt "--batch"    "65537 is out of range"      run $g --batch 65537
 bad_opt "--batch"    "99999999999999999999999 is out of range" run $g --batch 99999999999999999999999
-bad_opt "--steps"    "99999999999999999999999 is out of range (at least 1)" run $g --steps 99999999999999999999999
+bad_opt "--steps"    "99999999999999999999999 is out of range (1..1000000000)" run $g --steps 99999999999999999999999
 bad_opt "--batch"    "a list of values is for cnntop sweep" run $g --batch 64,128
 bad_opt "--workers"  "-1 is out of range"         run $g --workers -1
 bad_opt "--workers"  "65 is out of range"         run $g --workers 65
@@ -391,7 +473,7 @@ bad_opt "--test-limit" "0 is out of range"        run $g --test-limit 0
 bad_opt "--lr"       "'nan' is not a finite number" run $g --lr nan
 bad_opt "--lr"       "'inf' is not a finite number" run $g --lr inf
 bad_opt "--lr"       "'-inf' is not a finite number" run $g --lr -inf
-bad_opt "--lr"       "'1e999' is not a finite number" run $g --lr 1e999
+bad_opt "--lr"       "1e999 is out of range (0..10]" run $g --lr 1e999
 bad_opt "--lr"       "'fast' is not a finite number" run $g --lr fast
 bad_opt "--lr"       "0 is out of range"          run $g --lr 0
 bad_opt "--lr"       "-0.1 is out of range"       run $g --lr -0.1
@@ -404,6 +486,101 @@ bad_opt "--lr"       "does not apply"             eval --load "$tmp/good.ckpt" -
 bad_opt "--save"     "does not apply"             eval --load "$tmp/good.ckpt" --save "$W/m.ckpt"
 bad_opt "eval"       "needs --load"               eval --data "$D/good"
 }
+
+# ---- numbers at the edges: every count within what the engine holds ----
+# shellcheck disable=SC2086
+{
+bad_opt "--steps"    "9223372036854775807 is out of range (1..1000000000)" run $g --steps 9223372036854775807
+bad_opt "--steps"    "1000000001 is out of range" run $g --steps 1000000001
+bad_opt "--epochs"   "100001 is out of range (1..100000)" run --data "$D/good" --epochs 100001
+bad_opt "--epochs"   "9223372036854775807 is out of range" run --data "$D/good" --epochs 9223372036854775807
+bad_opt "--limit"    "100000001 is out of range (1..100000000)" run $g --limit 100000001
+bad_opt "--test-limit" "9223372036854775807 is out of range" run $g --test-limit 9223372036854775807
+bad_opt "--eval-every" "1000000001 is out of range" run $g --eval-every 1000000001
+bad_opt "--runs"     "10001 is out of range"      run $g --runs 10001
+bad_opt "--warmup"   "9223372036854775808 is out of range" run $g --warmup 9223372036854775808
+bad_opt "--prefetch" "257 is out of range"        run $g --prefetch 257
+bad_opt "--batch"    "9223372036854775807 is out of range" run $g --batch 9223372036854775807
+bad_opt "--workers"  "4294967296 is out of range" run $g --workers 4294967296
+bad_opt "--threads"  "4294967297 is out of range" run $g --threads 4294967297
+bad_opt "--seed"     "18446744073709551616 is out of range" run $g --seed 18446744073709551616
+bad_opt "--lr"       "1e-320 is too small: below 1.17549e-38" run $g --lr 1e-320
+bad_opt "--lr"       "1e-39 is too small"         run $g --lr 1e-39
+bad_opt "--target-accuracy" "1e-320 is too small" run $g --target-accuracy 1e-320
+bad_opt "--target-accuracy" "1.5 is out of range (0..1]" run $g --target-accuracy 1.5
+bad_opt "--budget"   "1e999 is out of range"      sweep $g --budget 1e999
+bad_opt "--budget"   "1e-320 is too small"        sweep $g --budget 1e-320
+}
+
+# ---- paths: each kind named, with the real errno, before training ----
+
+O=$tmp/out       # what the output options are pointed at
+mkdir -p "$O/dir" "$O/dir.json"
+mkfifo "$O/fifo" "$O/fifo.json"
+ln -s loop-b "$O/loop-a"; ln -s loop-a "$O/loop-b"
+ln -s loop-b.json "$O/loop-a.json"; ln -s loop-a.json "$O/loop-b.json"
+ln -s nothing "$O/dangling"; ln -s nothing.json "$O/dangling.json"
+# Never the system's /dev/null, /dev/stdout or /dev/stderr: a build with the
+# bug this checks (rename over the target), run as root, would replace them
+# for the whole machine.  A private character device (root can make one;
+# anyone else cannot replace /dev/null anyway) and private links to
+# /proc/self/fd stand in for them.
+if mknod "$O/null" c 1 3 2>/dev/null; then NULL=$O/null; else NULL=/dev/null; fi
+ln -s "$NULL" "$O/null.json"
+ln -s /proc/self/fd/1 "$O/stdout"
+ln -s /proc/self/fd/2 "$O/stderr"
+long=$(python3 -c 'print("/tmp/" + "a" * 4200)')
+name=$(python3 -c 'print("n" * 300)')
+# bad_path OPT SUFFIX: OPT refuses each kind of path (SUFFIX: .json for --export).
+bad_path() {
+    opt=$1 x=$2
+    # shellcheck disable=SC2086
+    {
+    check 2 "$opt" '"": empty file name' -- run $g "$opt" ''
+    check 2 "$opt" "File name too long" -- run $g "$opt" "$long$x"
+    check 2 "$opt" "ends in /" -- run $g "$opt" "$W/"
+    check 1 "$W/$name$x" "File name too long" -- run $g "$opt" "$W/$name$x"
+    check 1 "$O/dir$x" "a directory, not a regular file" -- run $g "$opt" "$O/dir$x"
+    check 1 "$O/fifo$x" "a FIFO, not a regular file" -- run $g "$opt" "$O/fifo$x"
+    check 1 "$O/loop-a$x" "Too many levels of symbolic links" -- run $g "$opt" "$O/loop-a$x"
+    check 1 "$O/dangling$x" "points to nothing" -- run $g "$opt" "$O/dangling$x"
+    check 1 "$O/nodir/m$x" "No such file or directory" -- run $g "$opt" "$O/nodir/m$x"
+    check 1 "$O/fifo/m$x" "Not a directory" -- run $g "$opt" "$O/fifo/m$x"
+    }
+}
+bad_path --save ""
+bad_path --trace ""
+bad_path --export .json
+# shellcheck disable=SC2086
+{
+check 1 "$NULL" "a character device, not a regular file" -- run $g --save "$NULL"
+check 1 "$NULL" "a character device, not a regular file" -- run $g --trace "$NULL"
+check 1 "$O/null.json" "a character device, not a regular file" -- run $g --export "$O/null.json"
+# stdout is a file here: replacing it would cut cnntop's own output off.
+check 1 "$O/stdout" "standard output" -- run $g --save "$O/stdout"
+check 1 "$O/stderr" "standard error" -- run $g --trace "$O/stderr"
+check 1 "$O/fifo.json" "a FIFO, not a regular file" -- sweep $g --export "$O/fifo.json"
+check 2 "--data" '"": empty directory name' -- run --data '' --steps 1
+check 2 "--data" "File name too long" -- run --data "$long" --steps 1
+check 1 "$O/loop-a" "Too many levels of symbolic links" -- run --data "$O/loop-a" --steps 1
+check 2 "--load" '"": empty file name' -- eval --load ''
+check 2 "--load" "File name too long" -- run $g --load "$long"
+check 1 "$O/loop-a" "Too many levels of symbolic links" -- eval --load "$O/loop-a" --data "$D/good"
+check 2 "--history" '"": empty file name' -- --history ''
+}
+# Into a pipe: refused as a FIFO, not renamed over, the pipe still works.
+"$CNNTOP" run $g --trace "$O/stdout" 2>"$L/err" | cat >"$L/out"
+grep -q "$O/stdout: a FIFO, not a regular file" "$L/err" || fail "--trace /dev/stdout into a pipe: $(cat "$L/err")"
+checks=$((checks + 1))
+
+# ---- a run that fails before training writes nothing ----
+# (check: nothing written, one line on stderr, so no "record written")
+check 1 "$D/magic/$ti" "bad IDX magic" -- run --data "$D/magic" --steps 1 --export "$W/r.json" \
+    --save "$W/m.ckpt" --trace "$W/t.json"
+check 1 "$D/magic/$ti" "bad IDX magic" -- sweep --data "$D/magic" --steps 1 --batch 8,16 \
+    --export "$W/s.json"
+check 1 "epochs trained already" "pass the limit" -- run --load "$C/epochs-done-full.ckpt" \
+    --data "$D/good" --steps 1 --export "$W/r.json"
 
 # ---- output files ----
 

@@ -638,6 +638,46 @@ static void test_format(const Calibration *good)
     CHECK(small[sizeof small - 1] == '\0');
 }
 
+/* Every field of the cache, found in the written text itself (so a field
+ * added later is covered too): each value replaced by ones that make no
+ * sense is refused, naming the key. */
+static void test_parse_every_field(const Calibration *good)
+{
+    static const char *const bad_num[] = {"", "-1", "nan", "inf", "1e999", "99999999999999",
+                                          "1.2.3", "0x10", " 1"};
+    static const char *const bad_str[] = {"", "\001bell"};
+    char valid[4096], t[4200], line[256], key[64], err[256];
+    Calibration c;
+    int fields = 0;
+
+    valid_text(good, valid, sizeof valid);
+    for (const char *at = valid; *at; at = strchr(at, '\n') ? strchr(at, '\n') + 1 : "") {
+        const char *eq = strchr(at, '='), *eol = strchr(at, '\n');
+        if (!eq || !eol || eq > eol || *at == '#')
+            continue;
+        snprintf(key, sizeof key, "%.*s", (int)(eq - at), at);
+        double d;
+        char *end;
+        d = strtod(eq + 1, &end);
+        int numeric = end == eol && end != eq + 1;
+        const char *const *bad = numeric ? bad_num : bad_str;
+        size_t nbad = numeric ? sizeof bad_num / sizeof *bad_num : sizeof bad_str / sizeof *bad_str;
+        (void)d;
+        fields++;
+        for (size_t i = 0; i < nbad; i++) {
+            snprintf(line, sizeof line, "%s=%s", key, bad[i]);
+            with_line(valid, key, line, t, sizeof t);
+            err[0] = '\0';
+            int rc = parse_text(t, &c, err, sizeof err);
+            if (rc == 0)
+                fprintf(stderr, "  accepted %s\n", line);
+            CHECK_INT(rc, ==, -CN_EFORMAT);
+            CHECK_STR_HAS(err, key);
+        }
+    }
+    CHECK(fields >= 10);
+}
+
 int main(void)
 {
     Calibration good;
@@ -663,6 +703,7 @@ int main(void)
     test_peak(&good);
     test_format(&good);
     test_parse(&good);
+    test_parse_every_field(&good);
     test_cache(&good);
     test_setups();
 

@@ -53,21 +53,33 @@ static void burn_cpu(double ms)
     burn_sink = x;
 }
 
-static int find_kind(const CounterReading *r, int n, CtrKind k)
+/* The reading of kind k in r[0..n); when there is none, a failed check and
+ * a blank reading (never r[-1]). */
+static const CounterReading *find_kind(const CounterReading *r, int n, CtrKind k)
 {
+    static CounterReading none;
+
     for (int i = 0; i < n; i++)
         if (r[i].kind == k)
-            return i;
-    return -1;
+            return &r[i];
+    fprintf(stderr, "no reading of kind %d among %d\n", (int)k, n);
+    CHECK(!"a reading of the kind");
+    memset(&none, 0, sizeof none);
+    none.status = CTR_NOT_COUNTED;
+    return &none;
 }
 
+/* The index of the event called name in cs; a failed check and 0 (a valid
+ * index of any set) when there is none. */
 static int find_name(CounterSet *cs, const char *name)
 {
     CounterEventInfo info;
     for (int i = 0; i < counters_count(cs); i++)
         if (counters_event_info(cs, i, &info) == 0 && !strcmp(info.name, name))
             return i;
-    return -1;
+    fprintf(stderr, "no event '%s'\n", name);
+    CHECK(!"an event of the name");
+    return 0;
 }
 
 /* ---- pure ---- */
@@ -271,6 +283,8 @@ static void test_encode(void)
     /* Two spellings of one event are one kind. */
     if (counters_encode("perf::cycles", &a, NULL, 0, why, sizeof why) == CTR_OK)
         CHECK_INT(counters_kind(&a), ==, CTR_KIND_CYCLES);
+    else
+        CHECK_SKIP("perf::cycles does not encode here, so its kind is not checked");
 }
 
 /* ---- the kernel ---- */
@@ -354,7 +368,8 @@ typedef struct SelfArgs {
     CounterSet *cs;
     ThreadRole role;
     double burn_ms;
-    double cpu_ns;        /* CLOCK_THREAD_CPUTIME_ID between the reads */
+    double cpu_ns;        /* CLOCK_THREAD_CPUTIME_ID inside the two reads */
+    double wall_ns;       /* CLOCK_MONOTONIC around them */
     CounterRaw before[CTR_MAX_EVENTS], after[CTR_MAX_EVENTS];
     int n, rc;
 } SelfArgs;
@@ -364,11 +379,13 @@ static void *self_thread(void *p)
     SelfArgs *a = p;
     a->rc = counters_attach(a->cs, counters_gettid(), a->role, NULL, 0);
     burn_cpu(1); /* let the counters settle past the opens */
+    double w0 = mono_ns();
     a->n = counters_self_read(a->cs, a->before, CTR_MAX_EVENTS);
     double t0 = thread_cpu_ns();
     burn_cpu(a->burn_ms);
     double t1 = thread_cpu_ns();
     counters_self_read(a->cs, a->after, CTR_MAX_EVENTS);
+    a->wall_ns = mono_ns() - w0;
     a->cpu_ns = t1 - t0;
     counters_detach(a->cs, counters_gettid());
     return NULL;
@@ -394,8 +411,16 @@ static void test_task_clock(int pmu)
     CounterRaw d = counters_raw_sub(&a.after[tc], &a.before[tc]);
     double v, f;
     CHECK_INT(counters_scale(&d, &v, &f), ==, CTR_OK);
-    fprintf(stderr, "  task-clock %.3f ms vs thread CPU clock %.3f ms\n", v / 1e6, a.cpu_ns / 1e6);
-    CHECK_NEAR(v, a.cpu_ns, 0.03 * a.cpu_ns + 0.5e6);
+    fprintf(stderr, "  task-clock %.3f ms, thread CPU clock %.3f ms, wall %.3f ms\n", v / 1e6,
+            a.cpu_ns / 1e6, a.wall_ns / 1e6);
+    /* What the kernel promises: task-clock is the time the thread was on a
+     * CPU between the reads, by the scheduler's clock; the thread CPU clock
+     * leaves out the time stolen by a hypervisor and spent in interrupts
+     * (rq clock_task), which under contention on a VM is 10-20%.  So the
+     * task-clock holds at least the CPU time measured inside the reads,
+     * and at most the wall time around them. */
+    CHECK(v >= a.cpu_ns * 0.99 - 0.5e6);
+    CHECK(v <= a.wall_ns * 1.01 + 0.5e6);
     if (pmu) {
         d = counters_raw_sub(&a.after[ins], &a.before[ins]);
         CHECK(d.valid && d.value > 0);
@@ -406,26 +431,26 @@ static void test_task_clock(int pmu)
     /* The thread has gone: its counts stay with its role. */
     int n = counters_read(cs, CN_ROLE_TRAIN, r, CTR_MAX_EVENTS);
     CHECK_INT(n, ==, 9);
-    int k = find_kind(r, n, CTR_KIND_TASK_CLOCK);
-    CHECK_INT(r[k].status, ==, CTR_OK);
-    CHECK_INT(r[k].threads, ==, 1);
-    CHECK(r[k].value >= a.cpu_ns * 0.97);
-    CHECK_STR_HAS(r[k].unit, "ns");
+    const CounterReading *k = find_kind(r, n, CTR_KIND_TASK_CLOCK);
+    CHECK_INT(k->status, ==, CTR_OK);
+    CHECK_INT(k->threads, ==, 1);
+    CHECK(k->value >= a.cpu_ns * 0.99 - 0.5e6);
+    CHECK_STR_HAS(k->unit, "ns");
     k = find_kind(r, n, CTR_KIND_PAGE_FAULTS);
-    CHECK_INT(r[k].status, ==, CTR_OK);
+    CHECK_INT(k->status, ==, CTR_OK);
     k = find_kind(r, n, CTR_KIND_CYCLES);
     if (!pmu) {
-        CHECK_INT(r[k].status, ==, CTR_UNSUPPORTED);
-        CHECK_STR_HAS(r[k].reason, "no PMU");
+        CHECK_INT(k->status, ==, CTR_UNSUPPORTED);
+        CHECK_STR_HAS(k->reason, "no PMU");
     } else {
-        CHECK_INT(r[k].status, ==, CTR_OK);
-        CHECK(r[k].value > 0);
+        CHECK_INT(k->status, ==, CTR_OK);
+        CHECK(k->value > 0);
     }
     /* Nothing ran as a loader. */
     n = counters_read(cs, CN_ROLE_LOAD, r, CTR_MAX_EVENTS);
     k = find_kind(r, n, CTR_KIND_TASK_CLOCK);
-    CHECK_INT(r[k].status, ==, CTR_NOT_COUNTED);
-    CHECK_STR_HAS(r[k].reason, "no loader thread");
+    CHECK_INT(k->status, ==, CTR_NOT_COUNTED);
+    CHECK_STR_HAS(k->reason, "no loader thread");
     CHECK(counters_role_wall_ns(cs, CN_ROLE_TRAIN) > 0);
     CHECK_INT(counters_self_read(cs, a.before, CTR_MAX_EVENTS), ==, -CN_ESTATE);
     counters_free(cs);
@@ -582,11 +607,11 @@ static void test_contention(void)
         CHECK(s.oversubscribed);
     }
     int n = counters_read(cs, CN_ROLE_LOAD, r, CTR_MAX_EVENTS);
-    int k = find_kind(r, n, CTR_KIND_CTX_SWITCHES);
-    if (r[k].status == CTR_OK)
-        CHECK(r[k].value >= CONTEND_ROUNDS / 2); /* kernel counting allowed: perf sees them */
+    const CounterReading *k = find_kind(r, n, CTR_KIND_CTX_SWITCHES);
+    if (k->status == CTR_OK)
+        CHECK(k->value >= CONTEND_ROUNDS / 2); /* kernel counting allowed: perf sees them */
     else
-        CHECK_STR_HAS(r[k].reason, "/proc"); /* user-only: no fake 0 */
+        CHECK_STR_HAS(k->reason, "/proc"); /* user-only: no fake 0 */
     counters_free(cs);
 }
 

@@ -4,8 +4,12 @@
 #     output quietly: exit 0, nothing on stderr but progress;
 #   - a summary that cannot be written (stdout on /dev/full) is an error:
 #     exit 1 and one line naming standard output;
-#   - SIGTERM in the middle of a run stops it within a second, with the
-#     summary of the steps done, exit 143;
+#   - SIGTERM, SIGHUP or SIGINT in the middle of a run stops it within a
+#     second, with the summary of the steps done, exit 128+sig; a sweep
+#     stops on SIGHUP too, its partial export written;
+#   - signals arriving while the checkpoint, export and trace are written
+#     (a stop signal, or one that ends the process) never leave a
+#     temporary file or a damaged output;
 #   - an address-space limit (ulimit -v) too small for the batch gives
 #     "batch N needs M MiB" and exit 1, not a crash, while a small batch
 #     still runs under the same limit;
@@ -114,33 +118,101 @@ else
     skip "/dev/full: not writable here"
 fi
 
-# ---- SIGTERM in the middle of a run ----
+# ---- SIGTERM, SIGHUP, SIGINT in the middle of a run ----
 
-checks=$((checks + 1))
-"$CNNTOP" run --data "$D" --batch 16 --steps 1000000 --test-limit 16 \
-    >"$tmp/out" 2>"$tmp/err" &
-pid=$!
-n=0
-while ! grep -q "step 1/" "$tmp/err" 2>/dev/null && [ $n -lt 300 ]; do
-    sleep 0.2
-    n=$((n + 1))
+# running PID: the process has not ended (a zombie, not yet waited for, has;
+# kill -0 would still reach it).
+running() {
+    st=$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)
+    [ -n "$st" ] && [ "$st" != Z ]
+}
+
+# start_long CMD...: starts cnntop CMD in the background ($pid) and waits
+# for its first step.
+start_long() {
+    rm -f "$tmp/err" # not the last run's "step 1/"
+    "$CNNTOP" "$@" >"$tmp/out" 2>"$tmp/err" &
+    pid=$!
+    n=0
+    while ! grep -q "step 1/" "$tmp/err" 2>/dev/null && [ $n -lt 300 ]; do
+        sleep 0.2
+        n=$((n + 1))
+    done
+}
+
+for case in TERM:143 HUP:129 INT:130; do
+    sig=${case%:*} want=${case#*:}
+    checks=$((checks + 1))
+    start_long run --data "$D" --batch 16 --steps 1000000 --test-limit 16
+    t0=$(now_ms)
+    kill -"$sig" "$pid"
+    wait "$pid"
+    rc=$?
+    dt=$(($(now_ms) - t0))
+    if [ "$rc" -ne "$want" ]; then
+        fail "SIG$sig: exit $rc, want $want; stderr:"
+        cat "$tmp/err" >&2
+    elif [ "$dt" -gt 1000 ]; then
+        fail "SIG$sig: took $dt ms to stop, want at most 1000"
+    elif ! grep -q "stopped early" "$tmp/out" || ! grep -q "Training wall time" "$tmp/out"; then
+        fail "SIG$sig: no summary of the steps done:"
+        cat "$tmp/out" >&2
+    elif [ -n "$(messages "$tmp/err")" ]; then
+        fail "SIG$sig: messages on stderr:"
+        messages "$tmp/err" >&2
+    fi
 done
-t0=$(now_ms)
-kill -TERM "$pid"
+
+# ---- signals while the outputs are written ----
+
+# A run stopped by SIGTERM writes its checkpoint, export and trace while
+# SIGHUP, SIGTERM and SIGINT keep coming: each file whole, no temporary
+# file left, exit 143 (the first signal).  Then the same with a signal
+# that ends the process (SIGUSR1, SIGUSR2, SIGALRM; not SIGQUIT, whose core
+# dump could fill the disk): it may end before or after a
+# write, never in the middle of one.
+O=$tmp/outputs
+valid_outputs() { # the files present are whole
+    [ ! -e "$O/m.ckpt" ] || "$CNNTOP" eval --load "$O/m.ckpt" --data "$D" --test-limit 16 \
+        >/dev/null 2>&1 || return 1
+    for f in "$O/r.json" "$O/t.json"; do
+        [ ! -e "$f" ] || python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$f" || return 1
+    done
+}
+for storm in "HUP TERM INT" "USR1" "USR2 ALRM"; do
+    checks=$((checks + 1))
+    rm -rf "$O" && mkdir -p "$O"
+    start_long run --data "$D" --batch 16 --steps 1000000 --test-limit 16 \
+        --save "$O/m.ckpt" --export "$O/r.json" --trace "$O/t.json"
+    kill -TERM "$pid"
+    # shellcheck disable=SC2086 # $storm is split on purpose
+    while running "$pid"; do
+        for s in $storm; do kill -"$s" "$pid" 2>/dev/null; done
+    done
+    wait "$pid"
+    rc=$?
+    left=$(ls "$O" | grep '\.tmp\.')
+    if [ -n "$left" ]; then
+        fail "SIGTERM then SIG{$storm} while writing: temporary files left: $left"
+    elif ! valid_outputs; then
+        fail "SIGTERM then SIG{$storm} while writing: a damaged output"
+    elif [ "$storm" = "HUP TERM INT" ] && { [ "$rc" -ne 143 ] || [ ! -s "$O/m.ckpt" ] ||
+                                           [ ! -s "$O/r.json" ] || [ ! -s "$O/t.json" ]; }; then
+        fail "SIGTERM then SIG{$storm} while writing: exit $rc (want 143), files: $(ls "$O")"
+        cat "$tmp/err" "$tmp/out" >&2
+    fi
+done
+
+# A sweep stops on SIGHUP as on SIGTERM: exit 129, the partial sweep exported.
+checks=$((checks + 1))
+rm -rf "$O" && mkdir -p "$O"
+start_long sweep --data "$D" --batch 16,32 --steps 1000000 --test-limit 16 --export "$O/s.json"
+kill -HUP "$pid"
 wait "$pid"
 rc=$?
-dt=$(($(now_ms) - t0))
-if [ "$rc" -ne 143 ]; then
-    fail "SIGTERM: exit $rc, want 143; stderr:"
+if [ "$rc" -ne 129 ] || ! grep -q '"interrupted": true' "$O/s.json" 2>/dev/null; then
+    fail "sweep, SIGHUP: exit $rc (want 129), export: $(ls "$O")"
     cat "$tmp/err" >&2
-elif [ "$dt" -gt 1000 ]; then
-    fail "SIGTERM: took $dt ms to stop, want at most 1000"
-elif ! grep -q "stopped early" "$tmp/out" || ! grep -q "Training wall time" "$tmp/out"; then
-    fail "SIGTERM: no summary of the steps done:"
-    cat "$tmp/out" >&2
-elif [ -n "$(messages "$tmp/err")" ]; then
-    fail "SIGTERM: messages on stderr:"
-    messages "$tmp/err" >&2
 fi
 
 # ---- an address-space limit ----

@@ -6,16 +6,16 @@
  * summary goes to stdout, in the spirit of perf stat and hyperfine.
  * The work itself is the runner's (runner.c: repeats, the record, signals);
  * the summary is summary.c's, shared with `cnntop report`.
- * SIGINT and SIGTERM ask the engine to stop after the current step; the
- * summary of what was done is still printed and the exit code is 128+sig.
- * SIGPIPE is ignored, so a reader that goes away (`cnntop run | head -1`)
+ * SIGINT, SIGTERM and SIGHUP ask the engine to stop after the current step;
+ * the summary of what was done is still printed and the exit code is
+ * 128+sig (eval ends at once: signals.h).  SIGPIPE is ignored, so a
+ * reader that goes away (`cnntop run | head -1`)
  * shows up as EPIPE, which ends the output quietly: the run still finishes
  * and saves what it was asked to save.  Any other failure to write the
  * summary (a full disk) is an error, exit 1.
  */
 #include <errno.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +123,10 @@ int headless_run(const Options *o, int argc, char **argv)
         fprintf(stderr, "cnntop: --save: %s\n", err);
         return EXIT_FAIL;
     }
+    if (o->trace && fileio_check_writable(o->trace, err, sizeof err) != 0) {
+        fprintf(stderr, "cnntop: --trace: %s\n", err);
+        return EXIT_FAIL;
+    }
     runner_signals();
     ro.cfg.eval_every = o->eval_every;
     record_init(&rec);
@@ -147,7 +151,9 @@ int headless_run(const Options *o, int argc, char **argv)
     }
     engine_free(e);
     counters_free(cs);
-    if (o->export_path) {
+    /* A run that failed or was stopped before its first step has nothing
+     * to record: no export (its error is on stderr), as no checkpoint. */
+    if (o->export_path && rec.train.steps > 0) {
         if (record_export(&rec, o->export_path, o->force, err, sizeof err) != 0) {
             fprintf(stderr, "cnntop: --export: %s\n", err);
             rc = rc ? rc : EXIT_FAIL;
@@ -166,7 +172,6 @@ int headless_eval(const Options *o)
     EvalResult ev;
     char err[512];
 
-    signal(SIGPIPE, SIG_IGN); /* see stdout_done() */
     if (open_engine(o, &e) != 0)
         return EXIT_FAIL;
     if (engine_evaluate(e, &ev, err, sizeof err) != 0) {

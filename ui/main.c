@@ -8,6 +8,7 @@
 #include "events.h"
 #include "headless.h"
 #include "options.h"
+#include "signals.h"
 #include "sweep.h"
 #include "report.h"
 #include "tui_main.h"
@@ -26,6 +27,8 @@ int main(int argc, char **argv)
     if (o.cmd == CMD_TUI || o.cmd == CMD_RUN || o.cmd == CMD_EVAL || o.cmd == CMD_SWEEP ||
         o.cmd == CMD_CALIBRATE)
         blas_auto_apply(argv, (o.set_mask & OPTSET_BLAS) ? o.blas_keep : blas_auto_config_keep());
+    if (o.cmd != CMD_TUI)
+        signals_install(NULL); /* run and sweep stop gracefully instead */
     switch (o.cmd) {
     case CMD_RUN:
         return headless_run(&o, argc, argv);

@@ -2,12 +2,14 @@
  * options.c: parsing the command line against option_table.
  */
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cnntop/fileio.h"
 #include "options.h"
 
 #define TUI (1u << CMD_TUI)
@@ -150,14 +152,30 @@ static int parse_long(const char *name, const char *s, long lo, long hi, long *o
     return 0;
 }
 
-static int parse_double(const char *name, const char *s, double *out, char *err, size_t errlen)
+/* A finite number in (0, hi]; one whose magnitude is below `tiny` (a
+ * subnormal double, or a value the engine cannot use) is refused as too
+ * small, not as out of range or not a number. */
+static int parse_positive(const char *name, const char *s, double hi, double tiny,
+                          const char *why_tiny, double *out, char *err, size_t errlen)
 {
     char *end;
 
     errno = 0;
     double v = strtod(s, &end);
-    if (*s == '\0' || *end != '\0' || errno == ERANGE || !isfinite(v)) {
+    if (*s == '\0' || *end != '\0' || isnan(v) || (isinf(v) && errno != ERANGE)) {
         snprintf(err, errlen, "%s: '%s' is not a finite number", name, s);
+        return 2;
+    }
+    if (!(v > 0.0 && v <= hi) || isinf(v)) { /* 1e999 overflows: out of range too */
+        if (isinf(hi))
+            snprintf(err, errlen, "%s: %s is out of range (it must be positive and finite)",
+                     name, s);
+        else
+            snprintf(err, errlen, "%s: %s is out of range (0..%g]", name, s, hi);
+        return 2;
+    }
+    if (v < tiny) {
+        snprintf(err, errlen, "%s: %s is too small: below %g, %s", name, s, tiny, why_tiny);
         return 2;
     }
     *out = v;
@@ -171,6 +189,23 @@ int options_parse_blas_kernel(const char *s, long *keep)
         return 0;
     }
     return -1;
+}
+
+/* A path option's value: empty, too long, or (for a FILE) ending in / is
+ * refused here, before anything runs. */
+static int check_path_arg(const OptionDesc *d, const char *v, char *err, size_t errlen)
+{
+    int file = !strcmp(d->arg, "FILE");
+    char why[256];
+
+    if (!file && !strcmp(d->arg, "DIR") && *v && v[strlen(v) - 1] == '/')
+        return 0; /* a directory may end in / */
+    if (!file && strcmp(d->arg, "DIR"))
+        return 0;
+    if (fileio_check_path(v, why, sizeof why) == 0)
+        return 0;
+    snprintf(err, errlen, "%s: %s", d->name, *v || file ? why : "\"\": empty directory name");
+    return 2;
 }
 
 static const OptionDesc *find_option(const char *name)
@@ -252,7 +287,7 @@ static int parse_list(const char *name, const char *v, long lo, long hi, int *li
     return 0;
 }
 
-/* Applies one option with its value (NULL for a flag) to o. */
+/* Applies one option with its value ("" for a flag) to o. */
 static int apply(Options *o, const char *name, const char *v, char *err, size_t errlen)
 {
     RunConfig *c = &o->cfg;
@@ -296,24 +331,15 @@ static int apply(Options *o, const char *name, const char *v, char *err, size_t 
         o->set_mask |= OPTSET_BLAS;
     }
     else if (!strcmp(name, "--lr")) {
-        rc = parse_double(name, v, &c->lr, err, errlen);
-        if (!rc && !(c->lr > 0.0 && c->lr <= 10.0)) {
-            snprintf(err, errlen, "--lr: %s is out of range (0..10]", v);
-            rc = 2;
-        }
+        rc = parse_positive(name, v, 10.0, FLT_MIN,
+                            "the smallest normal float (every update would vanish)", &c->lr,
+                            err, errlen);
         o->set_mask |= OPTSET_LR;
     } else if (!strcmp(name, "--target-accuracy")) {
-        rc = parse_double(name, v, &o->target_accuracy, err, errlen);
-        if (!rc && !(o->target_accuracy > 0.0 && o->target_accuracy <= 1.0)) {
-            snprintf(err, errlen, "--target-accuracy: %s is out of range (0..1]", v);
-            rc = 2;
-        }
+        rc = parse_positive(name, v, 1.0, DBL_MIN, "a subnormal number", &o->target_accuracy,
+                            err, errlen);
     } else if (!strcmp(name, "--budget")) {
-        rc = parse_double(name, v, &o->budget, err, errlen);
-        if (!rc && !(o->budget > 0.0)) {
-            snprintf(err, errlen, "--budget: %s must be a positive number of seconds", v);
-            rc = 2;
-        }
+        rc = parse_positive(name, v, HUGE_VAL, 1e-3, "a millisecond", &o->budget, err, errlen);
     } else if (!strcmp(name, "--batch")) {
         if (!(rc = parse_list(name, v, 1, CN_MAX_BATCH, o->batch_list, &o->n_batch, err, errlen)))
             c->batch = o->batch_list[0];
@@ -348,17 +374,17 @@ static int apply(Options *o, const char *name, const char *v, char *err, size_t 
         rc = options_parse_augment(v, &c->augment, err, errlen) ? 2 : 0;
         o->set_mask |= OPTSET_AUGMENT;
     } else if (!strcmp(name, "--epochs")) {
-        if (!(rc = parse_long(name, v, 1, 100000, &n, err, errlen)))
+        if (!(rc = parse_long(name, v, 1, CN_MAX_EPOCHS, &n, err, errlen)))
             c->epochs = (int)n;
         o->set_mask |= OPTSET_EPOCHS;
     } else if (!strcmp(name, "--steps")) {
-        rc = parse_long(name, v, 1, LONG_MAX, &c->steps, err, errlen);
+        rc = parse_long(name, v, 1, CN_MAX_STEPS, &c->steps, err, errlen);
         o->set_mask |= OPTSET_STEPS;
     } else if (!strcmp(name, "--limit")) {
-        rc = parse_long(name, v, 1, LONG_MAX, &c->limit, err, errlen);
+        rc = parse_long(name, v, 1, CN_MAX_IMAGES, &c->limit, err, errlen);
         o->set_mask |= OPTSET_LIMIT;
     } else if (!strcmp(name, "--test-limit")) {
-        rc = parse_long(name, v, 1, LONG_MAX, &c->test_limit, err, errlen);
+        rc = parse_long(name, v, 1, CN_MAX_IMAGES, &c->test_limit, err, errlen);
         o->set_mask |= OPTSET_TEST_LIMIT;
     } else if (!strcmp(name, "--runs")) {
         if (!(rc = parse_long(name, v, 1, 10000, &n, err, errlen)))
@@ -367,14 +393,17 @@ static int apply(Options *o, const char *name, const char *v, char *err, size_t 
         if (!(rc = parse_long(name, v, 0, 10000, &n, err, errlen)))
             o->warmup = (int)n;
     } else if (!strcmp(name, "--eval-every")) {
-        rc = parse_long(name, v, 1, LONG_MAX, &o->eval_every, err, errlen);
+        rc = parse_long(name, v, 1, CN_MAX_STEPS, &o->eval_every, err, errlen);
     } else if (!strcmp(name, "--seed")) {
-        long long s;
+        unsigned long long s;
         char *end;
         errno = 0;
-        s = strtoll(v, &end, 10);
-        if (*v == '\0' || *end != '\0' || errno == ERANGE || s < 0) {
+        s = strtoull(v, &end, 10);
+        if (*v == '\0' || *end != '\0' || strchr(v, '-')) {
             snprintf(err, errlen, "--seed: '%s' is not a non-negative whole number", v);
+            rc = 2;
+        } else if (errno == ERANGE) {
+            snprintf(err, errlen, "--seed: %s is out of range (0..%llu)", v, ULLONG_MAX);
             rc = 2;
         } else
             c->seed = (uint64_t)s;
@@ -460,7 +489,9 @@ int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen)
             snprintf(err, errlen, "%s needs a value (%s)", d->name, d->arg);
             return 2;
         }
-        if (apply(o, d->name, v, err, errlen) != 0)
+        if (d->arg && check_path_arg(d, v, err, errlen) != 0)
+            return 2;
+        if (apply(o, d->name, v ? v : "", err, errlen) != 0)
             return 2;
     }
     if (o->cmd == CMD_EVAL && !o->load) {

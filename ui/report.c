@@ -43,6 +43,26 @@ static void summarize(Entry *e)
     free(v);
 }
 
+/* A file's records make sense, and there is at least one to report. */
+static int check_all(const char *path, const RunRecord *recs, size_t k, char *err, size_t len)
+{
+    char what[600];
+
+    if (k == 0) {
+        snprintf(err, len, "%s: a sweep record with no runs: nothing to report", path);
+        return -1;
+    }
+    for (size_t j = 0; j < k; j++) {
+        if (k > 1)
+            snprintf(what, sizeof what, "%s: runs[%zu]", path, j);
+        else
+            snprintf(what, sizeof what, "%s", path);
+        if (record_check(&recs[j], what, err, len) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Reads every file; returns the entries (count in *n) or NULL after
  * printing the error. */
 static Entry *load_all(const Options *o, size_t *n)
@@ -53,8 +73,8 @@ static Entry *load_all(const Options *o, size_t *n)
     *n = 0;
     for (int i = 0; i < o->n_positional; i++) {
         const char *path = o->positional[i], *base = strrchr(path, '/');
-        RunRecord *recs;
-        size_t k;
+        RunRecord *recs = NULL;
+        size_t k = 0;
         ExportFormat fmt;
         if (export_format(path, &fmt, err, sizeof err) == 0 && fmt != EXPORT_JSON) {
             fprintf(stderr, "cnntop: %s: report reads the JSON run record (--export FILE.json "
@@ -62,8 +82,12 @@ static Entry *load_all(const Options *o, size_t *n)
                     path, fmt == EXPORT_CSV ? "CSV" : "Markdown");
             goto fail;
         }
-        if (record_load_any(path, &recs, &k, err, sizeof err) != 0) {
+        if (record_load_any(path, &recs, &k, err, sizeof err) != 0 ||
+            check_all(path, recs, k, err, sizeof err) != 0) {
             fprintf(stderr, "cnntop: %s\n", err);
+            for (size_t j = 0; recs && j < k; j++)
+                record_done(&recs[j]);
+            free(recs);
             goto fail;
         }
         Entry *grown = realloc(all, (*n + k) * sizeof *all);

@@ -9,31 +9,22 @@
 #include <unistd.h>
 
 #include "runner.h"
+#include "signals.h"
 
 static Engine *volatile sig_engine;
 static volatile sig_atomic_t sig_caught;
 
 static void on_signal(int sig)
 {
-    sig_caught = sig;
+    if (!sig_caught) /* the first signal says why the run stopped */
+        sig_caught = sig;
     if (sig_engine)
         engine_stop(sig_engine);
 }
 
 void runner_signals(void)
 {
-    static int done;
-    struct sigaction sa;
-
-    if (done)
-        return;
-    done = 1;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    signals_install(on_signal);
 }
 
 int runner_signal(void)
@@ -201,13 +192,17 @@ int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet *
                 fprintf(stderr, "cnntop: out of memory building the run record\n");
                 rc = 1;
             }
-            if (trc == 0 && ro->save && engine_save(e, ro->save, err, sizeof err) != 0) {
+            /* a run stopped before its first step saves no checkpoint */
+            if (trc == 0 && st.steps > 0 && ro->save &&
+                engine_save(e, ro->save, err, sizeof err) != 0) {
                 fprintf(stderr, "cnntop: %s\n", err);
+                record_set_error(rec, err); /* the record says why the exit code is 1 */
                 rc = 1;
             }
-            if (ro->trace && is_last) {
+            if (ro->trace && is_last && st.steps > 0) {
                 if (engine_write_trace(e, err, sizeof err) != 0) {
                     fprintf(stderr, "cnntop: %s\n", err);
+                    record_set_error(rec, err);
                     rc = 1;
                 } else
                     fprintf(stderr, "cnntop: trace written to %s\n", ro->trace);

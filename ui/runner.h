@@ -7,7 +7,7 @@
  * appends the repeat; the last measured repeat's details (series, segments,
  * per-layer profile, counters over all measured repeats) fill the record.
  *
- * SIGINT and SIGTERM stop the current run after its step; the record is
+ * SIGINT, SIGTERM and SIGHUP stop the current run after its step; the record is
  * kept, marked interrupted, and runner_signal() says which signal came.
  */
 #ifndef CNNTOP_RUNNER_H
@@ -31,7 +31,8 @@ typedef struct RunnerOpts {
     double target;          /* --target-accuracy (0..1), 0: none */
 } RunnerOpts;
 
-/* Installs the SIGINT/SIGTERM handlers (once) and ignores SIGPIPE. */
+/* Makes the stop signals (SIGINT, SIGTERM, SIGHUP) stop the run after its
+ * step (signals.h: the others end the process, SIGPIPE is ignored). */
 void runner_signals(void);
 
 /* The signal that arrived, or 0. */

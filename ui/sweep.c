@@ -192,6 +192,15 @@ static void recommend(Row *rows, int n)
         printf(" Recommended: %s.\n", a);
 }
 
+/* Whether any configuration trained at least one step. */
+static int ran_any(const Row *rows, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (rows[i].done)
+            return 1;
+    return 0;
+}
+
 int sweep_main(const Options *o, int argc, char **argv)
 {
     int nb = o->n_batch ? o->n_batch : 1, nw = o->n_workers ? o->n_workers : 1;
@@ -256,7 +265,7 @@ int sweep_main(const Options *o, int argc, char **argv)
         printf("\n Interrupted: the table holds the configurations that ran.\n");
     recommend(rows, n);
     fflush(stdout);
-    if (o->export_path) {
+    if (o->export_path && ran_any(rows, n)) { /* none trained: nothing to record */
         const RunRecord **recs = malloc((size_t)n * sizeof(const RunRecord *));
         int k = 0;
         for (int i = 0; recs && i < n; i++)

@@ -12,6 +12,7 @@
  */
 #include <langinfo.h>
 #include <locale.h>
+#include <float.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -248,8 +249,9 @@ static int type_setting(Tui *t, int i, const char *text)
     double v = strtod(text, &end);
     static const double lo[SET_COUNT] = {1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0};
     static const double hi[SET_COUNT] = {CN_MAX_BATCH, CN_MAX_WORKERS, CN_MAX_PREFETCH,
-                                         CN_MAX_THREADS, 100000, 1e15, 1e15, 10, 0, 1e18, 0};
-    if (!*text || *end || !isfinite(v) || v < lo[i] || v > hi[i] || (i == SET_LR && v <= 0) ||
+                                         CN_MAX_THREADS, CN_MAX_EPOCHS, CN_MAX_STEPS,
+                                         CN_MAX_IMAGES, 10, 0, 1e18, 0};
+    if (!*text || *end || !isfinite(v) || v < lo[i] || v > hi[i] || (i == SET_LR && v < FLT_MIN) ||
         (i != SET_LR && v != floor(v))) {
         tui_message(t, 1, "%s: '%s' is not a %s in %g..%g", setting_desc[i].name, text,
                     i == SET_LR ? "number" : "whole number", lo[i], hi[i]);

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
@@ -54,10 +55,10 @@ static const SettingKey setting_keys[] = {
     {"workers", OPTSET_WORKERS, KEY_INT, 0, CN_MAX_WORKERS, CFG(workers)},
     {"prefetch", OPTSET_PREFETCH, KEY_INT, 0, CN_MAX_PREFETCH, CFG(prefetch)},
     {"threads", OPTSET_THREADS, KEY_INT, 0, CN_MAX_THREADS, CFG(threads)},
-    {"epochs", OPTSET_EPOCHS, KEY_INT, 1, 100000, CFG(epochs)},
-    {"steps", OPTSET_STEPS, KEY_LONG, 0, LONG_MAX, CFG(steps)},
-    {"limit", OPTSET_LIMIT, KEY_LONG, 0, LONG_MAX, CFG(limit)},
-    {"test_limit", OPTSET_TEST_LIMIT, KEY_LONG, 0, LONG_MAX, CFG(test_limit)},
+    {"epochs", OPTSET_EPOCHS, KEY_INT, 1, CN_MAX_EPOCHS, CFG(epochs)},
+    {"steps", OPTSET_STEPS, KEY_LONG, 0, CN_MAX_STEPS, CFG(steps)},
+    {"limit", OPTSET_LIMIT, KEY_LONG, 0, CN_MAX_IMAGES, CFG(limit)},
+    {"test_limit", OPTSET_TEST_LIMIT, KEY_LONG, 0, CN_MAX_IMAGES, CFG(test_limit)},
     {"lr", OPTSET_LR, KEY_LR, 0, 0, CFG(lr)},
     {"augment", OPTSET_AUGMENT, KEY_AUGMENT, 0, 0, CFG(augment)},
     {"seed", OPTSET_SEED, KEY_SEED, 0, LONG_MAX, CFG(seed)},
@@ -111,8 +112,8 @@ static int key_parse(const SettingKey *k, TuiSettings *s, const char *v, char *e
         return 0;
     case KEY_LR: {
         double d = strtod(v, &end);
-        if (*v == '\0' || *end != '\0' || !(d > 0 && d <= 10)) {
-            snprintf(err, errlen, "lr: '%.40s' is not a number in (0, 10]", v);
+        if (*v == '\0' || *end != '\0' || !(d >= FLT_MIN && d <= 10)) {
+            snprintf(err, errlen, "lr: '%.40s' is not a number in [%g, 10]", v, (double)FLT_MIN);
             return -1;
         }
         *(double *)(void *)field = d;

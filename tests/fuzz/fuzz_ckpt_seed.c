@@ -1,7 +1,9 @@
 /*
  * fuzz_ckpt_seed.c: writes a valid checkpoint of the freshly initialised
  * reference model to argv[1], the seed that lets fuzz_checkpoint reach the
- * checks past the header (sizes, checksum).  About 5 MB, so it is made
+ * checks past the header (sizes, checksum, what each field means: it
+ * must pass them all, Adam's steps covering the epochs begun included).
+ * About 5 MB, so it is made
  * when fuzzing, not kept in the source tree.
  */
 #include <stdio.h>
@@ -20,6 +22,7 @@ int main(int argc, char **argv)
         return 2;
     }
     rc = params_init(&ps, 1);
+    ps.adam_t = 2; /* one step for the epoch done, one for the one begun */
     if (rc == 0)
         rc = checkpoint_save(argv[1], &ps, &meta, err, sizeof err);
     else

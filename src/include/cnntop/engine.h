@@ -39,6 +39,12 @@ enum {
 #define CN_MAX_THREADS 256
 #define CN_MAX_WORKERS 64
 #define CN_MAX_PREFETCH 256
+/* Counts the engine holds, each with room to add one run to it: */
+#define CN_MAX_EPOCHS 100000            /* RunConfig.epochs */
+#define CN_MAX_STEPS 1000000000L        /* RunConfig.steps and eval_every */
+#define CN_MAX_IMAGES 100000000L        /* images of a split, RunConfig.limit, test_limit */
+#define CN_MAX_EPOCHS_DONE 1000000000L  /* epochs completed, across checkpoints */
+#define CN_MAX_ADAM_STEPS 1000000000000000L /* Adam steps taken, across checkpoints */
 
 /* Augmentations (RunConfig.augment, a bit set), applied by the loader. */
 enum {

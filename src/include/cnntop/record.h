@@ -261,6 +261,15 @@ int record_load_json(const char *path, RunRecord *r, char *err, size_t errlen);
  */
 int record_load_any(const char *path, RunRecord **out, size_t *n, char *err, size_t errlen);
 
+/*
+ * Checks what a record's values mean (record_check.c): counts within what
+ * the engine holds, times and rates not negative, shares within 0..1, no
+ * more correct answers than images, and something to report (a step, an
+ * evaluation or an error).  `what` names the record in the message, e.g.
+ * "runs.json" or "sweep.json: runs[2]".  Returns 0 or -CN_EFORMAT.
+ */
+int record_check(const RunRecord *r, const char *what, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

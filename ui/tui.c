@@ -436,8 +436,11 @@ static void tui_poll(Tui *t)
         t->run_queue_wait = rec->run_queue_wait;
     if (t->rv.seq > t->recorded_seq && t->rv.state >= RUN_FINISHED) {
         t->recorded_seq = t->rv.seq;
-        double w = t->rv.t_end - t->run_w0;
-        t->run_cores = w > 0 ? (process_cpu_s() - t->run_cpu0) / w : NAN;
+        /* CPU and wall over one interval, both read now: the run's end
+         * time against CPU read up to a tick later gave a run that failed
+         * at once "15.50 cores" on 2. */
+        double cpu = process_cpu_s(), w = mono_s() - t->run_w0;
+        t->run_cores = w > 0 ? (cpu - t->run_cpu0) / w : NAN;
         record_run(t);
         if (t->rv.state == RUN_FAILED)
             tui_message(t, 1, "run %d failed: %s", t->rv.seq, t->rv.reason);
@@ -490,6 +493,8 @@ static int prompt_key(Tui *t, int ch)
     } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
         if (n)
             t->input[n - 1] = '\0';
+    } else if (ch == 21) { /* Ctrl-U clears the line, as in a shell */
+        t->input[0] = '\0';
     } else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
         Prompt p = t->prompt;
         t->prompt = PROMPT_NONE;

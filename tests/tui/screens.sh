@@ -49,11 +49,20 @@ if [ -n "$SHOT" ]; then # a screenshot once the change has a figure
 fi
 T send-keys -t t x
 check "x stops the run" "run 1 stopped" 30
+# At 80 columns every figure is whole: a brief wording where the full one
+# does not fit (the verdict, the oversubscription advice, MFU), never a
+# line cut with '~'.
+checks=$((checks + 1))
+cut=$(sed -n '/^figures/,$p' "$tmp/screen" | sed '$d' | cut -c1-44 | grep '~ *$')
+[ -z "$cut" ] || { echo "FAIL: figures cut at 80 columns:" >&2; echo "$cut" >&2; fails=$((fails + 1)); }
 T send-keys -t t Tab Tab
 check "history view has the run" "stopped" 5
 check "history row has an accuracy" "[0-9]\.[0-9][0-9]%" 5
 T send-keys -t t Tab e
-check "e asks a file name" "export to" 5
+check "e asks a file name, shown whole at 80 columns" "export to.* cnntop-run-1.json_" 5
+T send-keys -t t C-u
+check "Ctrl-U clears the file name" "export to (.*): _" 5
+T send-keys -t t cnntop-run-1.json
 T send-keys -t t Enter
 check "export written" "exported run 1 to cnntop-run-1.json" 10
 checks=$((checks + 1))

@@ -706,7 +706,7 @@ static void load_settings(Tui *t)
     size_t dl = base ? (size_t)(base + 1 - t->cfg_path) : 0;
     const char *msg = !strncmp(err, t->cfg_path, dl) ? err + dl : err;
     if (rc == 2)
-        tui_message(t, 1, "settings %s (skipped; the other lines are read)", msg);
+        tui_message(t, 1, "%s: skipped, the rest read", msg);
     else if (rc < 0)
         tui_message(t, 1, "settings not read: %s", err);
     for (int i = 0; i < TUI_WINDOWS; i++)

@@ -72,6 +72,18 @@ static int put_wrapped(int y, int x, int w, int rows, attr_t a, const char *text
     return k;
 }
 
+/* Rows `text` takes wrapped at w columns, counting at most `most`. */
+static int wrapped_rows(const char *text, int w, int most)
+{
+    int k = 0;
+
+    for (const char *p = text; *p && k < most && w > 0; k++) {
+        p += fmt_wrap(p, w);
+        p += strspn(p, " ");
+    }
+    return k;
+}
+
 /* --- header -------------------------------------------------------- */
 
 static const char *state_name(RunState s)
@@ -151,6 +163,45 @@ static void header_state(Tui *t, int y)
     put(y, x, r.w - x, A_NORMAL, "%s", tail);
 }
 
+/* The kernel's warning as the header says it, in two rows of `cols` at
+ * most: which kernels run on which CPU, the measured factor (the cached
+ * calibration's SGEMM at the model's shapes against its FMA peak) and the
+ * fix, without the fix's aside where the whole would take more rows.
+ * "" when the kernel is not narrow. */
+static void header_warning(const Tui *t, int cols, char *buf, size_t len)
+{
+    const char *fix = strstr(t->mi.blas_warning, "fix: ");
+    char factor[96] = "";
+
+    buf[0] = '\0';
+    if (!t->mi.blas_warning[0])
+        return;
+    if (t->have_calib) {
+        double peak = calibrate_peak(&t->calib, NULL);
+        double sg = fmax(t->calib.model_gflops[0], t->calib.model_gflops[1]);
+        if (peak > 0 && sg > 0)
+            snprintf(factor, sizeof factor, ", SGEMM %.1fx below the FMA peak", peak / sg);
+    }
+    for (int aside = 1; aside >= 0; aside--) {
+        int n = !fix ? 0 : aside || !strstr(fix, " (") ? (int)strlen(fix)
+                                                         : (int)(strstr(fix, " (") - fix);
+        snprintf(buf, len, "OpenBLAS runs %s (%s) kernels on this %s CPU%s%s%.*s",
+                 t->mi.blas_core, t->mi.blas_isa, t->mi.cpu_isa, factor, fix ? "; " : "", n,
+                 fix ? fix : "");
+        if (wrapped_rows(buf, cols - 2, 3) <= 2)
+            return;
+    }
+}
+
+/* Rows the header's warning takes at `cols` columns: 0, 1 or 2. */
+static int header_warning_rows(const Tui *t, int cols)
+{
+    char w[512];
+
+    header_warning(t, cols, w, sizeof w);
+    return wrapped_rows(w, cols - 2, 2);
+}
+
 static void draw_header(Tui *t)
 {
     const Rect r = t->lay.header;
@@ -177,8 +228,12 @@ static void draw_header(Tui *t)
     fmt_fit_tail(path, sizeof path, dir, r.w - 5 - fmt_cols(tail));
     put(1, 0, r.w, A_NORMAL, "data %s%s", path, tail);
     header_state(t, 2);
-    if (r.h > 3)
-        put(3, 0, r.w, A_BOLD | pair(t, PAIR_WARN), "! %s", t->mi.blas_warning);
+    if (r.h > 3) {
+        char w[512];
+        header_warning(t, r.w, w, sizeof w);
+        put(3, 0, 2, A_BOLD | pair(t, PAIR_WARN), "! ");
+        put_wrapped(3, 2, r.w - 2, r.h - 3, A_BOLD | pair(t, PAIR_WARN), w);
+    }
 }
 
 /* --- status line --------------------------------------------------- */
@@ -268,15 +323,10 @@ static void chart_window(const Tui *t, double *t0, double *t1)
 /* 1 when "n/a: text" wraps into the rows of chart r. */
 static int chart_text_fits(Rect r, const char *text)
 {
-    int rows = r.h - 1, k = 0, w = r.w - 3;
     char na[600];
 
     snprintf(na, sizeof na, "n/a: %s", text);
-    for (const char *p = na; *p && w > 0; k++) {
-        p += fmt_wrap(p, w);
-        p += strspn(p, " ");
-    }
-    return k <= rows;
+    return wrapped_rows(na, r.w - 3, r.h) <= r.h - 1;
 }
 
 static void draw_chart(Tui *t, Rect r, ChartSpec *cs)
@@ -557,9 +607,14 @@ static void segment_lines(Tui *t, Lines *l)
         snprintf(full, sizeof full, "%s (%ld warm-up step%s out)", brief, c->warmup_steps,
                  PLURAL(c->warmup_steps));
         line_fit(l, A_NORMAL, "segment", full, brief);
-    } else
-        line(l, A_NORMAL, "segment", "%d b%d w%d p%d img/s n/a: warming up (%ld step%s)",
-             t->nsegs, c->batch, c->workers, c->prefetch, c->steps, PLURAL(c->steps));
+    } else {
+        char full[160], brief[128];
+        snprintf(full, sizeof full, "%d b%d w%d p%d img/s n/a: warming up (%ld step%s)",
+                 t->nsegs, c->batch, c->workers, c->prefetch, c->steps, PLURAL(c->steps));
+        snprintf(brief, sizeof brief, "%d b%d w%d p%d warming up (%ld step%s)", t->nsegs,
+                 c->batch, c->workers, c->prefetch, c->steps, PLURAL(c->steps));
+        line_fit(l, A_NORMAL, "segment", full, brief);
+    }
     if (t->nsegs < 2) {
         line(l, A_DIM, "before", "n/a: no live change yet (w/W b/B)");
         return;
@@ -573,7 +628,8 @@ static void segment_lines(Tui *t, Lines *l)
         line(l, A_NORMAL, "before", "%d b%d w%d p%d img/s n/a: too short", t->nsegs - 1,
              p->batch, p->workers, p->prefetch);
     if (nc < 2 || np < 2 || !(p->images_per_s > 0)) {
-        line(l, A_DIM, "change", "n/a: needs 2 measured steps in each segment");
+        line_fit(l, A_DIM, "change", "n/a: needs 2 measured steps in each segment",
+                 "n/a: too few steps in a segment");
         return;
     }
     double se_c = c->images_per_s_sd / sqrt((double)nc), se_p = p->images_per_s_sd / sqrt((double)np);
@@ -601,11 +657,7 @@ static void counter_lines(Tui *t, Lines *l, const TuiCounterFigs *cf)
         return;
     const char *reason = cf->why[0] ? cf->why : t->ctr.why;
     snprintf(why, sizeof why, "n/a: %s", reason);
-    int rows = l->r.y + l->r.h - l->y, need = 0;
-    for (const char *p = why; *p && l->r.w > 10; need++) {
-        p += fmt_wrap(p, l->r.w - 10);
-        p += strspn(p, " ");
-    }
+    int rows = l->r.y + l->r.h - l->y, need = wrapped_rows(why, l->r.w - 10, rows + 1);
     /* A reason cut in the middle reads as another reason: where the rows
      * left cannot hold it, point to the chart that shows it whole. */
     if (need > rows && chart_text_fits(t->lay.chart[CHART_COUNTERS], reason))
@@ -700,12 +752,16 @@ static void draw_figures(Tui *t)
     line_fit(&l, A_NORMAL, "CPU", full, brief);
     if (running) {
         verdict_lines(t, &l, A_BOLD, t->live.data_wait_share, t->live.workers);
-        if (t->live.workers > 0)
-            line(&l, A_NORMAL, "loader", "%d worker%s, queue %d/%d, alone %s/s",
-                 t->live.workers, PLURAL(t->live.workers), t->live.queue_filled, t->live.queue_cap,
-                 fmt_si(a, sizeof a, t->live.load_samples_per_s));
-        else
+        if (t->live.workers > 0) {
+            fmt_si(a, sizeof a, t->live.load_samples_per_s);
+            snprintf(full, sizeof full, "%d worker%s, queue %d/%d, alone %s/s", t->live.workers,
+                     PLURAL(t->live.workers), t->live.queue_filled, t->live.queue_cap, a);
+            snprintf(brief, sizeof brief, "%d wkr, queue %d/%d, alone %s/s", t->live.workers,
+                     t->live.queue_filled, t->live.queue_cap, a);
+            line_fit(&l, A_NORMAL, "loader", full, brief);
+        } else {
             line(&l, A_NORMAL, "loader", "inline on the trainer (workers 0)");
+        }
     } else if (t->rv.have_st && st->steps > 0) {
         double tot = st->split.data + st->split.forward + st->split.backward + st->split.optimizer;
         verdict_lines(t, &l, A_NORMAL, tot > 0 ? st->split.data / tot : 0,
@@ -1054,7 +1110,7 @@ static void draw_too_small(Tui *t)
 
 void tui_draw(Tui *t)
 {
-    layout_compute(&t->lay, COLS, LINES, t->view, t->mi.blas_warning[0] ? 4 : 3);
+    layout_compute(&t->lay, COLS, LINES, t->view, 3 + header_warning_rows(t, COLS));
     erase();
     if (t->lay.too_small) {
         draw_too_small(t);

@@ -10,6 +10,17 @@ NAME=test_tui
 CNNTOP=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SHOT=${2:-}
 . "$(dirname "$0")/lib.sh"
+# figures_whole WHEN: at 80 columns every figure of the last capture is
+# whole: a brief wording where the full one does not fit (the verdict, the
+# oversubscription advice, MFU, the loader), never a line cut with '~'.
+figures_whole() {
+    checks=$((checks + 1))
+    cut=$(sed -n '/^figures/,$p' "$tmp/screen" | sed '$d' | cut -c1-44 | grep '~ *$')
+    [ -z "$cut" ] && return 0
+    echo "FAIL: figures cut at 80 columns $1:" >&2
+    echo "$cut" >&2
+    fails=$((fails + 1))
+}
 step_of() { sed -n 's/.* step \([0-9]*\)\/.*/\1/p' "$1" | head -1; }
 start() { # start COLS LINES ARGS...: a fresh session, then cnntop
     c=$1 l=$2
@@ -43,18 +54,14 @@ T send-keys -t t W
 check "W applies workers live" "workers 1: applied live" 5
 check "the running column shows 1 worker" "workers  *1  *1 live" 5
 check "a second segment starts" "segment  2 " 10
+figures_whole "during the run, with a loader worker"
 if [ -n "$SHOT" ]; then # a screenshot once the change has a figure
     wait_for "change   x" 20
     cap >"$SHOT"
 fi
 T send-keys -t t x
 check "x stops the run" "run 1 stopped" 30
-# At 80 columns every figure is whole: a brief wording where the full one
-# does not fit (the verdict, the oversubscription advice, MFU), never a
-# line cut with '~'.
-checks=$((checks + 1))
-cut=$(sed -n '/^figures/,$p' "$tmp/screen" | sed '$d' | cut -c1-44 | grep '~ *$')
-[ -z "$cut" ] || { echo "FAIL: figures cut at 80 columns:" >&2; echo "$cut" >&2; fails=$((fails + 1)); }
+figures_whole "after the run"
 T send-keys -t t Tab Tab
 check "history view has the run" "stopped" 5
 check "history row has an accuracy" "[0-9]\.[0-9][0-9]%" 5

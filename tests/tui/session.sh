@@ -23,7 +23,7 @@ ARGS="--test-limit 100 --history $tmp/hist.tsv"
 tui_shell 100 30
 tui_run "$ARGS"
 check "the dashboard starts" "idle: press s" 20 || { tui_end; exit 1; }
-check "the bad line is named, the others read" "config:3: unknown key 'bogus'" 5
+check "the bad line is named, the others read" "config:3: unknown key 'bogus': skipped, the rest read" 5
 check "batch 32 from the file" "batch  *32  *- live" 5
 
 # Run 1 to its end, then the batch changed between runs.

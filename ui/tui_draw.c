@@ -287,7 +287,11 @@ static void draw_status(Tui *t)
             put(r.y, 0, r.w, A_NORMAL, "%*s", r.w, "");
         put(r.y, 0, mw, t->status_err ? A_BOLD | pair(t, PAIR_BAD) : A_NORMAL, "%s", t->status);
     } else {
-        put(r.y, 0, w, A_DIM, "s start  x stop  w/W workers  b/B batch  Tab view  ? help  q quit");
+        /* At 80 columns without "Tab view" (the tabs show beside it), so
+         * that help and quit are not the keys cut off. */
+        const char *keys = "s start  x stop  w/W workers  b/B batch  Tab view  ? help  q quit";
+        put(r.y, 0, w, A_DIM, "%s",
+            fmt_cols(keys) <= w ? keys : "s start  x stop  w/W workers  b/B batch  ? help  q quit");
     }
 }
 

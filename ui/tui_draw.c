@@ -351,7 +351,8 @@ static void draw_chart(Tui *t, Rect r, ChartSpec *cs)
     Rect tr = r;
     tr.w = r.w - fmt_cols(win) - 2;
     int narrow = fmt_cols(cs->name) + 1 + fmt_cols(cs->now) > tr.w;
-    title(t, tr, cs->name, narrow && cs->brief[0] ? cs->brief : cs->now);
+    /* Paused, the title's current value would move under a frozen chart. */
+    title(t, tr, cs->name, t->paused ? "" : narrow && cs->brief[0] ? cs->brief : cs->now);
     put(r.y, r.x + r.w - fmt_cols(win) - 1, fmt_cols(win), A_DIM, "%s", win);
     int rows = r.h - 1, axis = 6, pw = r.w - axis - 2;
     if (rows > MAX_ROWS)

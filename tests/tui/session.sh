@@ -76,12 +76,12 @@ wait_for "images/s now [1-9]" 20
 sleep 1
 T send-keys -t t p
 check "p pauses in the first minute" "\[paused at [0-9]*s\]" 5
-cap | sed -n '5,10p' | cut -c1-44 >"$tmp/chart1"
+cap | sed -n '4,10p' | cut -c1-44 >"$tmp/chart1"
 s1=$(cap | sed -n 's/.* step \([0-9]*\)\/.*/\1/p')
 wait_for "step $((s1 + 3))/" 30
-cap | sed -n '5,10p' | cut -c1-44 >"$tmp/chart2"
+cap | sed -n '4,10p' | cut -c1-44 >"$tmp/chart2"
 checks=$((checks + 1))
-cmp -s "$tmp/chart1" "$tmp/chart2" || { fail "the images/s chart moved while paused"; diff "$tmp/chart1" "$tmp/chart2" >&2; }
+cmp -s "$tmp/chart1" "$tmp/chart2" || { fail "the images/s chart (or its title's value) moved while paused"; diff "$tmp/chart1" "$tmp/chart2" >&2; }
 T send-keys -t t Left
 check "Left: nothing to scroll in the first minute" "fits in the 1 min window" 5
 check_not "the pause stays where it was" "paused at 60s"

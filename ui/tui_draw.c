@@ -642,9 +642,13 @@ static void segment_lines(Tui *t, Lines *l)
     double ratio = c->images_per_s / p->images_per_s;
     double rerr = ratio * sqrt(pow(se_c / c->images_per_s, 2) + pow(se_p / p->images_per_s, 2));
     int real = fabs(d) > 2 * se;
-    line(l, real ? A_BOLD | pair(t, ratio >= 1 ? PAIR_GOOD : PAIR_BAD) : A_DIM, "change",
-         "x%.3f %s%.3f: %s", ratio, "\xc2\xb1", rerr,
-         real ? "real (> 2 SE)" : "within noise (< 2 SE)");
+    char full[96], brief[64];
+    snprintf(full, sizeof full, "x%.3f \xc2\xb1%.3f: %s", ratio, rerr,
+             real ? "real (> 2 SE)" : "within noise (< 2 SE)");
+    snprintf(brief, sizeof brief, "x%.3f \xc2\xb1%.3f: %s", ratio, rerr,
+             real ? "real" : "within noise");
+    line_fit(l, real ? A_BOLD | pair(t, ratio >= 1 ? PAIR_GOOD : PAIR_BAD) : A_DIM, "change",
+             full, brief);
 }
 
 /* IPC and the miss rate, or why not: the reason whole, wrapped. */

@@ -57,6 +57,8 @@ void verdict_judge(const VerdictInput *in, Verdict *out)
     snprintf(out->bound, sizeof out->bound, "%s (data wait %.1f%% of the step, %s %.0f%%)",
              out->loader_bound ? "loader-bound" : "compute-bound", 100 * in->data_wait_share,
              out->loader_bound ? "above" : "at most", 100 * CN_LOADER_BOUND);
+    snprintf(out->bound_brief, sizeof out->bound_brief, "%s: data wait %.1f%%",
+             out->loader_bound ? "loader-bound" : "compute-bound", 100 * in->data_wait_share);
     out->oversubscribed = over || waits;
     if (!out->oversubscribed)
         return;

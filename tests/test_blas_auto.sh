@@ -111,6 +111,28 @@ else
         >"$tmp/out" 2>&1
     hasnt "cnntop runs its" "--blas-kernel openblas keeps OpenBLAS's choice"
     has "^warning .*(OpenBLAS chose it); fix: drop --blas-kernel openblas" "and says the fix"
+    # The dashboard's header says it too: the kernels, the measured factor
+    # (the calibration just cached) and the fix, whole at 80 columns.
+    if command -v tmux >/dev/null 2>&1; then
+        sock=cnntopblas$$
+        tmux -L "$sock" -f /dev/null new-session -d -x 80 -y 24 \
+            "env TERM=screen-256color CNNTOP_SHIM_CORE=Prescott LD_PRELOAD=$SHIM $CNNTOP --blas-kernel openblas; sleep 9"
+        i=0
+        while [ $i -lt 100 ]; do
+            tmux -L "$sock" capture-pane -p >"$tmp/out" 2>/dev/null
+            grep -q "idle: press s" "$tmp/out" && break
+            sleep 0.1
+            i=$((i + 1))
+        done
+        tmux -L "$sock" send-keys q
+        sleep 0.3
+        tmux -L "$sock" kill-server >/dev/null 2>&1
+        sed -n 4,5p "$tmp/out" | tr '\n' ' ' | tr -s ' ' >"$tmp/warn"
+        checks=$((checks + 1))
+        grep -q "^! OpenBLAS runs Prescott (SSE) kernels on this $c CPU, SGEMM [0-9.]*x below the FMA peak; fix: drop --blas-kernel openblas" "$tmp/warn" &&
+            ! grep -q "~" "$tmp/warn" ||
+            fail "the dashboard's header does not give the kernels, the factor and the fix whole at 80 columns"
+    fi
 
     mkdir -p "$tmp/config/cnntop"
     echo "blas_kernel=openblas" >"$tmp/config/cnntop/config"

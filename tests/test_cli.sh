@@ -82,6 +82,14 @@ sed -n '/^\.BI \\-\\-export " FILE"/,/^\.TP/p; /^\.B \\-\\-force$/,/^\.TP/p' "$M
     grep -c "the dashboard)" | grep -qx 2 ||
     { echo "FAIL: man page: --export and --force do not say they are for the dashboard too" >&2
       fails=$((fails + 1)); }
+# An alternating-font macro (.BR, .IR, ...) joins its arguments without
+# spaces, so prose left on its line renders as "peak).Whenthetwotimes...".
+checks=$((checks + 1))
+joined=$(grep -nE '^\.(BR|RB|IR|RI|BI|IB) ' "$MAN" | sed 's/"[^"]*"/Q/g' |
+    grep -E ' [A-Za-z][A-Za-z]+ +[A-Za-z][A-Za-z]+')
+[ -z "$joined" ] ||
+    { echo "FAIL: man page: prose after an alternating-font macro runs together:" >&2
+      echo "$joined" >&2; fails=$((fails + 1)); }
 # report reads the JSON record only, and says so for the other exports.
 printf 'a,b\n1,2\n' >"$tmp/r.csv"
 expect 1 "r.csv: report reads the JSON run record" -- report "$tmp/r.csv"

@@ -72,6 +72,15 @@ for what in "Throughput:" "Steps, images:" "Test accuracy:" "Data wait:" "conv2 
     check "report repeats the run's '$what' line" \
         sh -c "grep -F '$what' '$tmp/run.out' | head -1 >'$tmp/l1'; grep -F '$what' '$tmp/report.out' | head -1 >'$tmp/l2'; test -s '$tmp/l1' && cmp -s '$tmp/l1' '$tmp/l2'"
 done
+# Side by side, nothing is cut so that two values look alike: the whole
+# configuration (over two rows: "batch 32, 0 workers," then "2 threads")
+# and a long file name by its tail, where names differ.
+cp "$tmp/a.json" "$tmp/a-long-file-name-for-the-second.json"
+"$CNNTOP" report "$tmp/a.json" "$tmp/a-long-file-name-for-the-second.json" "$tmp/sweep.json" \
+    >"$tmp/cmp.out" 2>&1
+check "report compares side by side" test $? -eq 0
+check "... the configuration whole (its threads)" grep -q "^  *[0-9][0-9]* threads\? " "$tmp/cmp.out"
+check "... a long file name by its tail" grep -q "~.*-the-second.json " "$tmp/cmp.out"
 "$CNNTOP" run $small --export "$tmp/a.json" >/dev/null 2>"$tmp/err"
 check "an existing export is not overwritten without --force" test $? -eq 1
 check "... and says so before training" grep -q "exists" "$tmp/err"

@@ -28,10 +28,12 @@ static void test_bound(void)
     Verdict v = judge(0.05, 0, 2, 2, NAN);
     CHECK(!v.loader_bound && !v.oversubscribed);
     CHECK(strstr(v.bound, "compute-bound (data wait 5.0% of the step, at most 10%)") == v.bound);
+    CHECK(!strcmp(v.bound_brief, "compute-bound: data wait 5.0%"));
     CHECK(v.oversub[0] == '\0' && v.brief[0] == '\0');
     v = judge(CN_LOADER_BOUND + 0.01, 0, 2, 2, 0.01);
     CHECK(v.loader_bound && !v.oversubscribed);
     CHECK(strstr(v.bound, "loader-bound") == v.bound);
+    CHECK(!strcmp(v.bound_brief, "loader-bound: data wait 11.0%"));
 }
 
 static void test_too_many_threads(void)

@@ -121,21 +121,48 @@ fail:
     return NULL;
 }
 
-/* One cell, cut to fit its column.  Widths count characters, not bytes:
- * printf's "%-22s" would pad "±" (two bytes of UTF-8) one short. */
-static void cell(const char *s, int last)
+/* Characters (UTF-8 code points) of s. */
+static int chars(const char *s)
 {
-    int w = 0;
+    int n = 0;
 
-    for (; *s && w < COLW - 2; w++) {
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* One cell, cut to fit its column.  Widths count characters, not bytes:
+ * printf's "%-22s" would pad "±" (two bytes of UTF-8) one short.  A value
+ * too long is cut with '~' (two different values never look alike); a
+ * file name keeps its tail ("~long-name-b.json"), where names differ. */
+static void cell_cut(const char *s, int last, int tail)
+{
+    int w = 0, n = chars(s), room = COLW - 2;
+
+    if (n > room && tail) {
+        for (int skip = n - (room - 1); skip > 0; s++)
+            skip -= ((unsigned char)s[1] & 0xC0) != 0x80;
+        printf("~");
+        w++;
+    }
+    for (; *s && w < room - (n > room && !tail); w++) {
         int len = 1;
         while ((s[len] & 0xC0) == 0x80)
             len++;
         fwrite(s, 1, (size_t)len, stdout);
         s += len;
     }
+    if (*s && !tail) {
+        printf("~");
+        w++;
+    }
     if (!last)
         printf("%*s", COLW - w, "");
+}
+
+static void cell(const char *s, int last)
+{
+    cell_cut(s, last, 0);
 }
 
 static void fmt_pm(char *b, size_t len, double m, double sd, int dec)
@@ -166,6 +193,24 @@ static void speedup(const Entry *e, const Entry *ref, char *sp, char *dist, size
                  w.p < 0.001 ? "<" : "=", w.p < 0.001 ? 0.001 : w.p);
 }
 
+/* The configuration label over two rows where one cell cannot hold it:
+ * part 0 up to the last ", " that fits ("batch 64, 0 workers,"), part 1
+ * the rest ("2 threads"); part 1 is "" when the whole fits. */
+static const char *config_part(char *label, int part)
+{
+    char *cut = NULL;
+
+    if (chars(label) > COLW - 2)
+        for (char *p = strstr(label, ", "); p && p - label + 1 <= COLW - 2; p = strstr(p + 1, ", "))
+            cut = p;
+    if (!cut)
+        return part ? "" : label;
+    if (part)
+        return cut + 2;
+    cut[1] = '\0';
+    return label;
+}
+
 static void row(const char *label, const Entry *e, size_t n, size_t from, const Entry *ref, int what)
 {
     char b[96], d[96];
@@ -177,8 +222,12 @@ static void row(const char *label, const Entry *e, size_t n, size_t from, const 
         double t = r->train.split.data + r->train.split.forward + r->train.split.backward +
                    r->train.split.optimizer;
         switch (what) {
-        case 0: cell(e[i].name, last); continue;
-        case 1: cell(record_label(r, b, sizeof b), last); continue;
+        case 0: cell_cut(e[i].name, last, 1); continue;
+        case 1:
+        case 14:
+            record_label(r, b, sizeof b);
+            cell(config_part(b, what == 14), last);
+            continue;
         case 2: fmt_pm(b, sizeof b, e[i].wall.mean, e[i].wall.sd, 2); break;
         case 3: fmt_pm(b, sizeof b, e[i].ips.mean, e[i].ips.sd, 1); break;
         case 4: fmt_pm(b, sizeof b, e[i].ips.mean * r->flops_per_image * 1e-9, NAN, 1); break;
@@ -204,6 +253,20 @@ static void row(const char *label, const Entry *e, size_t n, size_t from, const 
     printf("\n");
 }
 
+/* 1 when a configuration of this block needs its second row. */
+static int long_label(const Entry *e, size_t n, size_t from)
+{
+    char b[96];
+
+    for (size_t i = from; i < n && i < from + COLS; i++)
+    {
+        record_label(&e[i].r, b, sizeof b);
+        if (config_part(b, 1)[0])
+            return 1;
+    }
+    return 0;
+}
+
 static void print_compare(const Entry *e, size_t n)
 {
     static const char *labels[] = {
@@ -216,8 +279,11 @@ static void print_compare(const Entry *e, size_t n)
     for (size_t from = 0; from < n; from += COLS) {
         if (from)
             printf("\n");
-        for (int w = 0; w < (int)(sizeof labels / sizeof *labels); w++)
+        for (int w = 0; w < (int)(sizeof labels / sizeof *labels); w++) {
             row(labels[w], e, n, from, &e[0], w);
+            if (w == 1 && long_label(e, n, from))
+                row("", e, n, from, &e[0], 14);
+        }
     }
     printf("\n");
     for (size_t i = 1; i < n; i++) {

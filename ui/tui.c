@@ -438,8 +438,11 @@ static void tui_poll(Tui *t)
         t->run_queue_wait = rec->run_queue_wait;
     if (t->rv.seq > t->recorded_seq && t->rv.state >= RUN_FINISHED) {
         t->recorded_seq = t->rv.seq;
-        double w = t->rv.t_end - t->run_w0;
-        t->run_cores = w > 0 ? (process_cpu_s() - t->run_cpu0) / w : NAN;
+        /* CPU and wall over one interval, both read now: the run's end
+         * time against CPU read up to a tick later gave a run that failed
+         * at once "15.50 cores" on 2. */
+        double cpu = process_cpu_s(), w = mono_s() - t->run_w0;
+        t->run_cores = w > 0 ? (cpu - t->run_cpu0) / w : NAN;
         record_run(t);
         if (t->rv.state == RUN_FAILED)
             tui_message(t, 1, "run %d failed: %s", t->rv.seq, t->rv.reason);
@@ -492,6 +495,8 @@ static int prompt_key(Tui *t, int ch)
     } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
         if (n)
             t->input[n - 1] = '\0';
+    } else if (ch == 21) { /* Ctrl-U clears the line, as in a shell */
+        t->input[0] = '\0';
     } else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
         Prompt p = t->prompt;
         t->prompt = PROMPT_NONE;
@@ -703,7 +708,7 @@ static void load_settings(Tui *t)
     size_t dl = base ? (size_t)(base + 1 - t->cfg_path) : 0;
     const char *msg = !strncmp(err, t->cfg_path, dl) ? err + dl : err;
     if (rc == 2)
-        tui_message(t, 1, "settings %s (skipped; the other lines are read)", msg);
+        tui_message(t, 1, "%s: skipped, the rest read", msg);
     else if (rc < 0)
         tui_message(t, 1, "settings not read: %s", err);
     for (int i = 0; i < TUI_WINDOWS; i++)

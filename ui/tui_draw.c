@@ -72,6 +72,18 @@ static int put_wrapped(int y, int x, int w, int rows, attr_t a, const char *text
     return k;
 }
 
+/* Rows `text` takes wrapped at w columns, counting at most `most`. */
+static int wrapped_rows(const char *text, int w, int most)
+{
+    int k = 0;
+
+    for (const char *p = text; *p && k < most && w > 0; k++) {
+        p += fmt_wrap(p, w);
+        p += strspn(p, " ");
+    }
+    return k;
+}
+
 /* --- header -------------------------------------------------------- */
 
 static const char *state_name(RunState s)
@@ -151,6 +163,45 @@ static void header_state(Tui *t, int y)
     put(y, x, r.w - x, A_NORMAL, "%s", tail);
 }
 
+/* The kernel's warning as the header says it, in two rows of `cols` at
+ * most: which kernels run on which CPU, the measured factor (the cached
+ * calibration's SGEMM at the model's shapes against its FMA peak) and the
+ * fix, without the fix's aside where the whole would take more rows.
+ * "" when the kernel is not narrow. */
+static void header_warning(const Tui *t, int cols, char *buf, size_t len)
+{
+    const char *fix = strstr(t->mi.blas_warning, "fix: ");
+    char factor[96] = "";
+
+    buf[0] = '\0';
+    if (!t->mi.blas_warning[0])
+        return;
+    if (t->have_calib) {
+        double peak = calibrate_peak(&t->calib, NULL);
+        double sg = fmax(t->calib.model_gflops[0], t->calib.model_gflops[1]);
+        if (peak > 0 && sg > 0)
+            snprintf(factor, sizeof factor, ", SGEMM %.1fx below the FMA peak", peak / sg);
+    }
+    for (int aside = 1; aside >= 0; aside--) {
+        int n = !fix ? 0 : aside || !strstr(fix, " (") ? (int)strlen(fix)
+                                                         : (int)(strstr(fix, " (") - fix);
+        snprintf(buf, len, "OpenBLAS runs %s (%s) kernels on this %s CPU%s%s%.*s",
+                 t->mi.blas_core, t->mi.blas_isa, t->mi.cpu_isa, factor, fix ? "; " : "", n,
+                 fix ? fix : "");
+        if (wrapped_rows(buf, cols - 2, 3) <= 2)
+            return;
+    }
+}
+
+/* Rows the header's warning takes at `cols` columns: 0, 1 or 2. */
+static int header_warning_rows(const Tui *t, int cols)
+{
+    char w[512];
+
+    header_warning(t, cols, w, sizeof w);
+    return wrapped_rows(w, cols - 2, 2);
+}
+
 static void draw_header(Tui *t)
 {
     const Rect r = t->lay.header;
@@ -177,13 +228,33 @@ static void draw_header(Tui *t)
     fmt_fit_tail(path, sizeof path, dir, r.w - 5 - fmt_cols(tail));
     put(1, 0, r.w, A_NORMAL, "data %s%s", path, tail);
     header_state(t, 2);
-    if (r.h > 3)
-        put(3, 0, r.w, A_BOLD | pair(t, PAIR_WARN), "! %s", t->mi.blas_warning);
+    if (r.h > 3) {
+        char w[512];
+        header_warning(t, r.w, w, sizeof w);
+        put(3, 0, 2, A_BOLD | pair(t, PAIR_WARN), "! ");
+        put_wrapped(3, 2, r.w - 2, r.h - 3, A_BOLD | pair(t, PAIR_WARN), w);
+    }
 }
 
 /* --- status line --------------------------------------------------- */
 
 static const char *const tab_names[VIEW_COUNT] = {" main ", " layers ", " history "};
+
+/* A prompt in w columns: the label, what is typed and a cursor, then the
+ * hint.  Where that does not fit, the short label and no hint; where the
+ * input still does not fit, its tail, so that the end being typed shows. */
+static void draw_prompt(int y, int w, const char *label, const char *brief, const char *input,
+                        const char *hint)
+{
+    char tail[600];
+
+    if (fmt_cols(label) + fmt_cols(input) + 1 + fmt_cols(hint) <= w) {
+        put(y, 0, w, A_BOLD, "%s%s_%s", label, input, hint);
+        return;
+    }
+    fmt_fit_tail(tail, sizeof tail, input, w - fmt_cols(brief) - 1);
+    put(y, 0, w, A_BOLD, "%s%s_", brief, tail);
+}
 
 static void draw_status(Tui *t)
 {
@@ -202,11 +273,12 @@ static void draw_status(Tui *t)
         put(r.y, 0, w, A_BOLD | pair(t, PAIR_WARN), "run %d is going: stop it and quit? (y/n)",
             t->rv.seq);
     } else if (t->prompt == PROMPT_EXPORT) {
-        put(r.y, 0, w, A_BOLD, "export to (.json .csv .md, Enter writes, Esc cancels): %s_",
-            t->input);
+        draw_prompt(r.y, w, "export to (.json .csv .md, Enter writes, Esc cancels): ",
+                    "export to: ", t->input, "");
     } else if (t->prompt == PROMPT_EDIT) {
-        put(r.y, 0, w, A_BOLD, "%s = %s_   (Enter sets, Esc cancels)", tui_setting_name(t->sel),
-            t->input);
+        char name[64];
+        snprintf(name, sizeof name, "%s = ", tui_setting_name(t->sel));
+        draw_prompt(r.y, w, name, name, t->input, "   (Enter sets, Esc cancels)");
     } else if (t->status[0] && t->now - t->status_t < 8.0) {
         /* A message longer than the room beside the tabs hides them while
          * it shows, rather than lose its end. */
@@ -215,7 +287,11 @@ static void draw_status(Tui *t)
             put(r.y, 0, r.w, A_NORMAL, "%*s", r.w, "");
         put(r.y, 0, mw, t->status_err ? A_BOLD | pair(t, PAIR_BAD) : A_NORMAL, "%s", t->status);
     } else {
-        put(r.y, 0, w, A_DIM, "s start  x stop  w/W workers  b/B batch  Tab view  ? help  q quit");
+        /* At 80 columns without "Tab view" (the tabs show beside it), so
+         * that help and quit are not the keys cut off. */
+        const char *keys = "s start  x stop  w/W workers  b/B batch  Tab view  ? help  q quit";
+        put(r.y, 0, w, A_DIM, "%s",
+            fmt_cols(keys) <= w ? keys : "s start  x stop  w/W workers  b/B batch  ? help  q quit");
     }
 }
 
@@ -224,6 +300,7 @@ static void draw_status(Tui *t)
 typedef struct ChartSpec {
     const char *name;
     char now[96];      /* the current value, e.g. "now 1.52k" */
+    char brief[48];    /* "" or a shorter `now` for a title too narrow for it */
     const double *t, *v;
     int n;
     int pct;           /* values are 0..1 shown as % with a fixed top of 100% */
@@ -250,15 +327,10 @@ static void chart_window(const Tui *t, double *t0, double *t1)
 /* 1 when "n/a: text" wraps into the rows of chart r. */
 static int chart_text_fits(Rect r, const char *text)
 {
-    int rows = r.h - 1, k = 0, w = r.w - 3;
     char na[600];
 
     snprintf(na, sizeof na, "n/a: %s", text);
-    for (const char *p = na; *p && w > 0; k++) {
-        p += fmt_wrap(p, w);
-        p += strspn(p, " ");
-    }
-    return k <= rows;
+    return wrapped_rows(na, r.w - 3, r.h) <= r.h - 1;
 }
 
 static void draw_chart(Tui *t, Rect r, ChartSpec *cs)
@@ -278,7 +350,9 @@ static void draw_chart(Tui *t, Rect r, ChartSpec *cs)
         snprintf(win, sizeof win, "[run]");
     Rect tr = r;
     tr.w = r.w - fmt_cols(win) - 2;
-    title(t, tr, cs->name, cs->now);
+    int narrow = fmt_cols(cs->name) + 1 + fmt_cols(cs->now) > tr.w;
+    /* Paused, the title's current value would move under a frozen chart. */
+    title(t, tr, cs->name, t->paused ? "" : narrow && cs->brief[0] ? cs->brief : cs->now);
     put(r.y, r.x + r.w - fmt_cols(win) - 1, fmt_cols(win), A_DIM, "%s", win);
     int rows = r.h - 1, axis = 6, pw = r.w - axis - 2;
     if (rows > MAX_ROWS)
@@ -361,12 +435,31 @@ static int sample_series(Tui *t, int field)
     return n;
 }
 
+/* Why there is nothing to show of the current run: the same words on
+ * every chart and figure, so that a failed run never reads "waiting". */
+static const char *no_run_why(const Tui *t, char *buf, size_t len)
+{
+    if (!t->rv.seq)
+        snprintf(buf, len, "no run yet");
+    else if (t->rv.state == RUN_FAILED)
+        snprintf(buf, len, "run %d failed", t->rv.seq);
+    else if (t->rv.state == RUN_LOADING)
+        snprintf(buf, len, "run %d is loading", t->rv.seq);
+    else if (t->rv.state == RUN_STOPPED || t->rv.state == RUN_FINISHED)
+        snprintf(buf, len, "run %d trained no step", t->rv.seq);
+    else
+        snprintf(buf, len, "waiting for the first samples");
+    return buf;
+}
+
 static void draw_charts(Tui *t)
 {
     ChartSpec cs;
-    char a[32], b[32];
+    char a[32], b[32], none[64], none_s[80];
     int running = t->have_live && t->live.running;
 
+    no_run_why(t, none, sizeof none);
+    snprintf(none_s, sizeof none_s, "%s%s", none, t->rv.seq ? "" : " (s starts one)");
     memset(&cs, 0, sizeof cs);
     cs.name = "images/s";
     cs.n = sample_series(t, 0);
@@ -375,7 +468,7 @@ static void draw_charts(Tui *t)
     if (running)
         snprintf(cs.now, sizeof cs.now, "now %s", fmt_si(a, sizeof a, t->live.images_per_s_now));
     if (!t->nsamples)
-        cs.na = t->rv.seq ? "waiting for the first samples" : "no run yet (s starts one)";
+        cs.na = none_s;
     draw_chart(t, t->lay.chart[CHART_IPS], &cs);
 
     memset(&cs, 0, sizeof cs);
@@ -417,9 +510,10 @@ static void draw_charts(Tui *t)
                      t->live.queue_cap);
         else
             snprintf(cs.now, sizeof cs.now, "none: workers 0 load inline");
+        snprintf(cs.brief, sizeof cs.brief, "%s", t->live.queue_cap > 0 ? "" : "none: inline");
     }
     if (!t->nsamples)
-        cs.na = t->rv.seq ? "waiting for the first samples" : "no run yet";
+        cs.na = none;
     draw_chart(t, t->lay.chart[CHART_QUEUE], &cs);
 
     memset(&cs, 0, sizeof cs);
@@ -431,7 +525,7 @@ static void draw_charts(Tui *t)
         snprintf(cs.now, sizeof cs.now, "now %.4f  epoch mean %.4f", (double)t->rv.p.loss,
                  t->rv.p.epoch_loss);
     if (!t->nsamples)
-        cs.na = t->rv.seq ? "waiting for the first samples" : "no run yet";
+        cs.na = none;
     draw_chart(t, t->lay.chart[CHART_LOSS], &cs);
 }
 
@@ -456,6 +550,13 @@ static void line(Lines *l, attr_t a, const char *label, const char *fmt, ...)
     put(l->y, l->r.x, 9, A_BOLD, "%s", label);
     put(l->y, l->r.x + 9, l->r.w - 10, a, "%s", text);
     l->y++;
+}
+
+/* A figure in its full form where it fits the panel, else in its brief
+ * one: a narrow panel cuts nothing that a shorter wording keeps. */
+static void line_fit(Lines *l, attr_t a, const char *label, const char *full, const char *brief)
+{
+    line(l, a, label, "%s", fmt_cols(full) <= l->r.w - 10 ? full : brief);
 }
 
 /* The step split as a bar of letters d f b o, coloured when colours work. */
@@ -485,9 +586,13 @@ static void split_bar(Tui *t, Lines *l, const StepSplit *s)
     }
     attrset(A_NORMAL);
     l->y++;
-    line(l, A_NORMAL, "", "data %.1f%%  fwd %.1f%%  bwd %.1f%%  opt %.1f%%",
-         100 * s->data / tot, 100 * s->forward / tot, 100 * s->backward / tot,
-         100 * s->optimizer / tot);
+    char full[128], brief[96];
+    snprintf(full, sizeof full, "data %.1f%%  fwd %.1f%%  bwd %.1f%%  opt %.1f%%",
+             100 * s->data / tot, 100 * s->forward / tot, 100 * s->backward / tot,
+             100 * s->optimizer / tot);
+    snprintf(brief, sizeof brief, "d %.1f%%  f %.1f%%  b %.1f%%  o %.1f%%", 100 * s->data / tot,
+             100 * s->forward / tot, 100 * s->backward / tot, 100 * s->optimizer / tot);
+    line_fit(l, A_NORMAL, "", full, brief);
 }
 
 static void segment_lines(Tui *t, Lines *l)
@@ -495,19 +600,26 @@ static void segment_lines(Tui *t, Lines *l)
     char a[64], b[64];
 
     if (t->nsegs == 0) {
-        line(l, A_DIM, "segment", "n/a: no run yet");
+        line(l, A_DIM, "segment", "n/a: %s", no_run_why(t, a, sizeof a));
         return;
     }
     const Segment *c = &t->segs[t->nsegs - 1];
     long nc = c->steps - c->warmup_steps;
-    if (nc > 0)
-        line(l, A_NORMAL, "segment", "%d b%d w%d p%d %s img/s (%ld warm-up step%s out)",
-             t->nsegs, c->batch, c->workers, c->prefetch,
-             fmt_pm(a, sizeof a, c->images_per_s, c->images_per_s_sd), c->warmup_steps,
-             PLURAL(c->warmup_steps));
-    else
-        line(l, A_NORMAL, "segment", "%d b%d w%d p%d img/s n/a: warming up (%ld step%s)",
-             t->nsegs, c->batch, c->workers, c->prefetch, c->steps, PLURAL(c->steps));
+    if (nc > 0) {
+        char full[160], brief[128];
+        snprintf(brief, sizeof brief, "%d b%d w%d p%d %s img/s", t->nsegs, c->batch, c->workers,
+                 c->prefetch, fmt_pm(a, sizeof a, c->images_per_s, c->images_per_s_sd));
+        snprintf(full, sizeof full, "%s (%ld warm-up step%s out)", brief, c->warmup_steps,
+                 PLURAL(c->warmup_steps));
+        line_fit(l, A_NORMAL, "segment", full, brief);
+    } else {
+        char full[160], brief[128];
+        snprintf(full, sizeof full, "%d b%d w%d p%d img/s n/a: warming up (%ld step%s)",
+                 t->nsegs, c->batch, c->workers, c->prefetch, c->steps, PLURAL(c->steps));
+        snprintf(brief, sizeof brief, "%d b%d w%d p%d warming up (%ld step%s)", t->nsegs,
+                 c->batch, c->workers, c->prefetch, c->steps, PLURAL(c->steps));
+        line_fit(l, A_NORMAL, "segment", full, brief);
+    }
     if (t->nsegs < 2) {
         line(l, A_DIM, "before", "n/a: no live change yet (w/W b/B)");
         return;
@@ -521,7 +633,8 @@ static void segment_lines(Tui *t, Lines *l)
         line(l, A_NORMAL, "before", "%d b%d w%d p%d img/s n/a: too short", t->nsegs - 1,
              p->batch, p->workers, p->prefetch);
     if (nc < 2 || np < 2 || !(p->images_per_s > 0)) {
-        line(l, A_DIM, "change", "n/a: needs 2 measured steps in each segment");
+        line_fit(l, A_DIM, "change", "n/a: needs 2 measured steps in each segment",
+                 "n/a: too few steps in a segment");
         return;
     }
     double se_c = c->images_per_s_sd / sqrt((double)nc), se_p = p->images_per_s_sd / sqrt((double)np);
@@ -529,9 +642,13 @@ static void segment_lines(Tui *t, Lines *l)
     double ratio = c->images_per_s / p->images_per_s;
     double rerr = ratio * sqrt(pow(se_c / c->images_per_s, 2) + pow(se_p / p->images_per_s, 2));
     int real = fabs(d) > 2 * se;
-    line(l, real ? A_BOLD | pair(t, ratio >= 1 ? PAIR_GOOD : PAIR_BAD) : A_DIM, "change",
-         "x%.3f %s%.3f: %s", ratio, "\xc2\xb1", rerr,
-         real ? "real (> 2 SE)" : "within noise (< 2 SE)");
+    char full[96], brief[64];
+    snprintf(full, sizeof full, "x%.3f \xc2\xb1%.3f: %s", ratio, rerr,
+             real ? "real (> 2 SE)" : "within noise (< 2 SE)");
+    snprintf(brief, sizeof brief, "x%.3f \xc2\xb1%.3f: %s", ratio, rerr,
+             real ? "real" : "within noise");
+    line_fit(l, real ? A_BOLD | pair(t, ratio >= 1 ? PAIR_GOOD : PAIR_BAD) : A_DIM, "change",
+             full, brief);
 }
 
 /* IPC and the miss rate, or why not: the reason whole, wrapped. */
@@ -539,7 +656,6 @@ static void counter_lines(Tui *t, Lines *l, const TuiCounterFigs *cf)
 {
     char a[32], b[32], why[300];
 
-    (void)t;
     if (cf->ipc_ok || cf->miss_ok) {
         line(l, A_NORMAL, "counters", "IPC %s  cache misses %s",
              cf->ipc_ok ? (snprintf(a, sizeof a, "%.2f", cf->ipc), a) : "n/a",
@@ -548,9 +664,15 @@ static void counter_lines(Tui *t, Lines *l, const TuiCounterFigs *cf)
     }
     if (l->y >= l->r.y + l->r.h)
         return;
-    snprintf(why, sizeof why, "n/a: %s", cf->why[0] ? cf->why : t->ctr.why);
+    const char *reason = cf->why[0] ? cf->why : t->ctr.why;
+    snprintf(why, sizeof why, "n/a: %s", reason);
+    int rows = l->r.y + l->r.h - l->y, need = wrapped_rows(why, l->r.w - 10, rows + 1);
+    /* A reason cut in the middle reads as another reason: where the rows
+     * left cannot hold it, point to the chart that shows it whole. */
+    if (need > rows && chart_text_fits(t->lay.chart[CHART_COUNTERS], reason))
+        snprintf(why, sizeof why, "n/a: why in the IPC chart above");
     put(l->y, l->r.x, 9, A_BOLD, "%s", "IPC,miss");
-    l->y += put_wrapped(l->y, l->r.x + 9, l->r.w - 10, l->r.y + l->r.h - l->y, A_DIM, why);
+    l->y += put_wrapped(l->y, l->r.x + 9, l->r.w - 10, rows, A_DIM, why);
 }
 
 /* The verdict (verdict.h, as the summary says it) and, when the run is
@@ -562,25 +684,38 @@ static void verdict_lines(Tui *t, Lines *l, attr_t a, double share, int workers)
     Verdict v;
 
     verdict_judge(&vi, &v);
-    line(l, a | pair(t, v.loader_bound ? PAIR_WARN : PAIR_GOOD), "verdict", "%s", v.bound);
-    if (v.oversubscribed)
-        line(l, A_BOLD | pair(t, PAIR_WARN), "oversub", "%s",
-             l->r.w - 10 >= (int)strlen(v.oversub) ? v.oversub : v.brief);
+    line_fit(l, a | pair(t, v.loader_bound ? PAIR_WARN : PAIR_GOOD), "verdict", v.bound,
+             v.bound_brief);
+    if (!v.oversubscribed || l->y >= l->r.y + l->r.h)
+        return;
+    /* The figure and what to try, whole: the brief form over two rows
+     * where one cannot hold it. */
+    attr_t w = A_BOLD | pair(t, PAIR_WARN);
+    put(l->y, l->r.x, 9, A_BOLD, "%s", "oversub");
+    l->y += l->r.w - 10 >= fmt_cols(v.oversub)
+                ? put_wrapped(l->y, l->r.x + 9, l->r.w - 10, 1, w, v.oversub)
+                : put_wrapped(l->y, l->r.x + 9, l->r.w - 10, 2, w, v.brief);
 }
 
 /* MFU and the executed share against the FMA peak (see cnntop(1)). */
 static void peak_line(Tui *t, Lines *l, double ips, int have)
 {
     double peak = t->have_calib ? calibrate_peak(&t->calib, NULL) : 0.0;
+    char why[64];
 
     if (!(peak > 0.0))
         line(l, A_DIM, "vs peak", "n/a: no FMA peak cached (cnntop calibrate)");
     else if (!have)
-        line(l, A_DIM, "vs peak", "FMA peak %.0f GFLOP/s; no run yet", peak);
-    else
-        line(l, A_NORMAL, "vs peak", "MFU %.1f%%  executed %.1f%% of %.0f GFLOP/s",
-             100 * ips * t->flops_per_image / (peak * 1e9),
-             100 * ips * t->flops_executed_per_image / (peak * 1e9), peak);
+        line(l, A_DIM, "vs peak", "FMA peak %.0f GFLOP/s; %s", peak,
+             no_run_why(t, why, sizeof why));
+    else {
+        double mfu = 100 * ips * t->flops_per_image / (peak * 1e9),
+               ex = 100 * ips * t->flops_executed_per_image / (peak * 1e9);
+        char full[128], brief[96];
+        snprintf(full, sizeof full, "MFU %.1f%%  executed %.1f%% of %.0f GFLOP/s", mfu, ex, peak);
+        snprintf(brief, sizeof brief, "MFU %.0f%% exec %.0f%% of %.0f GFLOP/s", mfu, ex, peak);
+        line_fit(l, A_NORMAL, "vs peak", full, brief);
+    }
 }
 
 static void draw_figures(Tui *t)
@@ -605,8 +740,8 @@ static void draw_figures(Tui *t)
              fmt_si(c, sizeof c, st->images_per_s * t->flops_per_image * 1e-9));
         split_bar(t, &l, &st->split);
     } else {
-        line(&l, A_DIM, "images/s", "n/a: no run yet");
-        line(&l, A_DIM, "step", "n/a: no run yet");
+        line(&l, A_DIM, "images/s", "n/a: %s", no_run_why(t, c, sizeof c));
+        line(&l, A_DIM, "step", "n/a: %s", c);
     }
     peak_line(t, &l, running ? t->live.images_per_s_now : st->images_per_s,
               running || (t->rv.have_st && st->steps > 0));
@@ -619,22 +754,29 @@ static void draw_figures(Tui *t)
         snprintf(d, sizeof d, "%.2f cores (run %d)", t->run_cores, t->rv.seq);
     else
         snprintf(d, sizeof d, "idle");
-    line(&l, A_NORMAL, "CPU", "%s  RSS peak %s", d,
-         fmt_bytes(a, sizeof a, (double)engine_peak_rss_kib() * 1024.0));
+    char full[200], brief[200];
+    fmt_bytes(a, sizeof a, (double)engine_peak_rss_kib() * 1024.0);
+    snprintf(full, sizeof full, "%s  RSS peak %s", d, a);
+    snprintf(brief, sizeof brief, "%s  RSS %s", d, a);
+    line_fit(&l, A_NORMAL, "CPU", full, brief);
     if (running) {
         verdict_lines(t, &l, A_BOLD, t->live.data_wait_share, t->live.workers);
-        if (t->live.workers > 0)
-            line(&l, A_NORMAL, "loader", "%d worker%s, queue %d/%d, alone %s/s",
-                 t->live.workers, PLURAL(t->live.workers), t->live.queue_filled, t->live.queue_cap,
-                 fmt_si(a, sizeof a, t->live.load_samples_per_s));
-        else
+        if (t->live.workers > 0) {
+            fmt_si(a, sizeof a, t->live.load_samples_per_s);
+            snprintf(full, sizeof full, "%d worker%s, queue %d/%d, alone %s/s", t->live.workers,
+                     PLURAL(t->live.workers), t->live.queue_filled, t->live.queue_cap, a);
+            snprintf(brief, sizeof brief, "%d wkr, queue %d/%d, alone %s/s", t->live.workers,
+                     t->live.queue_filled, t->live.queue_cap, a);
+            line_fit(&l, A_NORMAL, "loader", full, brief);
+        } else {
             line(&l, A_NORMAL, "loader", "inline on the trainer (workers 0)");
+        }
     } else if (t->rv.have_st && st->steps > 0) {
         double tot = st->split.data + st->split.forward + st->split.backward + st->split.optimizer;
         verdict_lines(t, &l, A_NORMAL, tot > 0 ? st->split.data / tot : 0,
                       t->nsegs ? t->segs[t->nsegs - 1].workers : t->rv.cfg.workers);
     } else {
-        line(&l, A_DIM, "verdict", "n/a: no run yet");
+        line(&l, A_DIM, "verdict", "n/a: %s", no_run_why(t, c, sizeof c));
     }
     segment_lines(t, &l);
     counter_lines(t, &l, running ? &t->ctr : t->rv.seq ? &t->ctr_run : &t->ctr);
@@ -717,6 +859,11 @@ static void draw_settings(Tui *t)
 
 /* --- history ------------------------------------------------------- */
 
+/* The history view's full row needs this many columns up to its state; a
+ * narrower view drops the prefetch and repeats columns and tightens the
+ * others, so that the speedup and the state stay whole at 80 columns. */
+#define HIST_FULL_COLS 93
+
 static void history_row(Tui *t, int i, int y, Rect r, int full)
 {
     const HistRow *h = &t->hist.rows[i];
@@ -725,7 +872,8 @@ static void history_row(Tui *t, int i, int y, Rect r, int full)
 
     char aug_all[64];
     options_format_augment(h->augment, aug_all, sizeof aug_all);
-    setting_cell(SET_AUGMENT, aug_all, 8, aug, sizeof aug);
+    int narrow = full && r.w < HIST_FULL_COLS;
+    setting_cell(SET_AUGMENT, aug_all, narrow ? 7 : 8, aug, sizeof aug);
     if (isnan(h->accuracy))
         snprintf(acc, sizeof acc, "n/a");
     else
@@ -748,7 +896,9 @@ static void history_row(Tui *t, int i, int y, Rect r, int full)
     else
         snprintf(len, sizeof len, "%de", h->epochs);
     attr_t a = full && i == t->hist_sel ? A_REVERSE : h->session ? A_NORMAL : A_DIM;
-    char num[16];
+    char num[16], thr[16];
+    /* 0: the run failed before it resolved "all cores" to a count. */
+    snprintf(thr, sizeof thr, h->threads > 0 ? "%d" : "all", h->threads);
     if (h->run > 0)
         snprintf(num, sizeof num, "%d", h->run);
     else
@@ -760,7 +910,11 @@ static void history_row(Tui *t, int i, int y, Rect r, int full)
         snprintf(ips, sizeof ips, "-");
         snprintf(wall, sizeof wall, "-");
     }
-    if (full) {
+    if (narrow) {
+        put(y, r.x, r.w, a, "%3s%c %5d %3d %3s %-7.7s %5s %6s %6s %7s %-16s %s", num,
+            i == t->hist.baseline ? '*' : ' ', h->batch, h->workers, thr, aug, len, wall,
+            ips, acc, sp, h->state);
+    } else if (full) {
         double mean, sd;
         char grp[64];
         int n = tuihist_group(&t->hist, i, &mean, &sd);
@@ -768,12 +922,12 @@ static void history_row(Tui *t, int i, int y, Rect r, int full)
             snprintf(grp, sizeof grp, "%s (%d runs)", fmt_pm(grp + 32, 32, mean, sd), n);
         else
             snprintf(grp, sizeof grp, "-");
-        put(y, r.x, r.w, a, "%3s%c %5d %4d %4d %3d %-8.8s %6s %7s %7s %8s %-16s %-9s %-22s", num,
-            i == t->hist.baseline ? '*' : ' ', h->batch, h->workers, h->prefetch, h->threads, aug,
+        put(y, r.x, r.w, a, "%3s%c %5d %4d %4d %3s %-8.8s %6s %7s %7s %8s %-16s %-9s %-22s", num,
+            i == t->hist.baseline ? '*' : ' ', h->batch, h->workers, h->prefetch, thr, aug,
             len, wall, ips, acc, sp, h->state, grp);
     } else {
-        put(y, r.x, r.w, a, "%3s%c %5d %4d %3d %-8.8s %6s %7s %7s %8s %-16s %s", num,
-            i == t->hist.baseline ? '*' : ' ', h->batch, h->workers, h->threads, aug, len, wall,
+        put(y, r.x, r.w, a, "%3s%c %5d %4d %3s %-8.8s %6s %7s %7s %8s %-16s %s", num,
+            i == t->hist.baseline ? '*' : ' ', h->batch, h->workers, thr, aug, len, wall,
             ips, acc, sp, h->state);
     }
 }
@@ -805,7 +959,11 @@ static void draw_history(Tui *t, Rect r, int full)
 {
     if (r.h < 2)
         return;
-    if (full)
+    if (full && r.w < HIST_FULL_COLS)
+        put(r.y, r.x, r.w, A_BOLD | pair(t, PAIR_TITLE),
+            "%4s %5s %3s %3s %-7s %5s %6s %6s %7s %-16s %s", "run", "batch", "wkr", "thr",
+            "augment", "len", "wall", "img/s", "acc", "speedup", "state");
+    else if (full)
         put(r.y, r.x, r.w, A_BOLD | pair(t, PAIR_TITLE),
             "%4s %5s %4s %4s %3s %-8s %6s %7s %7s %8s %-16s %-9s %s", "run", "batch", "wkrs", "pref",
             "thr", "augment", "length", "wall", "img/s", "accuracy", "speedup", "state",
@@ -961,7 +1119,7 @@ static void draw_too_small(Tui *t)
 
 void tui_draw(Tui *t)
 {
-    layout_compute(&t->lay, COLS, LINES, t->view, t->mi.blas_warning[0] ? 4 : 3);
+    layout_compute(&t->lay, COLS, LINES, t->view, 3 + header_warning_rows(t, COLS));
     erase();
     if (t->lay.too_small) {
         draw_too_small(t);

@@ -73,7 +73,7 @@ void layout_compute(Layout *l, int cols, int lines, TuiView view, int header_row
         l->too_small = 1;
         return;
     }
-    header_rows = clamp(header_rows, 1, 4);
+    header_rows = clamp(header_rows, 1, 5);
     int body_h = lines - header_rows - 1;
     l->header = rect(0, 0, header_rows, cols);
     l->status = rect(lines - 1, 0, 1, cols);

@@ -42,7 +42,8 @@ typedef struct Layout {
     Rect table;               /* per-layer and history views */
 } Layout;
 
-/* Lays out a cols x lines screen for `view`; header_rows is 3 or 4. */
+/* Lays out a cols x lines screen for `view`; header_rows is 3 to 5 (the
+ * kernel warning takes up to two rows). */
 void layout_compute(Layout *l, int cols, int lines, TuiView view, int header_rows);
 
 /* 1 when (y, x) lies inside r. */

@@ -10,6 +10,17 @@ NAME=test_tui
 CNNTOP=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SHOT=${2:-}
 . "$(dirname "$0")/lib.sh"
+# figures_whole WHEN: at 80 columns every figure of the last capture is
+# whole: a brief wording where the full one does not fit (the verdict, the
+# oversubscription advice, MFU, the loader), never a line cut with '~'.
+figures_whole() {
+    checks=$((checks + 1))
+    cut=$(sed -n '/^figures/,$p' "$tmp/screen" | sed '$d' | cut -c1-44 | grep '~ *$')
+    [ -z "$cut" ] && return 0
+    echo "FAIL: figures cut at 80 columns $1:" >&2
+    echo "$cut" >&2
+    fails=$((fails + 1))
+}
 step_of() { sed -n 's/.* step \([0-9]*\)\/.*/\1/p' "$1" | head -1; }
 start() { # start COLS LINES ARGS...: a fresh session, then cnntop
     c=$1 l=$2
@@ -24,6 +35,7 @@ check "dashboard starts" "idle: press s" 20 || { echo "test_tui: the dashboard d
 for p in "images/s" "loader queue" "loss" "IPC" "figures" "settings" "main  layers  history"; do
     check "panel $p" "$p" 2
 done
+check "the keys line keeps help and quit at 80 columns" "? help  q quit" 2
 T send-keys -t t s
 check "s starts a run" "run 1 running" 30
 wait_for "images/s now [1-9]" 20
@@ -43,17 +55,22 @@ T send-keys -t t W
 check "W applies workers live" "workers 1: applied live" 5
 check "the running column shows 1 worker" "workers  *1  *1 live" 5
 check "a second segment starts" "segment  2 " 10
+figures_whole "during the run, with a loader worker"
 if [ -n "$SHOT" ]; then # a screenshot once the change has a figure
     wait_for "change   x" 20
     cap >"$SHOT"
 fi
 T send-keys -t t x
 check "x stops the run" "run 1 stopped" 30
+figures_whole "after the run"
 T send-keys -t t Tab Tab
 check "history view has the run" "stopped" 5
 check "history row has an accuracy" "[0-9]\.[0-9][0-9]%" 5
 T send-keys -t t Tab e
-check "e asks a file name" "export to" 5
+check "e asks a file name, shown whole at 80 columns" "export to.* cnntop-run-1.json_" 5
+T send-keys -t t C-u
+check "Ctrl-U clears the file name" "export to (.*): _" 5
+T send-keys -t t cnntop-run-1.json
 T send-keys -t t Enter
 check "export written" "exported run 1 to cnntop-run-1.json" 10
 checks=$((checks + 1))

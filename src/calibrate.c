@@ -487,7 +487,7 @@ int calibrate_gap_text(double sgemm, double peak, const char *isa, int threads, 
         return 0;
     if (msg && len)
         snprintf(msg, len, "%sSGEMM at the model's shapes %.0f GFLOP/s on %d threads is %.0f%% "
-                 "of the %.0f GFLOP/s %s FMA peak, %.1fx below it%s", narrow ? "measured: " : "",
+                 "of the %.0f GFLOP/s FMA peak (%s), %.1fx below it%s", narrow ? "measured: " : "",
                  sgemm, threads, 100.0 * share, peak, isa, 1.0 / share,
                  narrow ? "" : ": OpenBLAS may not be using the CPU's vectors");
     return 1;

@@ -964,7 +964,7 @@ static void md_summary(Text *t, const RunRecord *r)
     if (isfinite(r->flops_per_image))
         tprintf(t, "| Compute rate | %.1f GFLOP/s |\n", st->images_per_s * r->flops_per_image * 1e-9);
     if (isfinite(record_mfu(r, st->images_per_s)))
-        tprintf(t, "| MFU | %.1f%% of the %.1f GFLOP/s %s FMA peak |\n| Executed share | "
+        tprintf(t, "| MFU | %.1f%% of the %.1f GFLOP/s FMA peak (%s) |\n| Executed share | "
                 "%.1f%% |\n", 100 * record_mfu(r, st->images_per_s), r->fma_peak_gflops,
                 r->fma_peak_isa, 100 * record_executed_share(r, st->images_per_s));
     tprintf(t, "| CPU | %.2f s user, %.2f s sys |\n", st->cpu_user, st->cpu_sys);

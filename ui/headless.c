@@ -90,7 +90,7 @@ static void print_sketch(const RunRecord *rec, const Calibration *c)
         return;
     char rate[64] = "the SGEMM rate";
     if (sk.peak)
-        snprintf(rate, sizeof rate, "the %s FMA peak", rec->fma_peak_isa);
+        snprintf(rate, sizeof rate, "the FMA peak (%s)", rec->fma_peak_isa);
     printf("  On paper:             %.2f s  (%.2f GFLOP executed at %.1f GFLOP/s, %s + %.2f GB "
            "at %.1f GB/s); measured %.2f s", sk.seconds, sk.flops * 1e-9, sk.gflops, rate,
            sk.bytes * 1e-9, sk.gbps, st->wall);

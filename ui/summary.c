@@ -64,8 +64,8 @@ void summary_print_peak(FILE *f, const RunRecord *r, double images_per_s)
         return;
     }
     fprintf(f, "  Against the peak:     MFU %.1f%% (%.1f MFLOP/image as PyTorch counts), "
-            "executed %.1f%% (%.1f MFLOP/image with Winograd) of the %.1f GFLOP/s %s FMA "
-            "peak on %d threads\n", 100 * mfu, r->flops_per_image * 1e-6, 100 * ex,
+            "executed %.1f%% (%.1f MFLOP/image with Winograd) of the %.1f GFLOP/s FMA peak "
+            "(%s) on %d threads\n", 100 * mfu, r->flops_per_image * 1e-6, 100 * ex,
             r->flops_executed_per_image * 1e-6, r->fma_peak_gflops, r->fma_peak_isa,
             r->threads_used);
 }

@@ -1064,6 +1064,20 @@ int calibrate_load(int threads, Calibration *out)
     return cache_load(path, threads, out, NULL, 0);
 }
 
+/* c's figures as the cache file holds them (3 decimals), so that a run
+ * reports the same peak whether it measured it or read it back.  Left as
+ * measured if the text does not read back (a figure under the file's
+ * minimum: the next run measures again anyway). */
+static void as_stored(Calibration *c)
+{
+    char text[4096];
+    Calibration back;
+    size_t n = calibrate_format(c, text, sizeof text);
+
+    if (n < sizeof text && calibrate_parse(text, n, &back, NULL, 0) == 0)
+        *c = back;
+}
+
 int calibrate_get(const CalibOpts *opts, Calibration *out, int force,
                   char *warn, size_t warnlen, char *err, size_t errlen)
 {
@@ -1082,6 +1096,7 @@ int calibrate_get(const CalibOpts *opts, Calibration *out, int force,
     rc = calibrate_measure(opts, out, err, errlen);
     if (rc != 0)
         return rc;
+    as_stored(out);
     if (p)
         cache_store(p, out, warn, warnlen);
     out->cached = 0;

@@ -35,6 +35,10 @@ static void add_peak(Tui *t, RunRecord *rec)
         tui_message(t, 1, "calibration failed, no peak in the export: %s", err);
         return;
     }
+    /* The run's threads, as at the run's start: the figures panel's vs-peak
+     * line and later exports now use these figures too. */
+    t->calib = c;
+    t->have_calib = 1;
     runner_set_peak(rec, &c);
 }
 

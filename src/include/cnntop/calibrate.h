@@ -169,8 +169,9 @@ int calibrate_measure(const CalibOpts *opts, Calibration *out, char *err, size_t
  * is not trusted: `warn` (may be NULL) gets one line naming the file and
  * why, and it is measured again and overwritten atomically.  A cache that
  * cannot be written also only warns (the figures are still returned).
- * out->cached says which happened.  Returns 0 or what calibrate_measure()
- * returns.
+ * out->cached says which happened; the figures are the same either way
+ * (measured ones are rounded as the file holds them).  Returns 0 or what
+ * calibrate_measure() returns.
  */
 int calibrate_get(const CalibOpts *opts, Calibration *out, int force,
                   char *warn, size_t warnlen, char *err, size_t errlen);

@@ -152,8 +152,11 @@ for case in TERM:143 HUP:129 INT:130; do
     if [ "$rc" -ne "$want" ]; then
         fail "SIG$sig: exit $rc, want $want; stderr:"
         cat "$tmp/err" >&2
-    elif [ "$dt" -gt 1000 ]; then
-        fail "SIG$sig: took $dt ms to stop, want at most 1000"
+    # A step here takes milliseconds; the bound is loose enough for a
+    # sanitizer build on a loaded machine (it failed once at 1000 ms) and
+    # still far from the hours the run would otherwise go on.
+    elif [ "$dt" -gt 5000 ]; then
+        fail "SIG$sig: took $dt ms to stop, want at most 5000"
     elif ! grep -q "stopped early" "$tmp/out" || ! grep -q "Training wall time" "$tmp/out"; then
         fail "SIG$sig: no summary of the steps done:"
         cat "$tmp/out" >&2

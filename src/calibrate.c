@@ -418,6 +418,10 @@ static int measure_peak_loop(const PeakLoop *l, int T, double budget, double *ou
     return rc;
 }
 
+/* The share of T x one thread's figure below which T threads' figure is
+ * measured again. */
+#define PEAK_SCALE_MIN 0.75
+
 /* One thread's clock: dependent adds, best of short windows; 0 unknown. */
 static double measure_clock(double budget)
 {
@@ -448,8 +452,17 @@ static int measure_peaks(Calibration *out, int T, double budget, char *err, size
             continue;
         const PeakLoop *l = fmapeak_loop((PeakWidth)w);
         rc = measure_peak_loop(l, 1, budget / n, &out->fma1_gflops[w], err, errlen);
-        if (rc == 0)
-            rc = measure_peak_loop(l, T, budget / n, &out->fma_gflops[w], err, errlen);
+        /* T threads of register-only loops scale with the cores: far less
+         * than that means a neighbour held a core through every window
+         * (seen once on this VM: 117 against 2 x 118 GFLOP/s).  Measure
+         * again, twice at most, and keep the best. */
+        for (int k = 0; rc == 0 && k < 3; k++) {
+            double g = 0.0;
+            rc = measure_peak_loop(l, T, budget / n, &g, err, errlen);
+            out->fma_gflops[w] = g > out->fma_gflops[w] ? g : out->fma_gflops[w];
+            if (out->fma_gflops[w] >= PEAK_SCALE_MIN * T * out->fma1_gflops[w])
+                break;
+        }
     }
     out->clock_ghz = rc == 0 ? measure_clock(budget / n) : 0.0;
     return rc;

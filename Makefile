@@ -26,8 +26,12 @@ build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
 # On a terminal: the dashboard, training at once; otherwise a headless run.
+# The dashboard reads the machine's FMA peak from the calibration cache and
+# never measures it itself (that would stall the screen), so the first
+# `make run` measures it here (a few seconds, once; cached after).
 run: build
-	@if [ -t 0 ] && [ -t 1 ]; then ./$(BUILD)/ui/cnntop --autostart; \
+	@if [ -t 0 ] && [ -t 1 ]; then ./$(BUILD)/ui/cnntop calibrate >/dev/null; \
+	 ./$(BUILD)/ui/cnntop --autostart; \
 	 else ./$(BUILD)/ui/cnntop run; fi
 
 test: test-deps

@@ -703,15 +703,19 @@ static void peak_line(Tui *t, Lines *l, double ips, int have)
     double peak = t->have_calib ? calibrate_peak(&t->calib, NULL) : 0.0;
     char why[64];
 
-    if (!(peak > 0.0))
-        line(l, A_DIM, "vs peak", "n/a: no FMA peak cached (cnntop calibrate)");
-    else if (!have)
-        line(l, A_DIM, "vs peak", "FMA peak %.0f GFLOP/s; %s", peak,
-             no_run_why(t, why, sizeof why));
-    else {
+    char full[128], brief[96];
+
+    if (!(peak > 0.0)) {
+        line_fit(l, A_DIM, "vs peak", "n/a: no FMA peak cached (cnntop calibrate)",
+                 "n/a: no peak (cnntop calibrate)");
+    } else if (!have) {
+        snprintf(full, sizeof full, "FMA peak %.0f GFLOP/s; %s", peak,
+                 no_run_why(t, why, sizeof why));
+        snprintf(brief, sizeof brief, "FMA peak %.0f GFLOP/s", peak);
+        line_fit(l, A_DIM, "vs peak", full, brief);
+    } else {
         double mfu = 100 * ips * t->flops_per_image / (peak * 1e9),
                ex = 100 * ips * t->flops_executed_per_image / (peak * 1e9);
-        char full[128], brief[96];
         snprintf(full, sizeof full, "MFU %.1f%%  executed %.1f%% of %.0f GFLOP/s", mfu, ex, peak);
         snprintf(brief, sizeof brief, "MFU %.0f%% exec %.0f%% of %.0f GFLOP/s", mfu, ex, peak);
         line_fit(l, A_NORMAL, "vs peak", full, brief);

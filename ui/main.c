@@ -2,6 +2,7 @@
  * main.c: cnntop's entry point: parse the command line, dispatch.
  */
 #include <stdio.h>
+#include <unistd.h>
 
 #include "blas_auto.h"
 #include "calibrate_cmd.h"
@@ -22,6 +23,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "cnntop: %s\n", err);
         return EXIT_USAGE;
     }
+    /* A headless summary goes out in one piece at its explicit flush, where
+     * a failed write keeps its errno (a full disk is "No space left on
+     * device"): with stdio's 4 KiB buffer a longer summary was written from
+     * inside printf(), whose errno is lost, and read as EIO. */
+    if (o.cmd != CMD_TUI && !isatty(STDOUT_FILENO))
+        setvbuf(stdout, NULL, _IOFBF, (size_t)1 << 20);
     /* Before any OpenBLAS call: the commands that run it get the kernel
      * matching the CPU (this may run the program again, once). */
     if (o.cmd == CMD_TUI || o.cmd == CMD_RUN || o.cmd == CMD_EVAL || o.cmd == CMD_SWEEP ||

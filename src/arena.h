@@ -29,9 +29,13 @@ int arena_init(Arena *a, size_t size);
 /* Frees the block; safe to call twice. */
 void arena_done(Arena *a);
 
-/* The next `bytes` (rounded up to ARENA_ALIGN).  NULL while planning; aborts
- * (a programmer error) if the real pass asks for more than was planned. */
+/* The next `bytes` (rounded up to ARENA_ALIGN).  NULL while planning, and
+ * NULL if the real pass asks for more than was planned (a programmer error:
+ * see arena_overflowed()). */
 void *arena_push(Arena *a, size_t bytes);
+
+/* 1 when the real pass asked for more than the block holds, else 0. */
+int arena_overflowed(const Arena *a);
 
 /* Aligned, zeroed, pre-faulted allocation for long-lived blocks; free with
  * mem_free().  NULL when out of memory. */

@@ -574,7 +574,8 @@ static double eval_during(Engine *e, RunClock *rc, const Progress *p, int epoch_
 }
 
 /* One training step; returns 0, or 1 when stopped while waiting for data. */
-static int train_step(Engine *e, int *nb, double *loss_out, double *wait)
+static int train_step(Engine *e, int *nb, double *loss_out, double *wait, char *err,
+                      size_t errlen)
 {
     StepCtx s = {.ps = &e->ps, .a = &e->acts, .pool = e->pool, .prof = &e->prof,
                  .seed = e->cfg.seed};
@@ -590,11 +591,11 @@ static int train_step(Engine *e, int *nb, double *loss_out, double *wait)
         profile_counters_lap(&e->prof, PROF_DATA);
     if (e->trace)
         trace_add(e->trace, "wait", "data wait", t0, timer_now(), -1);
-    if (b.epoch != e->epochs_done || b.pos != e->epoch_pos) {
-        fprintf(stderr, "cnntop: internal error: batch at epoch %ld pos %ld, expected %ld %ld\n",
-                b.epoch, b.pos, e->epochs_done, e->epoch_pos);
-        abort();
-    }
+    if (b.epoch != e->epochs_done || b.pos != e->epoch_pos)
+        return cn_fail(err, errlen, -CN_ESTATE,
+                       "internal error: the loader gave the batch at epoch %ld image %ld, "
+                       "expected epoch %ld image %ld", b.epoch, b.pos, e->epochs_done,
+                       e->epoch_pos);
     *nb = b.n;
     t1 = timer_now();
     e->prof.seconds[PROF_DATA] += t1 - t0;
@@ -718,15 +719,18 @@ int engine_train(Engine *e, ProgressFn fn, void *userdata, char *err, size_t err
                             : e->cfg.epochs;
 
     for (long step = 0; step < p.steps && !atomic_load(&e->stop); step++) {
-        int nb;
-        double loss, wait, ts = timer_now();
+        int nb = 0;
+        double loss = 0.0, wait = 0.0, ts = timer_now();
         if (step > 0 && atomic_load(&e->pending_batch)) {
             apply_pending_batch(e);
             p.steps_per_epoch = steps_per_epoch(e);
             if (!e->cfg.steps)
                 p.steps = step + steps_left(e, end_epoch);
         }
-        if (train_step(e, &nb, &loss, &wait) != 0)
+        int st = train_step(e, &nb, &loss, &wait, err, errlen);
+        if (st < 0) /* a bug; the run ends with its message, nothing trained on it */
+            ret = st;
+        if (st != 0)
             break;
         e->stats.steps++;
         e->stats.images += nb;

@@ -281,6 +281,10 @@ int acts_init(Acts *a, int B, int threads)
         return -CN_ENOMEM;
     }
     acts_carve(a, B, threads);
+    if (arena_overflowed(&a->arena)) { /* the two carving passes disagree: a bug */
+        acts_done(a);
+        return -CN_ESTATE;
+    }
     for (int l = 1; l < MODEL_NBLOCKS; l++) {
         wino_tables_init(a->blk[l].wt, conv_specs[l].H, conv_specs[l].W, a->blk[l].group);
         pool_tables_init(a->blk[l].pt, conv_specs[l].H, conv_specs[l].W);

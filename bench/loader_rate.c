@@ -14,9 +14,9 @@
 #include <stdlib.h>
 
 #include "cnntop/engine.h"
-#include "idx.h"
-#include "loader.h"
-#include "timers.h"
+#include "data/idx.h"
+#include "data/loader.h"
+#include "prof/profile.h"
 
 static double rate(const Dataset *ds, unsigned aug, int workers)
 {

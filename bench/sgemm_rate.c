@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "arena.h"
-#include "gemm.h"
-#include "sysinfo.h"
-#include "timers.h"
+#include "util/arena.h"
+#include "nn/gemm.h"
+#include "prof/sysinfo.h"
+#include "prof/profile.h"
 
 int main(int argc, char **argv)
 {

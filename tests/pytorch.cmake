@@ -8,7 +8,7 @@
 # -DCNNTOP_TORCH_PYTHON=/path/to/python3.  Without it, or without torch, the
 # test reports "skipped" (exit 77).
 
-add_executable(dump_step ${CMAKE_CURRENT_LIST_DIR}/dump_step.c)
+add_executable(dump_step ${CMAKE_CURRENT_LIST_DIR}/ref/dump_step.c)
 target_include_directories(dump_step PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_compile_definitions(dump_step PRIVATE _GNU_SOURCE)
 target_link_libraries(dump_step PRIVATE cnntop_engine cnntop_flags)

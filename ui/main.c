@@ -4,15 +4,15 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "blas_auto.h"
-#include "calibrate_cmd.h"
-#include "events.h"
-#include "headless.h"
-#include "options.h"
-#include "signals.h"
-#include "sweep.h"
-#include "report.h"
-#include "tui_main.h"
+#include "common/blas_auto.h"
+#include "cmd/calibrate.h"
+#include "cmd/events.h"
+#include "cmd/run.h"
+#include "common/options.h"
+#include "common/signals.h"
+#include "cmd/sweep.h"
+#include "cmd/report.h"
+#include "tui/tui_main.h"
 
 int main(int argc, char **argv)
 {

@@ -8,7 +8,7 @@
  */
 #include <stdio.h>
 
-#include "checkpoint.h"
+#include "engine/checkpoint.h"
 
 int main(int argc, char **argv)
 {

@@ -29,7 +29,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "idx.h"
+#include "data/idx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
+#include "common/options.h"
 
 #define FUZZ_MAX_ARGS 64
 

@@ -1,0 +1,55 @@
+/*
+ * gemm.c: OpenBLAS behind a row-major SGEMM.
+ */
+#include <cblas.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nn/gemm.h"
+
+int gemm_init(void)
+{
+    int had = openblas_get_num_threads();
+
+    openblas_set_num_threads(1);
+    return had;
+}
+
+void gemm_set_threads(int n)
+{
+    openblas_set_num_threads(n < 1 ? 1 : n);
+}
+
+void gemm(int ta, int tb, int M, int N, int K, float alpha,
+          const float *A, int lda, const float *B, int ldb,
+          float beta, float *C, int ldc)
+{
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
+                tb ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B,
+                ldb, beta, C, ldc);
+}
+
+void gemm_describe(char *core, size_t corelen, char *config, size_t configlen)
+{
+    snprintf(core, corelen, "%s", openblas_get_corename());
+    snprintf(config, configlen, "%s", openblas_get_config());
+    /* OpenBLAS's config string ends with a space; trim it. */
+    size_t n = strlen(config);
+    while (n && config[n - 1] == ' ')
+        config[--n] = '\0';
+}
+
+void gemm_runtime(char *version, size_t vlen, char *threading, size_t tlen)
+{
+    /* The build string starts "OpenBLAS 0.3.21 DYNAMIC_ARCH ...". */
+    const char *cfg = openblas_get_config();
+    const char *v = cfg ? strstr(cfg, "OpenBLAS ") : NULL;
+    int p = openblas_get_parallel();
+
+    if (v)
+        snprintf(version, vlen, "%.*s", (int)strcspn(v + 9, " "), v + 9);
+    else
+        snprintf(version, vlen, "unknown");
+    snprintf(threading, tlen, "%s",
+             p == 1 ? "pthreads" : p == 2 ? "OpenMP" : p == 0 ? "sequential" : "unknown");
+}

@@ -1,0 +1,108 @@
+/*
+ * layer_wino.h: 3x3 convolution, stride 1, padding 1, by Winograd's
+ * minimal filtering F(4x4, 3x3), forward and both gradients.
+ *
+ * The output is cut into 4x4 tiles; each reads a 6x6 patch of the padded
+ * input.  With the transforms (Lavin and Gray, "Fast Algorithms for
+ * Convolutional Neural Networks", 2015; interpolation points 0, +-1, +-2)
+ *
+ *   V = B^T d B  (each 6x6 input patch d),   U = G g G^T  (each 3x3 filter g),
+ *   y = A^T [sum over in-channels of U . V] A   (each 4x4 output tile),
+ *
+ * the sum over in-channels is, for each of the 36 points xi of the 6x6
+ * domain, one GEMM: M_xi (OC, T) = U_xi (OC, C) * V_xi (C, T) over the T
+ * tiles of a group of images.  That is 36*C*OC multiply-adds per tile of
+ * 16 outputs, where the direct convolution needs 144*C*OC: 4x fewer where
+ * tiles cover the image exactly, 3.06x at 14 x 14 (4 x 4 tiles over
+ * 16 x 16) and at 7 x 7 (2 x 2 tiles over 8 x 8).  F(2x2, 3x3), which this
+ * replaced, did 2.25x and 1.72x there.
+ *
+ * The gradients are those of this computation, so they are exact for the
+ * convolution too (the algorithm computes it exactly in real arithmetic):
+ *
+ *   DY = A dy A^T (each 4x4 output-gradient tile),
+ *   dV_xi = U_xi^T DY_xi,  dx = sum over tiles of B dV B^T (patches overlap),
+ *   dU_xi = DY_xi V_xi^T,  dg = G^T dU G.
+ *
+ * B and A hold small integers (up to 8), G fractions down to 1/24 (not
+ * exact in float).  Rounding grows towards a tile's far corner, where A's
+ * 8s weigh: against the largest sum of |terms| of an output plane the
+ * error is a few 1e-6; one output against its own sum of |terms| has been
+ * seen 4e-5 off (one input channel, 11 x 8), and 1e-6 to 4e-6 at the
+ * model's layers.  tests/nn/test_layers.c checks against a double-precision
+ * direct convolution.
+ *
+ * Layout as in the rest of the engine: x (C, N, H, W), y (OC, N, H, W),
+ * w (OC, C, 3, 3).  The 36-point arrays are point-major: V (36, C, T),
+ * M and DY (36, OC, T), U and dU (36, OC, C).  A group is images
+ * [n0, n0+nt) of the batch; its tiles are t = n*TT + i*TJ + j.
+ */
+#ifndef CNNTOP_LAYER_WINO_H
+#define CNNTOP_LAYER_WINO_H
+
+#define WINO_M 4          /* output tile side */
+#define WINO_A 6          /* input patch side, WINO_M + 2 */
+#define WINO_P 36         /* points of the transform domain, WINO_A^2 */
+#define WINO_SUM_POINT 7  /* the point (1, 1): A dy A^T there is the tile's sum of dy */
+#define WINO_MAX_POS 4096 /* padded input positions of a group, nt*PH*PW, at most */
+#define WINO_MAX_TILES (WINO_MAX_POS / (WINO_M * WINO_M))
+
+/*
+ * The index tables of a layer's groups of up to `cap` images, made once
+ * per layer.  Loads go through them (gathers) so that every kernel is one
+ * flat loop over a whole group.  A mask says where an index is real (1)
+ * or clamped to 0 and its value to be replaced by zero.
+ */
+typedef struct WinoTables {
+    int H, W;             /* the image */
+    int TI, TJ, TT;       /* tile rows, tile columns, tiles per image */
+    int PH, PW;           /* the padded image: 4*TI + 2 by 4*TJ + 2 */
+    int cap;              /* images per group at most */
+    int xsrc[WINO_MAX_POS];       /* padded position -> input position (clamped) */
+    float xmask[WINO_MAX_POS];
+    int xoff[WINO_MAX_TILES];     /* tile -> its patch's corner in the padded group */
+    int yq[WINO_MAX_POS];         /* output position -> place in the 16 tile planes */
+    int yo[WINO_M * WINO_M][WINO_MAX_TILES]; /* tile, place -> output position (clamped) */
+    float ym[WINO_M * WINO_M][WINO_MAX_TILES];
+    int zsrc[4][WINO_MAX_POS];    /* input position -> (patch place, tile) of its 4 patches */
+    float zmask[4][WINO_MAX_POS];
+} WinoTables;
+
+/* Tiles of one H x W image. */
+int wino_tiles(int H, int W);
+
+/* Images per group that fit the tables for H x W: 0 when not even one
+ * does (a padded image over WINO_MAX_POS positions, e.g. 63 x 63). */
+int wino_max_group(int H, int W);
+
+/* Tables for groups of up to cap (<= wino_max_group) images of H x W. */
+void wino_tables_init(WinoTables *t, int H, int W, int cap);
+
+/* Scratch floats a group of up to cap images of H x W needs: V, M (or
+ * DY) and dV, and the small per-channel buffers. */
+long wino_scratch_floats(int H, int W, int C, int OC, int cap);
+
+/* U (36, OC, C) from w (OC, C, 3, 3), for the filter pairs p = oc*C + c
+ * in [p0, p1) of the OC*C. */
+void wino_filter(float *U, const float *w, long npairs, long p0, long p1);
+
+/* dw (OC, C, 3, 3) for pairs [p0, p1) from dU (36, OC*C), its planes
+ * `ld` floats apart (dw = G^T dU G). */
+void wino_filter_grad(float *dw, const float *dU, long ld, long p0, long p1);
+
+/* y[:, n0:n0+nt] (OC, N, H, W) = conv(x, w) + b, with U = wino_filter(w).
+ * scratch: wino_scratch_floats floats. */
+void wino_forward(float *y, const float *x, const float *U, const float *b,
+                  float *scratch, const WinoTables *t, int C, int OC, int N, int n0, int nt);
+
+/*
+ * Backward over one group, given dy (OC, nt*H*W) for it, rows ldy apart:
+ *   dU (36, OC, C) = beta * dU + DY V^T,  db (OC) = beta * db + sum(dy),
+ *   dx[:, n0:n0+nt] (C, N, H, W) = the input gradient, when dx is not NULL
+ *   (overwritten).
+ */
+void wino_backward(float *dx, float *dU, float *db, const float *dy, int ldy,
+                   const float *x, const float *U, float *scratch, const WinoTables *t,
+                   int C, int OC, int N, int n0, int nt, float beta);
+
+#endif

@@ -1,0 +1,153 @@
+/*
+ * model.h: the reference CNN's training step, spread over the compute pool.
+ *
+ *   x (1, N, 28, 28)
+ *   block1: conv 1->32  + BN + ReLU + pool -> (32, N, 14, 14)
+ *   block2: conv 32->64 + BN + ReLU + pool -> (64, N, 7, 7)
+ *   block3: conv 64->128+ BN + ReLU + pool -> (128, N, 3, 3)
+ *   flatten (N, 1152) -> fc1 256 ReLU drop -> fc2 128 ReLU drop -> fc3 10
+ *
+ * Acts is the arena of one batch capacity B: every activation, gradient,
+ * partial sum and per-thread scratch buffer, planned once and allocated in
+ * one block, so the step allocates nothing.  A step may use any N <= B (the
+ * last batch of an epoch is smaller).
+ *
+ * Work is cut into items that depend on N only, never on the thread count:
+ * chunks of images (MODEL_MAX_CHUNKS of them at most, of MODEL_CHUNK_IMAGES
+ * images at least, so 8 chunks at batch 64) for the conv blocks,
+ * fixed column blocks for the fully connected layers.  Every reduction
+ * across items (BN statistics, weight gradients) is done in item order by
+ * one owner.  So the same seed gives bit-identical losses for any --threads.
+ */
+#ifndef CNNTOP_MODEL_H
+#define CNNTOP_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/arena.h"
+#include "nn/layer_maxpool.h"
+#include "nn/layer_wino.h"
+#include "cnntop/engine.h"
+#include "nn/params.h"
+#include "nn/workpool.h"
+#include "prof/profile.h"
+
+#define MODEL_MAX_CHUNKS 16
+/* Images per chunk at least (but for a smaller N).  Each chunk keeps its
+ * own partial weight gradients (the Winograd dU of blocks 2-3 is 16/9 the
+ * size of dW), set to zero and summed once a step, and cuts its images into
+ * groups whose GEMMs are thinner the fewer images it has.  At batch 64 on
+ * 2 cores, 8 images a chunk ran 2-5% faster than 4, and 16 a further 0-8%
+ * faster, but 16 would leave only 4 chunks for a many-core machine. */
+#define MODEL_CHUNK_IMAGES 8
+#define MODEL_NBLOCKS 3
+
+/* Buffers of one conv block; OC out-channels, H x W its conv's size. */
+typedef struct BlockBufs {
+    float *y;       /* (OC, B, H, W) conv output before BN; its gradient after
+                       the backward pool (none for block 1) */
+    uint8_t *idx;   /* (OC, B, H/2, W/2) pool argmax or POOL_NOGRAD */
+    float *ymax;    /* (OC, B, H/2, W/2) y at the argmax, for BN backward */
+    float *out;     /* (OC, B, H/2, W/2) block output */
+    float *dout;    /* (OC, B, H/2, W/2) its gradient */
+    float *mean;    /* (OC) batch (or running) mean in use */
+    float *invstd;  /* (OC) */
+    float *scale;   /* (OC) gamma*invstd */
+    float *shift;   /* (OC) beta - mean*scale */
+    float *mdz;     /* (OC) BN backward means */
+    float *mdzx;    /* (OC) */
+    double *part;   /* (MODEL_MAX_CHUNKS, OC, 2) per-chunk partial sums */
+    float *dwpart;  /* (MODEL_MAX_CHUNKS, L) per-chunk weight and bias gradients:
+                       block 1 dW, db (L = OC*9 + OC); blocks 2-3 the Winograd
+                       dU (16, OC, C), db (L = 16*OC*C + OC) */
+    int group;      /* images per Winograd group, e.g. 2 (0 for block 1) */
+    float *U;       /* (16, OC, C) the filters, Winograd-transformed each step */
+    WinoTables *wt; /* (layer_wino.h; none for block 1) */
+    PoolTables *pt; /* pool offset tables (layer_pool.h; none for block 1) */
+} BlockBufs;
+
+typedef struct Acts {
+    int B;                   /* batch capacity, e.g. 64 */
+    int threads;             /* scratch sets, one per compute thread */
+    float *x;                /* (1, B, 28, 28) normalised input */
+    uint8_t *labels;         /* (B) */
+    BlockBufs blk[MODEL_NBLOCKS];
+    float *flat, *dflat;     /* (B, 1152) */
+    float *h1, *dh1;         /* (B, 256) fc1 output after ReLU+dropout, grad */
+    uint8_t *m1;             /* (B, 256) gradient mask */
+    float *h2, *dh2;         /* (B, 128) */
+    uint8_t *m2;             /* (B, 128) */
+    float *logits, *probs, *dlogits; /* (B, 10) */
+    float **scratch;         /* [threads] per-thread scratch: a Winograd group's
+                                arrays, or block 1's (layer_conv_phase.h) */
+    Arena arena;
+} Acts;
+
+/* Bytes acts_init() would allocate for capacity B and T threads. */
+size_t acts_bytes(int B, int threads);
+
+/* Plans and allocates the arena.  Returns 0 or -CN_ENOMEM. */
+int acts_init(Acts *a, int B, int threads);
+void acts_done(Acts *a);
+
+/* Everything one step needs to know beside the buffers. */
+typedef struct StepCtx {
+    Params *ps;
+    Acts *a;
+    Pool *pool;
+    Profile *prof;   /* may be NULL */
+    uint64_t seed;   /* for dropout masks */
+} StepCtx;
+
+/* Forward pass on a->x[0..N) (training: batch statistics, dropout keyed by
+ * `step`; else running statistics, no dropout).  Leaves a->logits. */
+void model_forward(StepCtx *s, int N, int train, long step);
+
+/* Softmax cross-entropy of a->logits against a->labels; returns the mean
+ * loss and leaves a->probs. */
+double model_loss(StepCtx *s, int N);
+
+/* Backward pass after model_forward(train=1) and model_loss(): fills the
+ * gradient block (overwritten, not accumulated). */
+void model_backward(StepCtx *s, int N);
+
+/* One Adam step with the gradients in the block. */
+void model_update(StepCtx *s, double lr);
+
+/* FLOPs (2 x multiply-adds) of one image: forward, and backward, as the
+ * direct convolution counts them.  These are the model's work, the unit of
+ * every GFLOP/s cnntop shows (PyTorch's is the same).  */
+double model_flops_forward(void);
+double model_flops_backward(void);
+
+/* The FLOPs one training image really costs here: blocks 2 and 3 run
+ * Winograd's algorithm (layer_wino.h), 3.06x fewer multiply-adds at both
+ * than the direct convolution.  The sketch on paper uses this. */
+double model_flops_executed(void);
+
+/* FLOPs of one image in one op of the step (the GEMM layers; 0 for the
+ * elementwise ones, whose cost is memory traffic). */
+double model_op_flops(ProfOp op);
+
+/* One SGEMM shape of the training step: C (M, N) = op(A) (M, K) op(B) (K, N),
+ * as a layer passes it to gemm(). */
+typedef struct GemmShape {
+    const char *what; /* the layer and product, e.g. "conv2 dW" */
+    int ta, tb;       /* A, B transposed (0 or 1) */
+    int M, N, K;      /* e.g. 64, 392, 288 */
+    long count;       /* calls of this shape in one step */
+    int par;          /* items of its phase: how many calls can run at once */
+} GemmShape;
+
+#define MODEL_MAX_GEMM_SHAPES 96
+
+/* The SGEMM calls of one training step (forward, backward; Adam has none)
+ * at batch N, as the work partition cuts them, equal calls merged, in step
+ * order.  Fills up to max entries of out and returns how many there are
+ * (more than max means the list was cut).  Their 2*M*N*K*count sum to N
+ * times model_flops_executed(), less conv1's forward and weight gradient
+ * (layer_conv_phase.h: not an SGEMM). */
+int model_gemm_shapes(int N, GemmShape *out, int max);
+
+#endif

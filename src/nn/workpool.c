@@ -1,0 +1,245 @@
+/*
+ * workpool.c: a fork-join pool for the compute threads.
+ *
+ * DESIGN
+ * pool_run() publishes the job (fn, ctx, nitems) under the mutex `mu`,
+ * then the generation `gen` with a release store, and broadcasts `go`.
+ * Each worker that sees a new generation takes items from the atomic
+ * counter `next` until they run out, then decrements `busy`; the one that
+ * brings it to zero signals `done` under `mu`.  The caller works on items
+ * too, so a pool of one thread has no workers at all.
+ *
+ * A step is some 35 jobs of a few hundred microseconds with little serial
+ * work between them, so waking through the condition variables each time
+ * cost about 38 us per job here (a futex wake and a context switch each
+ * way).  So both sides spin first: a worker watches `gen` and the caller
+ * watches `busy` for up to SPIN_NS before sleeping on the condition
+ * variables.  The sleeping paths re-check under `mu`, so no wake-up is
+ * lost; the job's fields are read after an acquire load of `gen` that
+ * pairs with the release store after they were written, and are not
+ * written again until every worker is done with them.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "cnntop/engine.h"
+#include "nn/workpool.h"
+#include "prof/threadreg.h"
+
+#define SPIN_NS 50000 /* how long a side spins before it sleeps */
+
+struct Pool {
+    int threads;            /* caller + workers, e.g. 2 */
+    pthread_t *th;          /* (threads - 1) workers */
+    pthread_mutex_t mu;
+    pthread_cond_t go;      /* a new generation was published, or quit */
+    pthread_cond_t done;    /* busy fell to zero */
+    atomic_ulong gen;       /* job generation: written under mu, read anywhere */
+    atomic_int busy;        /* workers still on this generation */
+    atomic_int quit;
+    PoolFn fn;              /* the job: written under mu before gen */
+    void *ctx;
+    int nitems;
+    atomic_int next;        /* next unclaimed item */
+    ThreadReg *reg;         /* where workers enter, or NULL */
+};
+
+static long now_ns(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Spins until *gen differs from seen (returns 1) or SPIN_NS pass (0). */
+static int spin_for_job(atomic_ulong *gen, unsigned long seen)
+{
+    long t0 = now_ns();
+
+    for (int i = 1;; i++) {
+        if (atomic_load_explicit(gen, memory_order_acquire) != seen)
+            return 1;
+        cpu_relax();
+        if (i % 64 == 0 && now_ns() - t0 > SPIN_NS)
+            return 0;
+    }
+}
+
+/* Spins until *busy is 0 (returns 1) or SPIN_NS pass (0). */
+static int spin_for_workers(atomic_int *busy)
+{
+    long t0 = now_ns();
+
+    for (int i = 1;; i++) {
+        if (atomic_load_explicit(busy, memory_order_acquire) == 0)
+            return 1;
+        cpu_relax();
+        if (i % 64 == 0 && now_ns() - t0 > SPIN_NS)
+            return 0;
+    }
+}
+
+typedef struct WorkerArg {
+    Pool *pool;
+    int tid;
+} WorkerArg;
+
+static void pool_drain(Pool *p, PoolFn fn, void *ctx, int nitems, int tid)
+{
+    for (;;) {
+        int i = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed);
+        if (i >= nitems)
+            break;
+        fn(ctx, i, tid);
+    }
+}
+
+static void *pool_worker(void *argp)
+{
+    WorkerArg arg = *(WorkerArg *)argp;
+    Pool *p = arg.pool;
+    unsigned long seen = 0;
+    char name[16];
+
+    free(argp);
+    snprintf(name, sizeof name, "cnntop-comp/%d", arg.tid);
+    if (p->reg)
+        threadreg_enter(p->reg, CN_ROLE_TRAIN, name);
+    else
+        pthread_setname_np(pthread_self(), name);
+
+    for (;;) {
+        if (!spin_for_job(&p->gen, seen)) {
+            pthread_mutex_lock(&p->mu);
+            while (atomic_load_explicit(&p->gen, memory_order_acquire) == seen &&
+                   !atomic_load_explicit(&p->quit, memory_order_relaxed))
+                pthread_cond_wait(&p->go, &p->mu);
+            pthread_mutex_unlock(&p->mu);
+        }
+        if (atomic_load_explicit(&p->quit, memory_order_acquire))
+            break;
+        seen = atomic_load_explicit(&p->gen, memory_order_acquire);
+        pool_drain(p, p->fn, p->ctx, p->nitems, arg.tid);
+        if (atomic_fetch_sub_explicit(&p->busy, 1, memory_order_acq_rel) == 1) {
+            pthread_mutex_lock(&p->mu);
+            pthread_cond_signal(&p->done);
+            pthread_mutex_unlock(&p->mu);
+        }
+    }
+    if (p->reg)
+        threadreg_leave(p->reg);
+    return NULL;
+}
+
+static int pool_start_workers(Pool *p)
+{
+    sigset_t all, old;
+
+    /* Workers inherit a mask with every signal blocked: only the front end's
+     * thread handles signals. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    for (int t = 1; t < p->threads; t++) {
+        WorkerArg *arg = malloc(sizeof *arg);
+        if (!arg || (arg->pool = p, arg->tid = t,
+                     pthread_create(&p->th[t - 1], NULL, pool_worker, arg) != 0)) {
+            free(arg);
+            p->threads = t; /* join the ones that did start */
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
+            return -CN_ENOMEM;
+        }
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return 0;
+}
+
+int pool_new(Pool **out, int threads, ThreadReg *reg)
+{
+    Pool *p = calloc(1, sizeof *p);
+
+    *out = NULL;
+    if (!p)
+        return -CN_ENOMEM;
+    p->threads = threads < 1 ? 1 : threads;
+    p->reg = reg;
+    p->th = calloc((size_t)p->threads, sizeof *p->th);
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->go, NULL);
+    pthread_cond_init(&p->done, NULL);
+    atomic_init(&p->gen, 0);
+    atomic_init(&p->busy, 0);
+    atomic_init(&p->quit, 0);
+    atomic_init(&p->next, 0);
+    if (!p->th || pool_start_workers(p) != 0) {
+        pool_free(p);
+        return -CN_ENOMEM;
+    }
+    *out = p;
+    return 0;
+}
+
+void pool_free(Pool *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->mu);
+    atomic_store_explicit(&p->quit, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&p->gen, 1, memory_order_release); /* wakes the spinners */
+    pthread_cond_broadcast(&p->go);
+    pthread_mutex_unlock(&p->mu);
+    for (int t = 1; t < p->threads; t++)
+        pthread_join(p->th[t - 1], NULL);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->go);
+    pthread_cond_destroy(&p->done);
+    free(p->th);
+    free(p);
+}
+
+void pool_run(Pool *p, int nitems, PoolFn fn, void *ctx)
+{
+    if (nitems <= 0)
+        return;
+    if (p->threads == 1 || nitems == 1) {
+        for (int i = 0; i < nitems; i++)
+            fn(ctx, i, 0);
+        return;
+    }
+    pthread_mutex_lock(&p->mu);
+    p->fn = fn;
+    p->ctx = ctx;
+    p->nitems = nitems;
+    atomic_store_explicit(&p->next, 0, memory_order_relaxed);
+    atomic_store_explicit(&p->busy, p->threads - 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&p->gen, 1, memory_order_release);
+    pthread_cond_broadcast(&p->go);
+    pthread_mutex_unlock(&p->mu);
+
+    pool_drain(p, fn, ctx, nitems, 0);
+
+    if (!spin_for_workers(&p->busy)) {
+        pthread_mutex_lock(&p->mu);
+        while (atomic_load_explicit(&p->busy, memory_order_acquire) > 0)
+            pthread_cond_wait(&p->done, &p->mu);
+        pthread_mutex_unlock(&p->mu);
+    }
+}
+
+int pool_threads(const Pool *p)
+{
+    return p->threads;
+}

@@ -1,0 +1,157 @@
+/*
+ * record_fill.c: a RunRecord from an engine's finished run (record.h).
+ *
+ * The one way a record is built from a run: `cnntop run` and `cnntop
+ * sweep` (ui/cmd/runner.c) and the dashboard's run thread (ui/tui/run.c) all
+ * call record_fill(), so that a file exported from the dashboard holds
+ * what `cnntop run --export` holds for the same configuration.  Only
+ * engine.h and counters.h figures go in; what only a front end knows (the
+ * command line, the measured peak, the repeats) it adds itself.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cnntop/counters.h"
+#include "cnntop/record.h"
+
+#define FILL_SAMPLES 512 /* samples copied per engine_samples() call */
+
+static int fill_layers(RunRecord *r, const Engine *e)
+{
+    LayerTime lt[64];
+    int rc = 0, n = engine_profile(e, lt, 64);
+
+    for (int i = 0; i < n && rc == 0; i++) {
+        rc = record_add_layer(r, &lt[i], lt[i].flops > 0 ? lt[i].flops : NAN);
+        if (rc == 0) {
+            r->layers[r->n_layers - 1].ipc = lt[i].ipc;
+            r->layers[r->n_layers - 1].miss_rate = lt[i].miss_rate;
+        }
+    }
+    return rc;
+}
+
+/* The interval samples, each with the epoch it fell in. */
+static int fill_samples(RunRecord *r, Engine *e)
+{
+    Sample *s = malloc(FILL_SAMPLES * sizeof *s);
+    long n_train = engine_train_images(e);
+    int rc = s ? 0 : -CN_ENOMEM;
+
+    for (long from = 0, total = engine_samples_total(e); rc == 0 && from < total;) {
+        int k = engine_samples(e, s, FILL_SAMPLES, from);
+        if (k <= 0)
+            break;
+        for (int i = 0; i < k && rc == 0; i++)
+            rc = record_add_sample(r, &s[i], n_train ? (int)(s[i].images / n_train) : -1, s[i].ipc,
+                                   s[i].miss_rate);
+        from += k;
+    }
+    free(s);
+    return rc;
+}
+
+/* The evaluations made during training, the epochs they ended, and the
+ * time to r->target_accuracy when one is set. */
+static int fill_evals(RunRecord *r, const Engine *e)
+{
+    EvalPoint *ev = malloc(CN_MAX_EVALS * sizeof *ev);
+    int rc = ev ? 0 : -CN_ENOMEM, n = ev ? engine_evals(e, ev, CN_MAX_EVALS) : 0;
+
+    for (int i = 0; i < n && rc == 0; i++) {
+        RecordEval re = {.step = ev[i].step, .epoch = ev[i].epoch, .epoch_end = ev[i].epoch_end,
+                         .wall = ev[i].wall, .accuracy = ev[i].r.accuracy, .loss = ev[i].r.loss};
+        rc = record_add_eval(r, &re);
+        if (r->target_accuracy > 0 && isnan(r->time_to_target) &&
+            ev[i].r.accuracy >= r->target_accuracy)
+            r->time_to_target = ev[i].wall;
+    }
+    for (int i = 0; i < n && rc == 0; i++)
+        if (ev[i].epoch_end) {
+            RecordEpoch re = {.epoch = ev[i].epoch, .loss = ev[i].train_loss,
+                              .accuracy = ev[i].r.accuracy, .wall = ev[i].wall};
+            rc = record_add_epoch(r, &re);
+        }
+    free(ev);
+    return rc;
+}
+
+/* IPC and the miss rate of the compute threads over the run, or why not. */
+static void fill_ratios(RunRecord *r, const CounterReading *cr, int n)
+{
+    CounterDerived d;
+
+    counters_derive(cr, n, 0.0, &d);
+    r->ipc = d.ipc.ok ? d.ipc.value : NAN;
+    r->miss_rate = d.miss_rate.ok ? d.miss_rate.value : NAN;
+    snprintf(r->ipc_na, sizeof r->ipc_na, "%s", d.ipc.ok ? "" : d.ipc.why);
+    snprintf(r->miss_rate_na, sizeof r->miss_rate_na, "%s", d.miss_rate.ok ? "" : d.miss_rate.why);
+}
+
+/* The set's counters by role, as counters_read() gives them now, and the
+ * compute threads' ratios. */
+static int fill_counters(RunRecord *r, CounterSet *cs)
+{
+    CounterReading cr[CTR_MAX_EVENTS];
+    int rc = 0;
+
+    for (int role = 0; role < CN_ROLES && rc == 0; role++) {
+        int n = counters_read(cs, (ThreadRole)role, cr, CTR_MAX_EVENTS);
+        for (int i = 0; i < n && rc == 0; i++) {
+            RecordCounter c = {.role = (ThreadRole)role};
+            snprintf(c.name, sizeof c.name, "%.63s", cr[i].name);
+            snprintf(c.unit, sizeof c.unit, "%.15s", cr[i].unit ? cr[i].unit : "");
+            c.status = cr[i].status == CTR_OK            ? RECORD_CTR_OK
+                       : cr[i].status == CTR_NOT_COUNTED ? RECORD_CTR_NOT_COUNTED
+                                                         : RECORD_CTR_UNAVAILABLE;
+            c.value = cr[i].status == CTR_OK ? cr[i].value : NAN;
+            c.scaled = cr[i].status == CTR_OK ? cr[i].fraction : NAN;
+            snprintf(c.reason, sizeof c.reason, "%.127s", cr[i].reason);
+            rc = record_add_counter(r, &c);
+        }
+        if (role == CN_ROLE_TRAIN)
+            fill_ratios(r, cr, n);
+    }
+    return rc;
+}
+
+int record_fill(RunRecord *r, Engine *e, CounterSet *cs, const EvalResult *eval)
+{
+    RunConfig cfg;
+    LiveStats ls;
+    Segment seg[CN_MAX_SEGMENTS];
+    int rc;
+
+    engine_config(e, &cfg);
+    rc = record_set_config(r, &cfg);
+    if (rc == 0)
+        rc = record_set_data_dir(r, engine_data_dir(e));
+    r->train_images = engine_train_images(e);
+    r->test_images = engine_test_images(e);
+    r->threads_used = engine_threads(e);
+    engine_machine_info(&r->machine);
+    r->flops_per_image = engine_flops_per_image();
+    r->flops_executed_per_image = engine_flops_executed_per_image();
+    engine_stats(e, &r->train);
+    engine_live(e, &ls);
+    r->loader_samples_per_s = ls.load_samples_per_s > 0 ? ls.load_samples_per_s : NAN;
+    r->have_eval = eval != NULL;
+    if (eval)
+        r->eval = *eval;
+    r->peak_rss_kib = engine_peak_rss_kib();
+    if (rc == 0)
+        rc = fill_layers(r, e);
+    int n = engine_segments(e, seg, CN_MAX_SEGMENTS);
+    for (int i = 0; i < n && rc == 0; i++)
+        rc = record_add_segment(r, &seg[i]);
+    if (rc == 0)
+        rc = fill_samples(r, e);
+    if (rc == 0)
+        rc = fill_evals(r, e);
+    if (rc == 0 && cs) {
+        rc = fill_counters(r, cs);
+        r->run_queue_wait = counters_wait_share(cs);
+    }
+    return rc;
+}

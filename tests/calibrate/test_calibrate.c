@@ -1,0 +1,719 @@
+/*
+ * test_calibrate.c: the calibration (measured figures, the cache file) and
+ * the sketch on paper.
+ *
+ * The cache lives under a temporary XDG_CACHE_HOME.  Measurements use a
+ * short budget; the machine may be busy (CI runs tests side by side), so
+ * the stability check is loose and allows one more try.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "cnntop/calibrate.h"
+#include "cnntop/engine.h"
+#include "nn/model.h"
+
+#define SHORT 0.4 /* seconds of measuring per calibration in these tests */
+
+static char tmpdir[256], cache_file[512];
+
+static void write_file(const char *path, const void *buf, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    CHECK(fwrite(buf, 1, len, f) == len);
+    fclose(f);
+}
+
+static void write_text(const char *path, const char *s)
+{
+    write_file(path, s, strlen(s));
+}
+
+static int figures_positive(const Calibration *c)
+{
+    return c->model_gflops[0] > 0.0 && c->model_gflops[1] > 0.0 && c->square_gflops > 0.0 &&
+           c->triad_gbps > 0.0 && c->triad_mib > 0.0 && c->threads >= 1 && c->cores >= 1;
+}
+
+/* The calibration's own text for this machine, as a valid file. */
+static void valid_text(const Calibration *c, char *buf, size_t len)
+{
+    size_t n = calibrate_format(c, buf, len);
+    CHECK(n < len);
+}
+
+static void test_path(void)
+{
+    char p[512], want[600], err[256], one[512], two[512];
+    const char *core;
+
+    CHECK_INT(calibrate_cache_path(p, sizeof p, 3, err, sizeof err), ==, 0);
+    /* <dir>/cnntop/calibration-<OpenBLAS kernel>-<threads>t */
+    snprintf(want, sizeof want, "%s/cnntop/calibration-", tmpdir);
+    CHECK(strncmp(p, want, strlen(want)) == 0);
+    core = p + strlen(want);
+    CHECK(strlen(core) > 3 && !strcmp(core + strlen(core) - 3, "-3t"));
+    for (const char *q = core; *q; q++)
+        CHECK(isalnum((unsigned char)*q) || *q == '.' || *q == '_' || *q == '-');
+    /* One file per thread count; 0 is the cores this process may use. */
+    CHECK_INT(calibrate_cache_path(one, sizeof one, 1, err, sizeof err), ==, 0);
+    CHECK_INT(calibrate_cache_path(two, sizeof two, 2, err, sizeof err), ==, 0);
+    CHECK(strcmp(one, two) != 0);
+    MachineInfo mi;
+    engine_machine_info(&mi);
+    CHECK_INT(calibrate_cache_path(one, sizeof one, 0, err, sizeof err), ==, 0);
+    CHECK_INT(calibrate_cache_path(two, sizeof two, mi.cores, err, sizeof err), ==, 0);
+    CHECK(strcmp(one, two) == 0);
+    /* A relative XDG_CACHE_HOME is invalid per the spec: HOME's is used. */
+    setenv("XDG_CACHE_HOME", "relative/dir", 1);
+    setenv("HOME", "/home/someone", 1);
+    CHECK_INT(calibrate_cache_path(p, sizeof p, 3, err, sizeof err), ==, 0);
+    CHECK(strncmp(p, "/home/someone/.cache/cnntop/calibration-", 40) == 0);
+    unsetenv("XDG_CACHE_HOME");
+    unsetenv("HOME");
+    CHECK_INT(calibrate_cache_path(p, sizeof p, 3, err, sizeof err), ==, -CN_EINVAL);
+    CHECK_STR_HAS(err, "HOME");
+    setenv("XDG_CACHE_HOME", tmpdir, 1);
+    /* Too small a buffer is an error, not a cut path. */
+    CHECK_INT(calibrate_cache_path(p, 20, 3, err, sizeof err), ==, -CN_EINVAL);
+}
+
+static void test_machine_info(void)
+{
+    MachineInfo mi;
+
+    engine_machine_info(&mi);
+    CHECK(mi.kernel[0] != '\0');
+    CHECK(mi.blas_version[0] != '\0');
+    CHECK(!strcmp(mi.blas_threading, "pthreads") || !strcmp(mi.blas_threading, "OpenMP") ||
+          !strcmp(mi.blas_threading, "sequential"));
+    /* Caches may be unknown in a VM, but if L2 and L1d are known, L2 is bigger. */
+    if (mi.l1d_bytes && mi.l2_bytes)
+        CHECK(mi.l2_bytes > mi.l1d_bytes);
+    printf("machine: L1d %zu L2 %zu L3 %zu, OpenBLAS %s %s (%s), kernel %s\n", mi.l1d_bytes,
+           mi.l2_bytes, mi.l3_bytes, mi.blas_version, mi.blas_core, mi.blas_threading,
+           mi.kernel);
+}
+
+/* The shapes walk the step's partition: their FLOPs are exactly those the
+ * engine computes but for conv1's forward and weight gradient (2 x 451584
+ * per image), which are not SGEMMs (layer_conv_phase.h). */
+static void test_shapes(void)
+{
+    static const int batches[] = {1, 7, 16, 17, 64, 100, 512, 4096};
+    GemmShape g[MODEL_MAX_GEMM_SHAPES];
+
+    for (size_t k = 0; k < sizeof batches / sizeof batches[0]; k++) {
+        int n = model_gemm_shapes(batches[k], g, MODEL_MAX_GEMM_SHAPES);
+        double f = 0.0;
+        CHECK(n > 0 && n <= MODEL_MAX_GEMM_SHAPES);
+        for (int i = 0; i < n && i < MODEL_MAX_GEMM_SHAPES; i++) {
+            CHECK(g[i].M > 0 && g[i].N > 0 && g[i].K > 0 && g[i].count > 0 && g[i].par > 0);
+            f += 2.0 * g[i].M * (double)g[i].N * g[i].K * (double)g[i].count;
+        }
+        CHECK_NEAR(f + batches[k] * 2.0 * 451584.0, batches[k] * model_flops_executed(), 0.5);
+    }
+    /* A short list is cut, not overrun, and the true length comes back. */
+    GemmShape few[4];
+    memset(few, 0, sizeof few);
+    int n = model_gemm_shapes(64, few, 3);
+    CHECK(n > 3);
+    CHECK(few[3].what == NULL);
+    CHECK_INT(model_gemm_shapes(0, g, MODEL_MAX_GEMM_SHAPES), ==, 0);
+}
+
+/*
+ * Hand-computed: FLOPs of one training image (2 x multiply-adds):
+ *   forward  conv1 2*32*9*784 = 451584, conv2 2*64*288*196 = 7225344,
+ *            conv3 2*128*576*49 = 7225344, fc 2*(1152*256 + 256*128 + 128*10)
+ *            = 657920; total 15560192
+ *   backward 2 x forward - conv1's input gradient 451584 = 30668800
+ *   per image 46228992.
+ * Computed: conv2 and conv3 by Winograd F(4x4,3x3), 36 GEMM multiply-adds
+ * per 4x4 tile and filter pair, for the forward, dW and dX each:
+ *   conv2 2*36*(32*64)*(4*4) = 2359296, conv3 2*36*(64*128)*(2*2) = 2359296;
+ *   per image 46228992 - 3*(2*7225344) + 3*(2359296 + 2359296) = 17032704.
+ * Bytes per image: the arena's per-image buffers, in bytes:
+ *   x 3136, labels 1;
+ *   block1 idx 6272, ymax 25088, out 25088, dout 25088 (its conv output y
+ *   is never stored: layer_conv_phase.h);
+ *   block2 y 50176, idx 3136, ymax 12544, out 12544, dout 12544;
+ *   block3 y 25088, idx 1152, ymax 4608, out 4608, dout 4608;
+ *   flat + dflat 9216, h1 + dh1 2048, m1 256, h2 + dh2 1024, m2 128,
+ *   logits + probs + dlogits 120;  sum 228473, moved 3x = 685419.
+ */
+static void test_sketch(void)
+{
+    Calibration c;
+    Sketch s;
+
+    CHECK_NEAR(engine_flops_per_image(), 46228992.0, 0.0);
+    CHECK_NEAR(engine_flops_executed_per_image(), 17032704.0, 0.0);
+    CHECK_NEAR(calibrate_bytes_per_image(), 685419.0, 0.0);
+    memset(&c, 0, sizeof c);
+    c.batch[0] = 64;
+    c.batch[1] = 512;
+    c.model_gflops[0] = 100.0;
+    c.model_gflops[1] = 200.0;
+    c.triad_gbps = 10.0;
+    CHECK_INT(calibrate_sketch(&c, 60000, 64, &s), ==, 0);
+    CHECK_NEAR(s.flops, 1021962240000.0, 1.0);
+    CHECK_NEAR(s.bytes, 41125140000.0, 1.0);
+    CHECK_NEAR(s.compute_s, 10.2196224, 1e-9);
+    CHECK_NEAR(s.memory_s, 4.112514, 1e-9);
+    CHECK_NEAR(s.seconds, 14.3321364, 1e-9);
+    CHECK_INT(calibrate_sketch(&c, 60000, 512, &s), ==, 0);
+    CHECK_NEAR(s.gflops, 200.0, 0.0);
+    CHECK_NEAR(s.seconds, 5.1098112 + 4.112514, 1e-9);
+    /* Outside the timed batches the nearer rate holds. */
+    CHECK_INT(calibrate_sketch(&c, 1000, 1, &s), ==, 0);
+    CHECK_NEAR(s.gflops, 100.0, 0.0);
+    CHECK_INT(calibrate_sketch(&c, 1000, 65536, &s), ==, 0);
+    CHECK_NEAR(s.gflops, 200.0, 0.0);
+    /* Between them, linear in log2(batch): 128 is halfway from 64 to 256. */
+    c.batch[1] = 256;
+    CHECK_INT(calibrate_sketch(&c, 1000, 128, &s), ==, 0);
+    CHECK_NEAR(s.gflops, 150.0, 1e-9);
+    CHECK_NEAR(s.compute_s, 1000 * 17032704.0 / 150e9, 1e-12);
+    CHECK(s.peak == 0); /* no FMA peak measured: the SGEMM rate */
+    /* With a peak, the sketch uses the highest width's all-threads figure. */
+    c.fma_gflops[1] = 300.0;
+    c.fma_gflops[2] = 120.0;
+    CHECK_INT(calibrate_sketch(&c, 1000, 128, &s), ==, 0);
+    CHECK(s.peak == 1);
+    CHECK_NEAR(s.gflops, 300.0, 0.0);
+    CHECK_NEAR(s.compute_s, 1000 * 17032704.0 / 300e9, 1e-12);
+    int w = 0;
+    CHECK_NEAR(calibrate_peak(&c, &w), 300.0, 0.0);
+    CHECK_INT(w, ==, 1);
+    c.fma_gflops[1] = c.fma_gflops[2] = 0.0;
+    CHECK_INT(calibrate_sketch(&c, 0, 64, &s), ==, 0);
+    CHECK_NEAR(s.seconds, 0.0, 0.0);
+    CHECK_INT(calibrate_sketch(&c, -1, 64, &s), ==, -CN_EINVAL);
+    CHECK_INT(calibrate_sketch(&c, 10, 0, &s), ==, -CN_EINVAL);
+    c.triad_gbps = 0.0;
+    CHECK_INT(calibrate_sketch(&c, 10, 64, &s), ==, -CN_EINVAL);
+}
+
+/* SGEMM against the FMA peak: the measured factor, always when the kernel
+ * is narrower, and when SGEMM is under CALIB_SGEMM_LOW of the peak. */
+static void test_sgemm_gap(void)
+{
+    char msg[320];
+    Calibration c;
+
+    CHECK_INT(calibrate_gap_text(56.0, 234.0, "AVX-512", 2, 1, msg, sizeof msg), ==, 1);
+    CHECK(!strcmp(msg, "measured: SGEMM at the model's shapes 56 GFLOP/s on 2 threads is 24% "
+                       "of the 234 GFLOP/s FMA peak (AVX-512), 4.2x below it"));
+    CHECK_INT(calibrate_gap_text(178.0, 235.0, "AVX-512", 2, 0, msg, sizeof msg), ==, 0);
+    CHECK(msg[0] == '\0');
+    CHECK_INT(calibrate_gap_text(70.0, 235.0, "AVX-512", 2, 0, msg, sizeof msg), ==, 1);
+    CHECK_STR_HAS(msg, "30% of the 235 GFLOP/s FMA peak (AVX-512), 3.4x below it: OpenBLAS may");
+    CHECK_INT(calibrate_gap_text(70.0, NAN, "", 2, 1, msg, sizeof msg), ==, 0); /* no peak */
+    memset(&c, 0, sizeof c);
+    c.threads = 2;
+    c.model_gflops[0] = 50.0;
+    c.model_gflops[1] = 60.0; /* the faster batch counts */
+    c.fma_gflops[1] = 240.0;
+    CHECK_INT(calibrate_sgemm_gap(&c, 0, msg, sizeof msg), ==, 1);
+    CHECK_STR_HAS(msg, "60 GFLOP/s on 2 threads is 25% of the 240 GFLOP/s FMA peak (AVX2+FMA)");
+}
+
+static void test_gap_warning(void)
+{
+    Sketch s;
+    char msg[256];
+
+    memset(&s, 0, sizeof s);
+    s.seconds = 10.0;
+    CHECK_INT(calibrate_check(&s, 99.9, msg, sizeof msg), ==, 0);
+    CHECK(msg[0] == '\0');
+    CHECK_INT(calibrate_check(&s, 100.0, msg, sizeof msg), ==, 1);
+    CHECK(!strcmp(msg, "measured 100 s, the sketch says 10 s: a 10x gap is a sign of a "
+                       "real problem (see DESIGN.md)"));
+    CHECK_INT(calibrate_check(&s, 250.0, msg, sizeof msg), ==, 1);
+    CHECK_STR_HAS(msg, "measured 250 s, the sketch says 10 s");
+    /* Ten times faster than paper is just as suspicious. */
+    CHECK_INT(calibrate_check(&s, 1.0, msg, sizeof msg), ==, 1);
+    CHECK_STR_HAS(msg, "measured 1 s, the sketch says 10 s");
+    CHECK_INT(calibrate_check(&s, 1.01, msg, sizeof msg), ==, 0);
+    CHECK_INT(calibrate_check(&s, 10.0, msg, sizeof msg), ==, 0);
+    CHECK_INT(calibrate_check(&s, 0.0, msg, sizeof msg), ==, 0);
+    CHECK(msg[0] == '\0');
+    s.seconds = 0.0;
+    CHECK_INT(calibrate_check(&s, 1000.0, msg, sizeof msg), ==, 0);
+    CHECK_INT(calibrate_check(NULL, 1000.0, msg, sizeof msg), ==, 0);
+}
+
+/* Parses text; returns the code and leaves the message in err. */
+static int parse_text(const char *text, Calibration *c, char *err, size_t errlen)
+{
+    return calibrate_parse(text, strlen(text), c, err, errlen);
+}
+
+/* Replaces the first line of a valid text that starts with `key`. */
+static void with_line(const char *valid, const char *key, const char *line, char *out,
+                      size_t len)
+{
+    const char *at = valid;
+
+    while (at && strncmp(at, key, strlen(key)) != 0) {
+        at = strchr(at, '\n');
+        at = at ? at + 1 : NULL;
+    }
+    const char *eol = at ? strchr(at, '\n') : NULL;
+
+    CHECK(at && eol);
+    if (!at || !eol)
+        return;
+    snprintf(out, len, "%.*s%s%s", (int)(at - valid), valid, line, eol);
+}
+
+static void test_parse(const Calibration *good)
+{
+    char valid[4096], t[4200], err[256];
+    Calibration c;
+
+    valid_text(good, valid, sizeof valid);
+    CHECK_INT(parse_text(valid, &c, err, sizeof err), ==, 0);
+    CHECK(c.cached == 1);
+    CHECK(!strcmp(c.cpu_model, good->cpu_model));
+    CHECK_INT(c.threads, ==, good->threads);
+    CHECK_NEAR(c.model_gflops[0], good->model_gflops[0], 0.0005);
+    CHECK_NEAR(c.model_gflops[1], good->model_gflops[1], 0.0005);
+    CHECK_NEAR(c.square_gflops, good->square_gflops, 0.0005);
+    CHECK_NEAR(c.triad_gbps, good->triad_gbps, 0.0005);
+    CHECK_INT(c.measured_at, ==, good->measured_at);
+    CHECK(calibrate_key_matches(&c, 0, NULL, 0));
+    /* Every line counts: dropping the tail at any byte is refused. */
+    for (size_t n = 0; n < strlen(valid); n++) {
+        int rc = calibrate_parse(valid, n, &c, err, sizeof err);
+        CHECK_INT(rc, ==, -CN_EFORMAT);
+        if (rc == 0)
+            fprintf(stderr, "  accepted a truncation at byte %zu\n", n);
+    }
+    static const struct {
+        const char *key, *line, *want;
+    } bad[] = {
+        {"cnntop-calibration", "cnntop-calibration 3", "format version '3'"},
+        {"cnntop-calibration", "some other file", "not a cnntop calibration file"},
+        {"cores=", "cores=0", "bad cores"},
+        {"cores=", "cores=2.5", "bad cores"},
+        {"cores=", "cores=-3", "bad cores"},
+        {"threads=", "threads=", "bad threads"},
+        {"model_gflops_a=", "model_gflops_a=1,5", "bad model_gflops_a"},
+        {"model_gflops_a=", "model_gflops_a=nan", "bad model_gflops_a"},
+        {"model_gflops_a=", "model_gflops_a=1e3", "bad model_gflops_a"},
+        {"model_gflops_a=", "model_gflops_a=0.000", "bad model_gflops_a"},
+        {"triad_gbps=", "triad_gbps=12.", "bad triad_gbps"},
+        {"triad_gbps=", "triad_gbps = 12.0", "unknown key 'triad_gbps '"},
+        {"cpu_model=", "cpu_model=", "bad cpu_model"},
+        {"triad_gbps=", "triad_gbps=1.0\nfrobs=3", "unknown key 'frobs'"},
+        {"triad_gbps=", "triad_gbps=1.0\ntriad_gbps=2.0", "'triad_gbps' given twice"},
+        {"triad_gbps=", "no equals sign", "is not key=value"},
+        {"square_n=", "# square_n dropped", "'square_n' missing"},
+        {"end", "end\nmore", "text after 'end'"},
+        {"end", "# no end", "no 'end' line"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        with_line(valid, bad[i].key, bad[i].line, t, sizeof t);
+        err[0] = '\0';
+        CHECK_INT(parse_text(t, &c, err, sizeof err), ==, -CN_EFORMAT);
+        CHECK_STR_HAS(err, bad[i].want);
+    }
+    CHECK_INT(parse_text("", &c, err, sizeof err), ==, -CN_EFORMAT);
+    CHECK_STR_HAS(err, "empty");
+    CHECK_INT(calibrate_parse(NULL, 5, &c, err, sizeof err), ==, -CN_EFORMAT);
+    CHECK_INT(parse_text("\n\n# only comments\n", &c, err, sizeof err), ==, -CN_EFORMAT);
+    /* Binary bytes and a NUL, an overlong line. */
+    memcpy(t, valid, strlen(valid) + 1);
+    t[30] = '\0';
+    CHECK_INT(calibrate_parse(t, strlen(valid), &c, err, sizeof err), ==, -CN_EFORMAT);
+    CHECK_STR_HAS(err, "NUL");
+    memset(t, 'x', 1000);
+    t[1000] = '\n';
+    CHECK_INT(calibrate_parse(t, 1001, &c, err, sizeof err), ==, -CN_EFORMAT);
+    CHECK_STR_HAS(err, "longer than");
+    /* Blank lines and comments anywhere before 'end' are fine. */
+    snprintf(t, sizeof t, "\n# hello\n\n%s", valid);
+    CHECK_INT(parse_text(t, &c, err, sizeof err), ==, 0);
+    /* Another machine's file parses; its key does not match here. */
+    with_line(valid, "cpu_model=", "cpu_model=Imaginary CPU 9000", t, sizeof t);
+    CHECK_INT(parse_text(t, &c, err, sizeof err), ==, 0);
+    CHECK(!calibrate_key_matches(&c, 0, err, sizeof err));
+    CHECK_STR_HAS(err, "CPU model");
+    CHECK(!calibrate_key_matches(good, good->threads + 1, err, sizeof err));
+    CHECK_STR_HAS(err, "threads");
+}
+
+static CalibOpts short_opts(void)
+{
+    CalibOpts o = {.threads = 0, .seconds = SHORT};
+    return o;
+}
+
+static void test_measure(Calibration *first)
+{
+    CalibOpts o = short_opts();
+    Calibration a, b, c;
+    char err[256] = "";
+
+    CHECK_INT(calibrate_measure(&o, &a, err, sizeof err), ==, 0);
+    CHECK(figures_positive(&a));
+    CHECK_INT(a.batch[0], ==, CALIB_BATCH_A);
+    CHECK_INT(a.batch[1], ==, CALIB_BATCH_B);
+    CHECK_INT(a.square_n, ==, CALIB_SQUARE_N);
+    CHECK_INT(a.threads, ==, a.cores);
+    CHECK(a.triad_mib >= 48.0);
+    CHECK(a.seconds > 0.0 && a.measured_at > 0);
+    CHECK(a.cached == 0);
+    CHECK(calibrate_key_matches(&a, 0, NULL, 0));
+    printf("measured (%.1f s): model %.1f / %.1f GFLOP/s (batch %d / %d, %d threads), "
+           "square %.1f GFLOP/s, triad %.1f GB/s over %.0f MiB (L3 %.0f MiB)\n", a.seconds,
+           a.model_gflops[0], a.model_gflops[1], a.batch[0], a.batch[1], a.threads,
+           a.square_gflops, a.triad_gbps, a.triad_mib, a.llc_mib);
+    /* Stable: a second measurement agrees within a loose factor (other
+     * tests may share the cores); a third try decides if not. */
+    CHECK_INT(calibrate_measure(&o, &b, err, sizeof err), ==, 0);
+    const double F = 4.0;
+    int agree = 1;
+    for (int k = 0; k < CALIB_NBATCH; k++)
+        agree &= b.model_gflops[k] < F * a.model_gflops[k] && a.model_gflops[k] < F * b.model_gflops[k];
+    agree &= b.square_gflops < F * a.square_gflops && a.square_gflops < F * b.square_gflops;
+    agree &= b.triad_gbps < F * a.triad_gbps && a.triad_gbps < F * b.triad_gbps;
+    if (!agree) {
+        fprintf(stderr, "note: two calibrations disagree by %gx or more; a third decides\n", F);
+        CHECK_INT(calibrate_measure(&o, &c, err, sizeof err), ==, 0);
+        agree = 1;
+        for (int k = 0; k < CALIB_NBATCH; k++)
+            agree &= c.model_gflops[k] < F * b.model_gflops[k] && b.model_gflops[k] < F * c.model_gflops[k];
+        agree &= c.square_gflops < F * b.square_gflops && b.square_gflops < F * c.square_gflops;
+        agree &= c.triad_gbps < F * b.triad_gbps && b.triad_gbps < F * c.triad_gbps;
+    }
+    CHECK(agree);
+    /* The budget holds, give or take the untimed parts (touching memory,
+     * warm-up calls) and sanitizer builds' slow loops. */
+    CHECK(a.seconds < 10.0 * SHORT + 3.0);
+    *first = a;
+}
+
+/* What one core can do per cycle at each width: lanes x FLOPs per lane and
+ * instruction x the instructions a cycle, from the narrowest ports of
+ * current x86 cores to the widest: AVX-512 one (Zen 4 double-pumps its two
+ * 256-bit units; Intel cores with one 512-bit FMA port) or two FMAs a
+ * cycle; AVX2 one (Zen 1) or two; SSE's muls and adds two (Intel: ports 0
+ * and 1 do both) to four (Zen: two mul and two add pipes). */
+static const struct {
+    const char *name;
+    int lanes, flop, ports_lo, ports_hi;
+} widths[CALIB_NWIDTHS] = {
+    {"AVX-512", 16, 2, 1, 2}, {"AVX2+FMA", 8, 2, 1, 2}, {"SSE", 4, 1, 2, 4}};
+
+/* 1 when every width's figures fit what the width allows at the measured
+ * clock, within a generous band: a shared machine lowers them (0.25x),
+ * turbo varies (1.3x). */
+static int peaks_plausible(const Calibration *c, int report)
+{
+    int ok = c->clock_ghz > 0.3 && c->clock_ghz < 7.0;
+
+    for (int w = 0; w < CALIB_NWIDTHS; w++) {
+        if (!(c->fma1_gflops[w] > 0.0))
+            continue;
+        double per_cycle = c->fma1_gflops[w] / c->clock_ghz;
+        double lo = 0.25 * widths[w].lanes * widths[w].flop * widths[w].ports_lo;
+        double hi = 1.3 * widths[w].lanes * widths[w].flop * widths[w].ports_hi;
+        int good = per_cycle >= lo && per_cycle <= hi && c->fma_gflops[w] > 0.0 &&
+                   c->fma_gflops[w] <= 1.3 * c->threads * c->fma1_gflops[w] &&
+                   c->fma_gflops[w] >= 0.25 * c->fma1_gflops[w];
+        if (report)
+            printf("peak %-8s %.1f GFLOP/s one thread = %.1f FLOP/cycle at %.2f GHz (allowed "
+                   "%.0f..%.0f), %.1f on %d threads: %s\n", widths[w].name, c->fma1_gflops[w],
+                   per_cycle, c->clock_ghz, lo, hi, c->fma_gflops[w], c->threads,
+                   good ? "ok" : "OUT OF BAND");
+        ok &= good;
+    }
+    return ok;
+}
+
+/* The FMA peak against what each width allows; on an AVX-512 CPU the
+ * AVX-512 figure is not below the AVX2 one (about equal on Zen 4, about
+ * twice on cores with two 512-bit FMA units). */
+static void test_peak(const Calibration *a)
+{
+    MachineInfo mi;
+    Calibration c = *a;
+    char err[256];
+
+    engine_machine_info(&mi);
+    for (int w = 0; w < CALIB_NWIDTHS; w++) {
+        CHECK(!strcmp(calibrate_width_name(w), widths[w].name));
+        if (!(c.fma1_gflops[w] > 0.0))
+            printf("peak %-8s not on this CPU (%s): not checked\n", widths[w].name, mi.cpu_isa);
+    }
+    if (!(calibrate_peak(&c, NULL) > 0.0)) {
+        printf("no peak loop runs on this CPU (not x86): skipped\n");
+        return;
+    }
+    /* The SSE loop runs on every x86-64 CPU; the others as cpuid says. */
+    CHECK(c.fma1_gflops[2] > 0.0);
+    if (!strcmp(mi.cpu_isa, "AVX-512"))
+        CHECK(c.fma1_gflops[0] > 0.0);
+    if (!peaks_plausible(&c, 1)) {
+        fprintf(stderr, "note: a peak is out of band; measuring once more, longer\n");
+        CalibOpts o = short_opts();
+        o.seconds = 3.0;
+        CHECK_INT(calibrate_measure(&o, &c, err, sizeof err), ==, 0);
+        CHECK(peaks_plausible(&c, 1));
+    }
+    if (c.fma1_gflops[0] > 0.0) {
+        printf("peak AVX-512 / AVX2+FMA on one thread: %.2f\n",
+               c.fma1_gflops[0] / c.fma1_gflops[1]);
+        CHECK(c.fma1_gflops[0] >= 0.8 * c.fma1_gflops[1]);
+    }
+}
+
+static int file_exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+/* The cache file holds a valid calibration for this machine now. */
+static void check_cache_is_good(void)
+{
+    FILE *f = fopen(cache_file, "rb");
+    char buf[8192], err[256];
+    Calibration c;
+
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    CHECK_INT(calibrate_parse(buf, n, &c, err, sizeof err), ==, 0);
+    CHECK(calibrate_key_matches(&c, 0, NULL, 0));
+    CHECK(c.model_gflops[0] < 1e5); /* not the planted figure */
+}
+
+static void test_cache(const Calibration *good)
+{
+    CalibOpts o = short_opts();
+    Calibration c, d;
+    char warn[1024], err[256], valid[4096], t[4200];
+
+    unlink(cache_file);
+    /* No file yet: measured, stored, no warning. */
+    CHECK_INT(calibrate_get(&o, &c, 0, warn, sizeof warn, err, sizeof err), ==, 0);
+    CHECK(warn[0] == '\0');
+    CHECK(c.cached == 0 && figures_positive(&c));
+    CHECK(file_exists(cache_file));
+    /* Round trip: the next get reads the file, and every figure is the one
+     * the first get returned, to the bit (a first `run --export` and the
+     * later ones report the same peak and MFU). */
+    CHECK_INT(calibrate_get(&o, &d, 0, warn, sizeof warn, err, sizeof err), ==, 0);
+    CHECK(warn[0] == '\0');
+    CHECK(d.cached == 1);
+    CHECK(!strcmp(d.cpu_model, c.cpu_model) && !strcmp(d.blas_core, c.blas_core));
+    CHECK(d.model_gflops[0] == c.model_gflops[0] && d.model_gflops[1] == c.model_gflops[1]);
+    CHECK(d.square_gflops == c.square_gflops);
+    CHECK(d.triad_gbps == c.triad_gbps && d.triad_mib == c.triad_mib);
+    CHECK(d.clock_ghz == c.clock_ghz && d.llc_mib == c.llc_mib && d.seconds == c.seconds);
+    for (int w = 0; w < CALIB_NWIDTHS; w++)
+        CHECK(d.fma_gflops[w] == c.fma_gflops[w] && d.fma1_gflops[w] == c.fma1_gflops[w]);
+    CHECK(calibrate_peak(&d, NULL) == calibrate_peak(&c, NULL));
+    CHECK_INT(d.measured_at, ==, c.measured_at);
+    /* force measures again even with a good file. */
+    CHECK_INT(calibrate_get(&o, &d, 1, warn, sizeof warn, err, sizeof err), ==, 0);
+    CHECK(d.cached == 0);
+
+    /* Bad files: each ignored with a warning naming the file, not trusted
+     * (a planted absurd rate never comes back), and replaced. */
+    Calibration planted = *good;
+    planted.model_gflops[0] = 987654.321;
+    valid_text(&planted, valid, sizeof valid);
+    struct {
+        const char *name, *want;
+        char text[4200];
+        size_t len;
+    } cases[5];
+    int nc = 0;
+    cases[nc].name = "truncated";
+    cases[nc].want = "truncated";
+    cases[nc].len = strlen(valid) * 2 / 3;
+    memcpy(cases[nc].text, valid, cases[nc].len);
+    nc++;
+    cases[nc].name = "garbage";
+    cases[nc].want = "not a cnntop calibration file";
+    for (size_t i = 0; i < 300; i++)
+        cases[nc].text[i] = (char)((i * 7919u + 13u) & 0xff);
+    cases[nc].text[0] = 'G';
+    cases[nc].text[20] = '\n'; /* a first line without NUL bytes */
+    cases[nc].len = 300;
+    nc++;
+    cases[nc].name = "wrong version";
+    cases[nc].want = "format version '7'";
+    with_line(valid, "cnntop-calibration", "cnntop-calibration 7", t, sizeof t);
+    cases[nc].len = strlen(t);
+    memcpy(cases[nc].text, t, cases[nc].len);
+    nc++;
+    cases[nc].name = "wrong key";
+    cases[nc].want = "another machine";
+    with_line(valid, "blas_core=", "blas_core=NotARealCore", t, sizeof t);
+    cases[nc].len = strlen(t);
+    memcpy(cases[nc].text, t, cases[nc].len);
+    nc++;
+    cases[nc].name = "empty";
+    cases[nc].want = "empty";
+    cases[nc].len = 0;
+    nc++;
+    for (int i = 0; i < nc; i++) {
+        write_file(cache_file, cases[i].text, cases[i].len);
+        CHECK_INT(calibrate_get(&o, &c, 0, warn, sizeof warn, err, sizeof err), ==, 0);
+        if (!strstr(warn, cache_file) || !strstr(warn, cases[i].want))
+            fprintf(stderr, "  case %s: warning '%s'\n", cases[i].name, warn);
+        CHECK_STR_HAS(warn, cache_file);
+        CHECK_STR_HAS(warn, cases[i].want);
+        CHECK(strchr(warn, '\n') == NULL);
+        CHECK(c.cached == 0);
+        CHECK(c.model_gflops[0] < 1e5);
+        check_cache_is_good();
+    }
+    /* A cache that cannot be written only warns. */
+    char blocker[600];
+    snprintf(blocker, sizeof blocker, "%s/not-a-dir", tmpdir);
+    write_text(blocker, "x");
+    setenv("XDG_CACHE_HOME", blocker, 1);
+    CHECK_INT(calibrate_get(&o, &c, 0, warn, sizeof warn, err, sizeof err), ==, 0);
+    CHECK_STR_HAS(warn, "not cached");
+    CHECK(figures_positive(&c));
+    setenv("XDG_CACHE_HOME", tmpdir, 1);
+    unlink(blocker);
+}
+
+/* Setups side by side: each thread count has its own file, so runs that
+ * switch between them measure each once, and neither warns. */
+static void test_setups(void)
+{
+    CalibOpts a = short_opts(), b = short_opts();
+    Calibration c;
+    char warn[1024], err[256], pa[512], pb[512];
+
+    a.threads = 1;
+    b.threads = 2;
+    CHECK_INT(calibrate_cache_path(pa, sizeof pa, 1, err, sizeof err), ==, 0);
+    CHECK_INT(calibrate_cache_path(pb, sizeof pb, 2, err, sizeof err), ==, 0);
+    unlink(pa);
+    unlink(pb);
+    CHECK_INT(calibrate_get(&a, &c, 0, warn, sizeof warn, err, sizeof err), ==, 0);
+    CHECK(c.cached == 0 && c.threads == 1 && file_exists(pa) && !file_exists(pb));
+    CHECK_INT(calibrate_get(&b, &c, 0, warn, sizeof warn, err, sizeof err), ==, 0);
+    CHECK(c.cached == 0 && c.threads == 2 && file_exists(pb));
+    CHECK_INT(calibrate_get(&a, &c, 0, warn, sizeof warn, err, sizeof err), ==, 0);
+    CHECK(warn[0] == '\0');
+    CHECK(c.cached == 1 && c.threads == 1);
+    CHECK_INT(calibrate_get(&b, &c, 0, warn, sizeof warn, err, sizeof err), ==, 0);
+    CHECK(warn[0] == '\0');
+    CHECK(c.cached == 1 && c.threads == 2);
+}
+
+static void test_format(const Calibration *good)
+{
+    char buf[4096], small[16];
+
+    size_t n = calibrate_format(good, buf, sizeof buf);
+    CHECK(n > 0 && n < sizeof buf);
+    CHECK(n >= 4 && !strcmp(buf + n - 4, "end\n"));
+    CHECK_STR_HAS(buf, "cnntop-calibration 4\n");
+    CHECK_STR_HAS(buf, "\nfma_avx2=");
+    CHECK_STR_HAS(buf, "\nclock_ghz=");
+    /* Too small a buffer: cut and terminated, the needed length returned. */
+    CHECK_INT(calibrate_format(good, small, sizeof small), ==, n);
+    CHECK(small[sizeof small - 1] == '\0');
+}
+
+/* Every field of the cache, found in the written text itself (so a field
+ * added later is covered too): each value replaced by ones that make no
+ * sense is refused, naming the key. */
+static void test_parse_every_field(const Calibration *good)
+{
+    static const char *const bad_num[] = {"", "-1", "nan", "inf", "1e999", "99999999999999",
+                                          "1.2.3", "0x10", " 1"};
+    static const char *const bad_str[] = {"", "\001bell"};
+    char valid[4096], t[4200], line[256], key[64], err[256];
+    Calibration c;
+    int fields = 0;
+
+    valid_text(good, valid, sizeof valid);
+    for (const char *at = valid; *at; at = strchr(at, '\n') ? strchr(at, '\n') + 1 : "") {
+        const char *eq = strchr(at, '='), *eol = strchr(at, '\n');
+        if (!eq || !eol || eq > eol || *at == '#')
+            continue;
+        snprintf(key, sizeof key, "%.*s", (int)(eq - at), at);
+        double d;
+        char *end;
+        d = strtod(eq + 1, &end);
+        int numeric = end == eol && end != eq + 1;
+        const char *const *bad = numeric ? bad_num : bad_str;
+        size_t nbad = numeric ? sizeof bad_num / sizeof *bad_num : sizeof bad_str / sizeof *bad_str;
+        (void)d;
+        fields++;
+        for (size_t i = 0; i < nbad; i++) {
+            snprintf(line, sizeof line, "%s=%s", key, bad[i]);
+            with_line(valid, key, line, t, sizeof t);
+            err[0] = '\0';
+            int rc = parse_text(t, &c, err, sizeof err);
+            if (rc == 0)
+                fprintf(stderr, "  accepted %s\n", line);
+            CHECK_INT(rc, ==, -CN_EFORMAT);
+            CHECK_STR_HAS(err, key);
+        }
+    }
+    CHECK(fields >= 10);
+}
+
+int main(void)
+{
+    Calibration good;
+
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/cnntop-calib-XXXXXX");
+    if (!mkdtemp(tmpdir)) {
+        fprintf(stderr, "mkdtemp: %s\n", strerror(errno));
+        return 1;
+    }
+    setenv("XDG_CACHE_HOME", tmpdir, 1);
+    if (calibrate_cache_path(cache_file, sizeof cache_file, short_opts().threads, NULL, 0) != 0) {
+        fprintf(stderr, "no cache path under %s\n", tmpdir);
+        return 1;
+    }
+
+    test_path();
+    test_machine_info();
+    test_shapes();
+    test_sketch();
+    test_gap_warning();
+    test_sgemm_gap();
+    test_measure(&good);
+    test_peak(&good);
+    test_format(&good);
+    test_parse(&good);
+    test_parse_every_field(&good);
+    test_cache(&good);
+    test_setups();
+
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+    return check_report();
+}

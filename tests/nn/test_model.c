@@ -1,0 +1,214 @@
+/*
+ * test_model.c: the whole network's gradient against central finite
+ * differences of its loss, on a tiny batch.
+ *
+ * For every learnable tensor, the 3 elements with the largest analytic
+ * gradient and 2 random ones are perturbed by +-eps (eps = 1e-3, float),
+ * the loss recomputed with the same batch and the same dropout masks (the
+ * same step number keys them), and (L+ - L-)/2eps compared with the
+ * analytic gradient: |fd - g| <= 5% |g| + 3e-4 (float noise of a loss near
+ * 2.3 divided by 2eps is about 1e-4).  A perturbation that flips a ReLU or
+ * a pooling choice can break the bound for one element; at most one miss
+ * per tensor is allowed and reported.  Conv biases feed BatchNorm, so their
+ * true gradient is 0: they must be within 1e-4 of the largest weight
+ * gradient of their layer.
+ *
+ * Then the Winograd groups: with groups of one image (CNNTOP_GROUP_KB=1,
+ * read when the Acts are made) every chunk of blocks 2 and 3 sums its dU
+ * over 8 groups (beta 1) where the default runs one or two.  The gradients
+ * are the same up to the order of those sums: each tensor's within 1e-4 of
+ * its largest |g|, a conv bias's (rounding) of its layer's largest weight
+ * gradient.  Measured: 4-5e-6.  A chunk that kept only its last group's dU
+ * is 0.2 to 1 off.  Compared on one step, not on the losses of a training
+ * run: Adam divides each gradient by its own size, so rounding-sized
+ * gradients take full-sized steps whose sign is the rounding's, and two
+ * runs' losses part by 1e-7 on one CPU and 1e-4 on another in five steps.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "nn/model.h"
+#include "util/rng.h"
+
+#define N 4
+#define EPS 1e-3f
+
+static double loss_at(StepCtx *s)
+{
+    model_forward(s, N, 1, 7);
+    return model_loss(s, N);
+}
+
+static void fill_batch(Acts *a, int nb)
+{
+    uint64_t key = rng_key(42, 99, 0);
+    for (int i = 0; i < nb * MODEL_H * MODEL_W; i++)
+        a->x[i] = 2.0f * rng_unit(rng_at(key, (uint64_t)i)) - 0.5f;
+    for (int n = 0; n < nb; n++)
+        a->labels[n] = (uint8_t)(n * 3 % MODEL_CLASSES);
+}
+
+/* Indices of the k largest |g| in g[0..n). */
+static void top_k(const float *g, size_t n, size_t *out, int k)
+{
+    for (int j = 0; j < k; j++) {
+        size_t best = 0;
+        float bv = -1.0f;
+        for (size_t i = 0; i < n; i++) {
+            int taken = 0;
+            for (int q = 0; q < j; q++)
+                taken |= out[q] == i;
+            if (!taken && fabsf(g[i]) > bv) {
+                bv = fabsf(g[i]);
+                best = i;
+            }
+        }
+        out[j] = best;
+    }
+}
+
+static void check_tensor(StepCtx *s, const float *gsave, int t)
+{
+    Params *ps = s->ps;
+    const TensorDesc *d = &model_tensors[t];
+    size_t n = tensor_numel(d), pick[5];
+    const float *g = gsave + ps->off[t];
+    int misses = 0;
+
+    top_k(g, n, pick, 3);
+    pick[3] = rng_at(rng_key(1, 2, (uint64_t)t), 0) % n;
+    pick[4] = rng_at(rng_key(1, 2, (uint64_t)t), 1) % n;
+    for (int j = 0; j < 5; j++) {
+        float *w = ps->p[t] + pick[j], keep = *w;
+        *w = keep + EPS;
+        double lp = loss_at(s);
+        *w = keep - EPS;
+        double lm = loss_at(s);
+        *w = keep;
+        double fd = (lp - lm) / (2.0 * EPS), an = g[pick[j]];
+        if (fabs(fd - an) > 0.05 * fabs(an) + 3e-4) {
+            misses++;
+            fprintf(stderr, "%s[%zu]: analytic %.6g, finite difference %.6g\n", d->name,
+                    pick[j], an, fd);
+        }
+    }
+    CHECK_INT(misses, <=, 1);
+}
+
+/* max |g| over tensor t. */
+static float tensor_max(const Params *ps, const float *g, int t)
+{
+    size_t n = tensor_numel(&model_tensors[t]);
+    float m = 0.0f;
+    for (size_t i = 0; i < n; i++)
+        m = fmaxf(m, fabsf(g[ps->off[t] + i]));
+    return m;
+}
+
+/* The conv layers' bias and weight tensors, layer by layer. */
+static const int conv_bias[3] = {T_C1B, T_C2B, T_C3B}, conv_w[3] = {T_C1W, T_C2W, T_C3W};
+
+static int is_conv_bias(int t)
+{
+    return t == conv_bias[0] || t == conv_bias[1] || t == conv_bias[2];
+}
+
+/* The gradients of one step on a batch of NG (2 chunks of 8 images), the
+ * Acts made with CNNTOP_GROUP_KB = kb (NULL: unset). */
+#define NG 16
+static float *group_grads(Params *ps, Pool *pool, const char *kb, int *group2)
+{
+    Acts a;
+    float *g = malloc(ps->nfloats * sizeof(float));
+
+    if (kb)
+        setenv("CNNTOP_GROUP_KB", kb, 1);
+    else
+        unsetenv("CNNTOP_GROUP_KB");
+    CHECK_INT(acts_init(&a, NG, 1), ==, 0);
+    unsetenv("CNNTOP_GROUP_KB");
+    *group2 = a.blk[1].group;
+    fill_batch(&a, NG);
+    StepCtx s = {.ps = ps, .a = &a, .pool = pool, .prof = NULL, .seed = 5};
+    model_forward(&s, NG, 1, 3);
+    model_loss(&s, NG);
+    model_backward(&s, NG);
+    memcpy(g, ps->grads, ps->nfloats * sizeof(float));
+    acts_done(&a);
+    return g;
+}
+
+static void test_groups(Params *ps, Pool *pool)
+{
+    int gdef, gone;
+    double most = 0.0;
+    float *g0 = group_grads(ps, pool, NULL, &gdef);
+    float *g1 = group_grads(ps, pool, "1", &gone);
+
+    CHECK_INT(gone, ==, 1);
+    CHECK_INT(gdef, >, 1);
+    for (int t = 0; t < MODEL_NTENSORS; t++) {
+        size_t n = tensor_numel(&model_tensors[t]);
+        float ref = tensor_max(ps, g0, t), worst = 0.0f;
+        for (int l = 0; l < 3; l++)
+            if (t == conv_bias[l])
+                ref = tensor_max(ps, g0, conv_w[l]);
+        for (size_t i = 0; i < n; i++)
+            worst = fmaxf(worst, fabsf(g1[ps->off[t] + i] - g0[ps->off[t] + i]));
+        if (!(worst <= 1e-4f * ref))
+            fprintf(stderr, "groups of one image: %s differs by %.3g (largest |g| %.3g)\n",
+                    model_tensors[t].name, worst, ref);
+        CHECK(worst <= 1e-4f * ref);
+        if (ref > 0.0f && worst / ref > most)
+            most = worst / ref;
+        CHECK(ref > 0.0f || is_conv_bias(t));
+    }
+    fprintf(stderr, "groups of one image against %d: gradients within %.2g of each "
+            "tensor's largest\n", gdef, most);
+    free(g0);
+    free(g1);
+}
+
+int main(void)
+{
+    Params ps;
+    Acts a;
+    Pool *pool;
+    StepCtx s;
+
+    CHECK_INT(params_init(&ps, 3), ==, 0);
+    CHECK_INT(acts_init(&a, N, 1), ==, 0);
+    CHECK_INT(pool_new(&pool, 1, NULL), ==, 0);
+    s = (StepCtx){.ps = &ps, .a = &a, .pool = pool, .prof = NULL, .seed = 5};
+    fill_batch(&a, N);
+
+    double l0 = loss_at(&s);
+    model_backward(&s, N);
+    float *gsave = malloc(ps.nfloats * sizeof(float));
+    memcpy(gsave, ps.grads, ps.nfloats * sizeof(float));
+    fprintf(stderr, "loss %.6f\n", l0);
+    CHECK(l0 > 1.0 && l0 < 5.0);
+
+    for (int t = 0; t < MODEL_NTENSORS; t++) {
+        if (!is_conv_bias(t))
+            check_tensor(&s, gsave, t);
+    }
+    for (int l = 0; l < 3; l++) {
+        size_t nb = tensor_numel(&model_tensors[conv_bias[l]]);
+        size_t nw = tensor_numel(&model_tensors[conv_w[l]]);
+        float gb = 0, gw = 0;
+        for (size_t i = 0; i < nb; i++)
+            gb = fmaxf(gb, fabsf(gsave[ps.off[conv_bias[l]] + i]));
+        for (size_t i = 0; i < nw; i++)
+            gw = fmaxf(gw, fabsf(gsave[ps.off[conv_w[l]] + i]));
+        CHECK(gb <= 1e-4f * gw);
+    }
+    free(gsave);
+    test_groups(&ps, pool);
+    pool_free(pool);
+    acts_done(&a);
+    params_done(&ps);
+    return check_report();
+}

@@ -1,0 +1,313 @@
+/*
+ * report.c: `cnntop report`: stored run records, alone or side by side.
+ *
+ * Every file is read (a run export is one record, a sweep export several)
+ * before anything is printed, so a bad file costs one error line and no
+ * half-printed table.  Side by side, each record is one column, four to a
+ * block; the speedup compares throughputs (images/s), which stay
+ * comparable when runs trained for different numbers of images.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cnntop/record.h"
+#include "cnntop/stats.h"
+#include "cmd/run.h"
+#include "cmd/report.h"
+#include "cmd/summary.h"
+
+#define COLS 4        /* records per block of the side-by-side table */
+#define COLW 22       /* characters per column */
+
+typedef struct Entry {
+    RunRecord r;
+    char name[80];     /* the file's base name, "#i" added for a sweep's runs */
+    StatsSummary ips;  /* images/s over the repeats */
+    StatsSummary wall; /* seconds over the repeats */
+} Entry;
+
+static void summarize(Entry *e)
+{
+    size_t cap = e->r.n_repeats ? e->r.n_repeats : 1;
+    double *v = malloc(cap * sizeof *v);
+
+    memset(&e->ips, 0, sizeof e->ips);
+    memset(&e->wall, 0, sizeof e->wall);
+    e->ips.mean = e->ips.sd = e->wall.mean = e->wall.sd = NAN;
+    if (!v)
+        return;
+    stats_summarize(v, record_throughputs(&e->r, v, cap), &e->ips);
+    stats_summarize(v, record_times(&e->r, v, cap), &e->wall);
+    free(v);
+}
+
+/* A file's records make sense, and there is at least one to report. */
+static int check_all(const char *path, const RunRecord *recs, size_t k, char *err, size_t len)
+{
+    char what[600];
+
+    if (k == 0) {
+        snprintf(err, len, "%s: a sweep record with no runs: nothing to report", path);
+        return -1;
+    }
+    for (size_t j = 0; j < k; j++) {
+        if (k > 1)
+            snprintf(what, sizeof what, "%s: runs[%zu]", path, j);
+        else
+            snprintf(what, sizeof what, "%s", path);
+        if (record_check(&recs[j], what, err, len) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Reads every file; returns the entries (count in *n) or NULL after
+ * printing the error. */
+static Entry *load_all(const Options *o, size_t *n)
+{
+    Entry *all = NULL;
+    char err[640];
+
+    *n = 0;
+    for (int i = 0; i < o->n_positional; i++) {
+        const char *path = o->positional[i], *base = strrchr(path, '/');
+        RunRecord *recs = NULL;
+        size_t k = 0;
+        ExportFormat fmt;
+        if (export_format(path, &fmt, err, sizeof err) == 0 && fmt != EXPORT_JSON) {
+            fprintf(stderr, "cnntop: %s: report reads the JSON run record (--export FILE.json "
+                            "of run or sweep), not a %s export\n",
+                    path, fmt == EXPORT_CSV ? "CSV" : "Markdown");
+            goto fail;
+        }
+        if (record_load_any(path, &recs, &k, err, sizeof err) != 0 ||
+            check_all(path, recs, k, err, sizeof err) != 0) {
+            fprintf(stderr, "cnntop: %s\n", err);
+            for (size_t j = 0; recs && j < k; j++)
+                record_done(&recs[j]);
+            free(recs);
+            goto fail;
+        }
+        Entry *grown = realloc(all, (*n + k) * sizeof *all);
+        if (!grown) {
+            for (size_t j = 0; j < k; j++)
+                record_done(&recs[j]);
+            free(recs);
+            fprintf(stderr, "cnntop: %s: out of memory\n", path);
+            goto fail;
+        }
+        all = grown;
+        for (size_t j = 0; j < k; j++) {
+            Entry *e = &all[(*n)++];
+            e->r = recs[j];
+            /* The arrays moved with the struct; the config's pointer too. */
+            e->r.config.data_dir = e->r.data_dir;
+            if (k > 1)
+                snprintf(e->name, sizeof e->name, "%.50s#%zu", base ? base + 1 : path, j + 1);
+            else
+                snprintf(e->name, sizeof e->name, "%s", base ? base + 1 : path);
+            summarize(e);
+        }
+        free(recs);
+    }
+    return all;
+fail:
+    for (size_t j = 0; j < *n; j++)
+        record_done(&all[j].r);
+    free(all);
+    *n = 0;
+    return NULL;
+}
+
+/* Characters (UTF-8 code points) of s. */
+static int chars(const char *s)
+{
+    int n = 0;
+
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* One cell, cut to fit its column.  Widths count characters, not bytes:
+ * printf's "%-22s" would pad "±" (two bytes of UTF-8) one short.  A value
+ * too long is cut with '~' (two different values never look alike); a
+ * file name keeps its tail ("~long-name-b.json"), where names differ. */
+static void cell_cut(const char *s, int last, int tail)
+{
+    int w = 0, n = chars(s), room = COLW - 2;
+
+    if (n > room && tail) {
+        for (int skip = n - (room - 1); skip > 0; s++)
+            skip -= ((unsigned char)s[1] & 0xC0) != 0x80;
+        printf("~");
+        w++;
+    }
+    for (; *s && w < room - (n > room && !tail); w++) {
+        int len = 1;
+        while ((s[len] & 0xC0) == 0x80)
+            len++;
+        fwrite(s, 1, (size_t)len, stdout);
+        s += len;
+    }
+    if (*s && !tail) {
+        printf("~");
+        w++;
+    }
+    if (!last)
+        printf("%*s", COLW - w, "");
+}
+
+static void cell(const char *s, int last)
+{
+    cell_cut(s, last, 0);
+}
+
+static void fmt_pm(char *b, size_t len, double m, double sd, int dec)
+{
+    if (!isfinite(m))
+        snprintf(b, len, "n/a");
+    else if (isfinite(sd))
+        snprintf(b, len, "%.*f ± %.*f", dec, m, dec, sd);
+    else
+        snprintf(b, len, "%.*f", dec, m);
+}
+
+/* The speedup of e over the reference and what Welch's test says. */
+static void speedup(const Entry *e, const Entry *ref, char *sp, char *dist, size_t len)
+{
+    double x, u;
+    StatsWelch w;
+
+    stats_ratio(e->ips.mean, e->ips.sd, ref->ips.mean, ref->ips.sd, &x, &u);
+    /* The reference against itself is 1 by definition, as in hyperfine. */
+    fmt_pm(sp, len, x, e == ref ? NAN : u, 2);
+    if (e == ref)
+        snprintf(dist, len, "(reference)");
+    else if (stats_welch(&e->ips, &ref->ips, &w) != 0)
+        snprintf(dist, len, "too few runs");
+    else
+        snprintf(dist, len, "%s (p %s %.3f)", w.distinguishable ? "yes" : "no",
+                 w.p < 0.001 ? "<" : "=", w.p < 0.001 ? 0.001 : w.p);
+}
+
+/* The configuration label over two rows where one cell cannot hold it:
+ * part 0 up to the last ", " that fits ("batch 64, 0 workers,"), part 1
+ * the rest ("2 threads"); part 1 is "" when the whole fits. */
+static const char *config_part(char *label, int part)
+{
+    char *cut = NULL;
+
+    if (chars(label) > COLW - 2)
+        for (char *p = strstr(label, ", "); p && p - label + 1 <= COLW - 2; p = strstr(p + 1, ", "))
+            cut = p;
+    if (!cut)
+        return part ? "" : label;
+    if (part)
+        return cut + 2;
+    cut[1] = '\0';
+    return label;
+}
+
+static void row(const char *label, const Entry *e, size_t n, size_t from, const Entry *ref, int what)
+{
+    char b[96], d[96];
+
+    printf("  %-22s", label);
+    for (size_t i = from; i < n && i < from + COLS; i++) {
+        const RunRecord *r = &e[i].r;
+        int last = i + 1 == n || i + 1 == from + COLS;
+        double t = r->train.split.data + r->train.split.forward + r->train.split.backward +
+                   r->train.split.optimizer;
+        switch (what) {
+        case 0: cell_cut(e[i].name, last, 1); continue;
+        case 1:
+        case 14:
+            record_label(r, b, sizeof b);
+            cell(config_part(b, what == 14), last);
+            continue;
+        case 2: fmt_pm(b, sizeof b, e[i].wall.mean, e[i].wall.sd, 2); break;
+        case 3: fmt_pm(b, sizeof b, e[i].ips.mean, e[i].ips.sd, 1); break;
+        case 4: fmt_pm(b, sizeof b, e[i].ips.mean * r->flops_per_image * 1e-9, NAN, 1); break;
+        case 5: fmt_pm(b, sizeof b, 100 * record_mfu(r, e[i].ips.mean), NAN, 1); break;
+        case 6: fmt_pm(b, sizeof b, 100 * record_executed_share(r, e[i].ips.mean), NAN, 1); break;
+        case 7: fmt_pm(b, sizeof b, r->train.cpu_user + r->train.cpu_sys, NAN, 2); break;
+        case 8:
+            if (r->have_eval)
+                snprintf(b, sizeof b, "%.2f%%", 100 * r->eval.accuracy);
+            else
+                snprintf(b, sizeof b, "n/a");
+            break;
+        case 9: fmt_pm(b, sizeof b, r->train.final_loss, NAN, 4); break;
+        case 10: fmt_pm(b, sizeof b, t > 0 ? 100 * r->train.split.data / t : NAN, NAN, 1); break;
+        case 11:
+            fmt_pm(b, sizeof b, r->peak_rss_kib >= 0 ? r->peak_rss_kib / 1024.0 : NAN, NAN, 1);
+            break;
+        case 12: speedup(&e[i], ref, b, d, sizeof b); break;
+        default: speedup(&e[i], ref, d, b, sizeof b); break;
+        }
+        cell(b, last);
+    }
+    printf("\n");
+}
+
+/* 1 when a configuration of this block needs its second row. */
+static int long_label(const Entry *e, size_t n, size_t from)
+{
+    char b[96];
+
+    for (size_t i = from; i < n && i < from + COLS; i++)
+    {
+        record_label(&e[i].r, b, sizeof b);
+        if (config_part(b, 1)[0])
+            return 1;
+    }
+    return 0;
+}
+
+static void print_compare(const Entry *e, size_t n)
+{
+    static const char *labels[] = {
+        "", "Configuration", "Wall time [s]", "Throughput [img/s]", "Compute [GFLOP/s]",
+        "MFU [%]", "Executed [%]", "CPU user+sys [s]", "Test accuracy", "Final training loss", "Data wait [%]",
+        "Peak memory [MiB]", "Speedup", "Distinguishable"};
+
+    printf("\n Comparison of %zu runs (speedup: images/s over %s; mean ± σ over repeats):\n", n,
+           e[0].name);
+    for (size_t from = 0; from < n; from += COLS) {
+        if (from)
+            printf("\n");
+        for (int w = 0; w < (int)(sizeof labels / sizeof *labels); w++) {
+            row(labels[w], e, n, from, &e[0], w);
+            if (w == 1 && long_label(e, n, from))
+                row("", e, n, from, &e[0], 14);
+        }
+    }
+    printf("\n");
+    for (size_t i = 1; i < n; i++) {
+        char sp[96], d[96];
+        speedup(&e[i], &e[0], sp, d, sizeof sp);
+        printf("  %s is %s times as fast as %s; distinguishable: %s\n", e[i].name, sp,
+               e[0].name, d);
+    }
+}
+
+int report_main(const Options *o)
+{
+    size_t n;
+    Entry *e = load_all(o, &n);
+
+    if (!e)
+        return EXIT_FAIL;
+    if (n == 1)
+        summary_print(stdout, &e[0].r, "report");
+    else
+        print_compare(e, n);
+    fflush(stdout);
+    for (size_t i = 0; i < n; i++)
+        record_done(&e[i].r);
+    free(e);
+    return EXIT_OK;
+}

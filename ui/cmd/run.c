@@ -1,0 +1,204 @@
+/*
+ * run.c: `cnntop run` and `cnntop eval`.
+ *
+ * Progress goes to stderr: on a terminal one line rewritten in place at
+ * most 10 times a second, otherwise a plain line every 5 seconds.  The
+ * summary goes to stdout, in the spirit of perf stat and hyperfine.
+ * The work itself is the runner's (runner.c: repeats, the record, signals);
+ * the summary is summary.c's, shared with `cnntop report`.
+ * SIGINT, SIGTERM and SIGHUP ask the engine to stop after the current step;
+ * the summary of what was done is still printed and the exit code is
+ * 128+sig (eval ends at once: signals.h).  SIGPIPE is ignored, so a
+ * reader that goes away (`cnntop run | head -1`)
+ * shows up as EPIPE, which ends the output quietly: the run still finishes
+ * and saves what it was asked to save.  Any other failure to write the
+ * summary (a full disk) is an error, exit 1.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cnntop/fileio.h"
+#include "common/counters_fmt.h"
+#include "cmd/run.h"
+#include "cmd/runner.h"
+#include "cmd/summary.h"
+
+static int stdout_errno; /* errno of the first failed flush of stdout, 0: none */
+
+static void stdout_flush(void)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 && !stdout_errno)
+        stdout_errno = errno ? errno : EIO;
+}
+
+/* Whether stdout is a pipe or socket whose reader has gone (poll() says
+ * POLLERR or POLLHUP): for when a write failed inside printf(), where its
+ * errno could not be kept. */
+static int stdout_reader_gone(void)
+{
+    struct pollfd p = {.fd = STDOUT_FILENO, .events = POLLOUT};
+
+    return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
+/* Flushes the summary; returns rc, or EXIT_FAIL when stdout could not be
+ * written for any reason but a reader that went away (EPIPE). */
+static int stdout_done(int rc)
+{
+    stdout_flush();
+    if (!stdout_errno && !ferror(stdout))
+        return rc;
+    if (stdout_errno == EPIPE || stdout_reader_gone())
+        return rc;
+    fprintf(stderr, "cnntop: standard output: %s\n",
+            strerror(stdout_errno ? stdout_errno : EIO));
+    return rc == EXIT_OK ? EXIT_FAIL : rc;
+}
+
+/* Makes an engine that holds only the test split (eval reads nothing
+ * else) and loads --load; prints the error and returns non-zero on failure. */
+static int open_engine(const Options *o, Engine **e)
+{
+    char err[512];
+    RunConfig cfg = o->cfg;
+
+    cfg.test_only = 1;
+    if (engine_new(e, &cfg, err, sizeof err) != 0 ||
+        (o->load && engine_load(*e, o->load, err, sizeof err) != 0)) {
+        fprintf(stderr, "cnntop: %s\n", err);
+        engine_free(*e);
+        *e = NULL;
+        return EXIT_FAIL;
+    }
+    return 0;
+}
+
+/* The time on paper next to the measured one, and the measured rate
+ * against the FMA peak. */
+static void print_sketch(const RunRecord *rec, const Calibration *c)
+{
+    Sketch sk;
+    char msg[256];
+    const TrainStats *st = &rec->train;
+
+    if (!c || st->images <= 0 || calibrate_sketch(c, st->images, rec->config.batch, &sk) != 0)
+        return;
+    char rate[64] = "the SGEMM rate";
+    if (sk.peak)
+        snprintf(rate, sizeof rate, "the FMA peak (%s)", rec->fma_peak_isa);
+    printf("  On paper:             %.2f s  (%.2f GFLOP executed at %.1f GFLOP/s, %s + %.2f GB "
+           "at %.1f GB/s); measured %.2f s", sk.seconds, sk.flops * 1e-9, sk.gflops, rate,
+           sk.bytes * 1e-9, sk.gbps, st->wall);
+    if (sk.peak)
+        printf(": MFU %.1f%%, executed %.1f%% of the peak", 100 * record_mfu(rec, st->images_per_s),
+               100 * record_executed_share(rec, st->images_per_s));
+    printf("\n");
+    if (calibrate_check(&sk, st->wall, msg, sizeof msg))
+        printf("  Warning:              %s\n", msg);
+}
+
+int headless_run(const Options *o, int argc, char **argv)
+{
+    RunnerOpts ro = {.cfg = o->cfg, .runs = o->runs, .warmup = o->warmup,
+                     .vary_seed = o->vary_seed, .events = o->events, .load = o->load,
+                     .save = o->save, .trace = o->trace, .prefix = "",
+                     .target = o->target_accuracy};
+    Calibration calib;
+    RunRecord rec;
+    Engine *e = NULL;
+    CounterSet *cs = NULL;
+    char err[512];
+    int rc;
+
+    if (o->export_path && export_check(o->export_path, o->force, err, sizeof err) != 0) {
+        fprintf(stderr, "cnntop: --export: %s\n", err);
+        return EXIT_FAIL;
+    }
+    if (o->save && fileio_check_writable(o->save, err, sizeof err) != 0) {
+        fprintf(stderr, "cnntop: --save: %s\n", err);
+        return EXIT_FAIL;
+    }
+    if (o->trace && fileio_check_writable(o->trace, err, sizeof err) != 0) {
+        fprintf(stderr, "cnntop: --trace: %s\n", err);
+        return EXIT_FAIL;
+    }
+    runner_signals();
+    ro.cfg.eval_every = o->eval_every;
+    record_init(&rec);
+    record_set_command(&rec, argc, argv);
+    rc = runner_run(&ro, &rec, &e, &cs);
+    if (rc == EXIT_USAGE) { /* a bad -e list: nothing ran */
+        record_done(&rec);
+        return rc;
+    }
+    /* The sketch needs the machine's calibration: from the cache, or
+     * measured now, after the run, on first use. */
+    if (rec.train.steps > 0 && !runner_signal() &&
+        (ro.calib = runner_calibration(o->cfg.threads, o->recalibrate, &calib)))
+        runner_set_peak(&rec, ro.calib);
+    if (e || rec.train.steps > 0) {
+        summary_print(stdout, &rec, "run");
+        print_sketch(&rec, ro.calib);
+        if (cs) {
+            printf("\n Counters (the threads of every measured run, by role):\n");
+            counters_fmt_print(stdout, cs);
+        }
+    }
+    engine_free(e);
+    counters_free(cs);
+    /* A run that failed or was stopped before its first step has nothing
+     * to record: no export (its error is on stderr), as no checkpoint. */
+    if (o->export_path && rec.train.steps > 0) {
+        if (record_export(&rec, o->export_path, o->force, err, sizeof err) != 0) {
+            fprintf(stderr, "cnntop: --export: %s\n", err);
+            rc = rc ? rc : EXIT_FAIL;
+        } else
+            fprintf(stderr, "cnntop: %s written to %s\n",
+                    rec.interrupted ? "the partial run record (interrupted)" : "the run record",
+                    o->export_path);
+    }
+    record_done(&rec);
+    return stdout_done(rc);
+}
+
+int headless_eval(const Options *o)
+{
+    Engine *e;
+    EvalResult ev;
+    char err[512];
+
+    if (open_engine(o, &e) != 0)
+        return EXIT_FAIL;
+    if (engine_evaluate(e, &ev, err, sizeof err) != 0) {
+        fprintf(stderr, "cnntop: %s\n", err);
+        engine_free(e);
+        return EXIT_FAIL;
+    }
+    RunRecord rec;
+    RunConfig cfg;
+    record_init(&rec);
+    engine_config(e, &cfg);
+    record_set_config(&rec, &cfg);
+    record_set_data_dir(&rec, engine_data_dir(e));
+    rec.train_images = -1; /* not read: eval needs the test split alone */
+    rec.test_images = engine_test_images(e);
+    rec.threads_used = engine_threads(e);
+    engine_machine_info(&rec.machine);
+    rec.have_eval = 1;
+    rec.eval = ev;
+    summary_print_header(stdout, &rec, "eval");
+    long done = engine_epochs_done(e), part = engine_epoch_images(e);
+    printf("  Checkpoint:           %s (%ld epoch%s complete", o->load, done, done == 1 ? "" : "s");
+    if (part > 0)
+        printf(", then %ld image%s of epoch %ld", part, part == 1 ? "" : "s", done + 1);
+    printf(")\n");
+    summary_print_eval(stdout, &rec);
+    record_done(&rec);
+    engine_free(e);
+    return stdout_done(EXIT_OK);
+}

@@ -1,0 +1,233 @@
+/*
+ * runner.c: train one configuration R times into a RunRecord (runner.h).
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/runner.h"
+#include "common/signals.h"
+
+static Engine *volatile sig_engine;
+static volatile sig_atomic_t sig_caught;
+
+static void on_signal(int sig)
+{
+    if (!sig_caught) /* the first signal says why the run stopped */
+        sig_caught = sig;
+    if (sig_engine)
+        engine_stop(sig_engine);
+}
+
+void runner_signals(void)
+{
+    signals_install(on_signal);
+}
+
+int runner_signal(void)
+{
+    return sig_caught;
+}
+
+typedef struct ProgressState {
+    int tty;
+    double last;        /* elapsed seconds at the last line */
+    int shown;          /* a live line is on screen */
+    const char *prefix;
+    char what[48];      /* "run 2/5", "warm-up 1/3" or "" */
+    Engine *e;
+} ProgressState;
+
+static void format_eta(char *buf, size_t len, double s)
+{
+    long t = (long)(s + 0.5);
+    if (t >= 3600)
+        snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else
+        snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
+}
+
+static int on_progress(const Progress *p, void *ud)
+{
+    ProgressState *ps = ud;
+    double every = ps->tty ? 0.1 : 5.0;
+    char eta[32];
+
+    if (sig_caught) /* a signal before engine_train() cleared its stop flag */
+        return 1;
+    if (p->elapsed - ps->last < every && p->step != p->steps && p->step != 1)
+        return 0;
+    ps->last = p->elapsed;
+    double left = p->step ? p->elapsed / (double)p->step * (double)(p->steps - p->step) : 0.0;
+    format_eta(eta, sizeof eta, left);
+    fprintf(stderr, "%s%s%s%sepoch %d/%d  step %ld/%ld  %.0f img/s  loss %.4f  ETA %s%s",
+            ps->tty ? "\r\033[K" : "", ps->prefix, ps->what, ps->what[0] ? "  " : "",
+            p->epoch + 1, p->epochs, p->step, p->steps, p->images_per_s, p->epoch_loss, eta,
+            ps->tty ? "" : "\n");
+    ps->shown = ps->tty;
+    return 0;
+}
+
+static void calib_progress(void *ud, const char *what, double done)
+{
+    (void)ud;
+    fprintf(stderr, "%scnntop: calibrating (first use): %s, %.0f%%%s", isatty(2) ? "\r\033[K" : "",
+            what, 100 * done, isatty(2) ? "" : "\n");
+}
+
+const Calibration *runner_calibration(int threads, int force, Calibration *c)
+{
+    char warn[512] = "", err[512];
+    CalibOpts co;
+
+    memset(&co, 0, sizeof co);
+    co.threads = threads;
+    co.progress = calib_progress;
+    if (calibrate_get(&co, c, force, warn, sizeof warn, err, sizeof err) != 0) {
+        fprintf(stderr, "%scnntop: calibration failed, no sketch on paper: %s\n",
+                isatty(2) ? "\r\033[K" : "", err);
+        return NULL;
+    }
+    if (!c->cached && isatty(2))
+        fputs("\r\033[K", stderr);
+    if (warn[0])
+        fprintf(stderr, "cnntop: %s\n", warn);
+    return c;
+}
+
+void runner_set_peak(RunRecord *rec, const Calibration *c)
+{
+    /* the SGEMM rate measured at the nearest batch size's shapes */
+    int k = 0;
+    for (int i = 1; i < CALIB_NBATCH; i++)
+        if (abs(c->batch[i] - rec->config.batch) < abs(c->batch[k] - rec->config.batch))
+            k = i;
+    rec->peak_gflops = c->model_gflops[k];
+    int w;
+    double peak = calibrate_peak(c, &w);
+    rec->fma_peak_gflops = peak > 0.0 ? peak : NAN;
+    snprintf(rec->fma_peak_isa, sizeof rec->fma_peak_isa, "%s",
+             peak > 0.0 ? calibrate_width_name(w) : "");
+}
+
+int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet **counters)
+{
+    char err[512];
+    CounterSet *cs = NULL;
+    int total = ro->warmup + ro->runs, rc = 0;
+
+    if (last)
+        *last = NULL;
+    if (counters)
+        *counters = NULL;
+    runner_signals();
+    if (ro->target > 0)
+        rec->target_accuracy = ro->target;
+    if (counters_new(&cs, ro->events, err, sizeof err) != 0) {
+        fprintf(stderr, "cnntop: -e: %s\n", err);
+        return 2;
+    }
+    for (int r = 0; r < total && !sig_caught && rc == 0; r++) {
+        int measured = r >= ro->warmup;
+        RunConfig cfg = ro->cfg;
+        Engine *e;
+        ProgressState ps = {.tty = isatty(2), .prefix = ro->prefix ? ro->prefix : "",
+                           };
+        if (ro->vary_seed)
+            cfg.seed += (uint64_t)r;
+        cfg.eval_epochs = 1;
+        if (total > 1)
+            snprintf(ps.what, sizeof ps.what, "%s %d/%d", measured ? "run" : "warm-up",
+                     measured ? r - ro->warmup + 1 : r + 1, measured ? ro->runs : ro->warmup);
+        if (engine_new(&e, &cfg, err, sizeof err) != 0 ||
+            (ro->load && engine_load(e, ro->load, err, sizeof err) != 0)) {
+            fprintf(stderr, "cnntop: %s\n", err);
+            engine_free(e);
+            rc = 1;
+            break;
+        }
+        int is_last = r == total - 1;
+        if (is_last && ro->trace && engine_set_trace(e, ro->trace, err, sizeof err) != 0) {
+            fprintf(stderr, "cnntop: --trace: %s\n", err);
+            engine_free(e);
+            rc = 1;
+            break;
+        }
+        if (measured)
+            engine_set_counters(e, cs);
+        sig_engine = e;
+        int trc = sig_caught ? 0 : engine_train(e, on_progress, &ps, err, sizeof err);
+        sig_engine = NULL;
+        if (ps.shown)
+            fputc('\n', stderr);
+        TrainStats st;
+        EvalResult er;
+        int have_er = 0;
+        engine_stats(e, &st);
+        RecordRepeat rep = {.wall = st.wall, .images_per_s = st.images_per_s,
+                            .user = st.cpu_user, .system = st.cpu_sys, .accuracy = NAN};
+        if (trc != 0) {
+            fprintf(stderr, "cnntop: %s\n", err);
+            record_set_error(rec, err);
+            rc = rep.exit_code = trc == -CN_EDIVERGED ? 3 : 1;
+        } else if (!sig_caught && !st.stopped &&
+                   engine_evaluate_final(e, &er, err, sizeof err) == 0) {
+            have_er = 1;
+            rep.accuracy = er.accuracy;
+        }
+        if (sig_caught) {
+            rec->interrupted = 1;
+            rep.exit_code = 128 + sig_caught;
+        }
+        if (measured) {
+            if (ro->runs > 1 || ro->warmup > 0)
+                record_add_repeat(rec, &rep);
+        }
+        int keep = measured && (is_last || sig_caught || rc != 0);
+        if (keep) {
+            if (record_fill(rec, e, cs, have_er ? &er : NULL) != 0) {
+                fprintf(stderr, "cnntop: out of memory building the run record\n");
+                rc = 1;
+            }
+            /* a run stopped before its first step saves no checkpoint */
+            if (trc == 0 && st.steps > 0 && ro->save &&
+                engine_save(e, ro->save, err, sizeof err) != 0) {
+                fprintf(stderr, "cnntop: %s\n", err);
+                record_set_error(rec, err); /* the record says why the exit code is 1 */
+                rc = 1;
+            }
+            if (ro->trace && is_last && st.steps > 0) {
+                if (engine_write_trace(e, err, sizeof err) != 0) {
+                    fprintf(stderr, "cnntop: %s\n", err);
+                    record_set_error(rec, err);
+                    rc = 1;
+                } else
+                    fprintf(stderr, "cnntop: trace written to %s\n", ro->trace);
+            }
+        }
+        if (keep && last) {
+            *last = e;
+            /* the hook stays: the engine's threads detach when it is freed */
+        } else {
+            engine_free(e);
+        }
+        if (keep)
+            break;
+    }
+    if (ro->calib)
+        runner_set_peak(rec, ro->calib);
+    if (sig_caught)
+        rc = 128 + sig_caught;
+    rec->exit_code = rc;
+    if (counters && last && *last)
+        *counters = cs; /* the caller frees the engine first, then the set */
+    else {
+        if (last && *last)
+            engine_set_counters(*last, NULL);
+        counters_free(cs);
+    }
+    return rc;
+}

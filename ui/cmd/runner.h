@@ -1,0 +1,60 @@
+/*
+ * runner.h: one configuration, trained R times, into a RunRecord.
+ *
+ * `cnntop run` and `cnntop sweep` (and the dashboard's history) share this:
+ * for each of K warm-up and R measured repeats it makes a fresh engine
+ * (fresh model; the same seed unless --vary-seed), trains, evaluates, and
+ * appends the repeat; the last measured repeat's details (series, segments,
+ * per-layer profile, counters over all measured repeats) fill the record.
+ *
+ * SIGINT, SIGTERM and SIGHUP stop the current run after its step; the record is
+ * kept, marked interrupted, and runner_signal() says which signal came.
+ */
+#ifndef CNNTOP_RUNNER_H
+#define CNNTOP_RUNNER_H
+
+#include "cnntop/calibrate.h"
+#include "cnntop/counters.h"
+#include "cnntop/record.h"
+#include "common/options.h"
+
+typedef struct RunnerOpts {
+    RunConfig cfg;          /* the configuration (data_dir kept alive by the caller) */
+    int runs, warmup;       /* R >= 1, K >= 0 */
+    int vary_seed;
+    const char *events;     /* -e spec, NULL: the defaults */
+    const char *load;       /* checkpoint to start each repeat from, or NULL */
+    const char *save;       /* checkpoint to write after the last repeat, or NULL */
+    const char *trace;      /* trace of the last repeat, or NULL */
+    const Calibration *calib; /* for the sketch, or NULL */
+    const char *prefix;     /* progress line prefix, e.g. "[3/16] ", or "" */
+    double target;          /* --target-accuracy (0..1), 0: none */
+} RunnerOpts;
+
+/* Makes the stop signals (SIGINT, SIGTERM, SIGHUP) stop the run after its
+ * step (signals.h: the others end the process, SIGPIPE is ignored). */
+void runner_signals(void);
+
+/* The signal that arrived, or 0. */
+int runner_signal(void);
+
+/*
+ * Runs the configuration into `rec` (already record_init()ed; command set
+ * by the caller).  Prints progress on stderr.  Returns the exit code `cnntop
+ * run` should give: 0, 1 (failure; message printed), 3 (diverged), 128+sig.
+ * When `last` is not NULL, the last measured engine is left open there for
+ * the caller's summary (free it with engine_free), with `counters` its set.
+ */
+int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet **counters);
+
+/* The machine's calibration for `threads` compute threads (0: the cores):
+ * from the cache, or measured now (a few seconds, once; progress on
+ * stderr); `force` measures again.  Returns c, or NULL after a one-line
+ * message on stderr when it cannot be had. */
+const Calibration *runner_calibration(int threads, int force, Calibration *c);
+
+/* Sets rec->peak_gflops (the SGEMM rate at the record's batch size) and
+ * rec->fma_peak_gflops / fma_peak_isa (the FMA peak) from the calibration. */
+void runner_set_peak(RunRecord *rec, const Calibration *c);
+
+#endif

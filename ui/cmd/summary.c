@@ -1,0 +1,275 @@
+/*
+ * summary.c: the end-of-run summary, from a RunRecord (see summary.h).
+ *
+ * The layout is that of `cnntop run`: a heading, then one figure per line
+ * with its label in a 22-column field, the per-layer table sorted by time,
+ * the test accuracy and the peak memory.  With --runs R the spread of the
+ * repeats follows, as hyperfine shows it.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cnntop/calibrate.h"
+#include "cnntop/stats.h"
+#include "cnntop/verdict.h"
+#include "cmd/summary.h"
+
+/* The plural ending for a count: "1 thread", "2 threads". */
+#define S(n) ((n) == 1 ? "" : "s")
+
+void summary_print_header(FILE *f, const RunRecord *r, const char *what)
+{
+    const MachineInfo *m = &r->machine;
+
+    fprintf(f, "\n Performance of cnntop %s (batch %d, %d thread%s, seed %llu):\n", what,
+            r->config.batch, r->threads_used, S(r->threads_used), (unsigned long long)r->config.seed);
+    fprintf(f, "  Data:                 %s", r->data_dir ? r->data_dir : "unknown");
+    if (r->train_images >= 0 && r->test_images >= 0)
+        fprintf(f, " (%ld training, %ld test images)", r->train_images, r->test_images);
+    else if (r->test_images >= 0)
+        fprintf(f, " (%ld test image%s)", r->test_images, S(r->test_images));
+    fprintf(f, "\n  Machine:              %s, %d core%s, OpenBLAS %s", m->cpu_model, m->cores,
+            S(m->cores), m->blas_core);
+    if (m->blas_isa[0])
+        fprintf(f, " (%s kernels; the CPU has %s)", m->blas_isa, m->cpu_isa);
+    fprintf(f, "\n");
+    summary_print_blas(f, r);
+    if (r->interrupted)
+        fprintf(f, "  Interrupted:          by a signal; the figures cover the part that ran\n");
+    if (r->error)
+        fprintf(f, "  Failed:               %s\n", r->error);
+}
+
+void summary_print_blas(FILE *f, const RunRecord *r)
+{
+    const MachineInfo *m = &r->machine;
+    char gap[320];
+
+    if (m->blas_note[0])
+        fprintf(f, "  Note:                 %s\n", m->blas_note);
+    if (m->blas_warning[0])
+        fprintf(f, "  Warning:              %s\n", m->blas_warning);
+    if (calibrate_gap_text(r->peak_gflops, r->fma_peak_gflops, r->fma_peak_isa, r->threads_used,
+                           m->blas_warning[0] != '\0', gap, sizeof gap))
+        fprintf(f, "  %-22s%s\n", m->blas_warning[0] ? "" : "Warning:", gap);
+}
+
+void summary_print_peak(FILE *f, const RunRecord *r, double images_per_s)
+{
+    double mfu = record_mfu(r, images_per_s), ex = record_executed_share(r, images_per_s);
+
+    if (isnan(mfu)) {
+        fprintf(f, "  Against the peak:     unknown (no FMA peak measured: cnntop calibrate)\n");
+        return;
+    }
+    fprintf(f, "  Against the peak:     MFU %.1f%% (%.1f MFLOP/image as PyTorch counts), "
+            "executed %.1f%% (%.1f MFLOP/image with Winograd) of the %.1f GFLOP/s FMA peak "
+            "(%s) on %d threads\n", 100 * mfu, r->flops_per_image * 1e-6, 100 * ex,
+            r->flops_executed_per_image * 1e-6, r->fma_peak_gflops, r->fma_peak_isa,
+            r->threads_used);
+}
+
+static void print_split(FILE *f, const StepSplit *s)
+{
+    double t = s->data + s->forward + s->backward + s->optimizer;
+
+    if (!(t > 0))
+        return;
+    fprintf(f, "  Step time split:      data %.1f%%  forward %.1f%%  backward %.1f%%  optimizer %.1f%%\n",
+            100 * s->data / t, 100 * s->forward / t, 100 * s->backward / t, 100 * s->optimizer / t);
+}
+
+static void print_train(FILE *f, const RunRecord *r)
+{
+    const TrainStats *st = &r->train;
+
+    fprintf(f, "  Training wall time:   %.2f s%s\n", st->wall, st->stopped ? "  (stopped early)" : "");
+    fprintf(f, "  Steps, images:        %ld step%s, %ld image%s, %d epoch%s complete\n", st->steps,
+            S(st->steps), st->images, S(st->images), st->epochs_done, S(st->epochs_done));
+    fprintf(f, "  Throughput:           %.1f images/s", st->images_per_s);
+    if (isfinite(r->flops_per_image))
+        fprintf(f, "  (%.1f GFLOP/s)", st->images_per_s * r->flops_per_image * 1e-9);
+    fprintf(f, "\n");
+    summary_print_peak(f, r, st->images_per_s);
+    fprintf(f, "  CPU:                  %.2f s user, %.2f s sys  (%.2f cores busy of %d thread%s)\n",
+            st->cpu_user, st->cpu_sys, st->wall > 0 ? (st->cpu_user + st->cpu_sys) / st->wall : 0.0,
+            r->threads_used, S(r->threads_used));
+    fprintf(f, "  Minor page faults:    %ld\n", st->minor_faults);
+    fprintf(f, "  Final training loss:  %.4f  (mean over the last epoch's steps; last step %.4f)\n",
+            st->final_loss, st->last_loss);
+    print_split(f, &st->split);
+}
+
+/* The queue's capacity in batches: the last segment's, else the config's
+ * (0 there means two per worker, as engine.h says). */
+static int queue_cap(const RunRecord *r)
+{
+    if (r->n_segments)
+        return r->segments[r->n_segments - 1].prefetch;
+    return r->config.prefetch ? r->config.prefetch : 2 * r->config.workers;
+}
+
+static void print_augment(FILE *f, unsigned aug)
+{
+    static const struct { unsigned bit; const char *name; } names[] = {
+        {CN_AUG_SHIFT, "shift"}, {CN_AUG_ROTATE, "rotate"}, {CN_AUG_ELASTIC, "elastic"}};
+    int any = 0;
+
+    fprintf(f, ", augment ");
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (aug & names[i].bit)
+            fprintf(f, "%s%s", any++ ? "," : "", names[i].name);
+    fprintf(f, "%s\n", any ? "" : "none");
+}
+
+static void print_loader(FILE *f, const RunRecord *r)
+{
+    const TrainStats *st = &r->train;
+    double fill = 0, t = st->split.data + st->split.forward + st->split.backward + st->split.optimizer;
+    long nfill = 0;
+    int workers = r->n_segments ? r->segments[r->n_segments - 1].workers : r->config.workers;
+
+    for (size_t i = 0; i < r->n_samples; i++)
+        if (r->samples[i].s.queue_fill >= 0) {
+            fill += r->samples[i].s.queue_fill;
+            nfill++;
+        }
+    double share = t > 0 ? st->split.data / t : 0.0;
+    if (workers)
+        fprintf(f, "  Loader:               %d thread%s, prefetch %d", workers,
+                workers == 1 ? "" : "s", queue_cap(r));
+    else
+        fprintf(f, "  Loader:               inline on the trainer (workers 0)");
+    print_augment(f, r->config.augment);
+    fprintf(f, "  Data wait:            %.1f%% of step time (%.3f ms/step)", 100 * share,
+            st->steps ? 1e3 * st->split.data / (double)st->steps : 0.0);
+    if (nfill)
+        fprintf(f, ", queue %.1f of %d full on average", queue_cap(r) * fill / (double)nfill,
+                queue_cap(r));
+    fprintf(f, "\n");
+    if (r->loader_samples_per_s > 0 && st->images_per_s > 0)
+        fprintf(f, "  Loader alone:         %.0f samples/s (%.1fx the trainer's images/s)\n",
+                r->loader_samples_per_s, r->loader_samples_per_s / st->images_per_s);
+    VerdictInput vi = {.data_wait_share = share, .workers = workers,
+                       .threads = r->threads_used, .cores = r->machine.cores,
+                       .run_queue_wait = r->run_queue_wait};
+    Verdict v;
+    verdict_judge(&vi, &v);
+    fprintf(f, "  Verdict:              %s\n", v.bound);
+    if (v.oversubscribed)
+        fprintf(f, "  %-22s%s\n", "", v.oversub);
+}
+
+/* IPC and the miss rate of the compute threads, or why not ("IPC n/a:
+ * cycles not supported: ..."), as the dashboard says it. */
+static void print_ratios(FILE *f, const RunRecord *r)
+{
+    if (!isnan(r->ipc))
+        fprintf(f, "  IPC:                  %.2f instructions per cycle (compute threads)\n", r->ipc);
+    else
+        fprintf(f, "  IPC:                  n/a: %s\n", r->ipc_na[0] ? r->ipc_na : "not counted");
+    if (!isnan(r->miss_rate))
+        fprintf(f, "  Cache-miss rate:      %.2f%% of cache references (compute threads)\n",
+                100 * r->miss_rate);
+    else
+        fprintf(f, "  Cache-miss rate:      n/a: %s\n",
+                r->miss_rate_na[0] ? r->miss_rate_na : "not counted");
+}
+
+static int by_time(const void *a, const void *b)
+{
+    double x = ((const RecordLayer *)a)->seconds, y = ((const RecordLayer *)b)->seconds;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void print_profile(FILE *f, const RunRecord *r)
+{
+    RecordLayer *lt;
+    double total = 0;
+
+    if (r->train.steps == 0 || r->n_layers == 0)
+        return;
+    lt = malloc(r->n_layers * sizeof *lt);
+    if (!lt)
+        return;
+    memcpy(lt, r->layers, r->n_layers * sizeof *lt);
+    for (size_t i = 0; i < r->n_layers; i++)
+        total += lt[i].seconds;
+    qsort(lt, r->n_layers, sizeof *lt, by_time);
+    int ctr = 0;
+    for (size_t i = 0; i < r->n_layers; i++)
+        ctr |= !isnan(lt[i].ipc) || !isnan(lt[i].miss_rate);
+    fprintf(f, "\n  %-22s %10s %7s %9s%s\n", "Layer", "ms/step", "share", "GFLOP/s",
+            ctr ? "      IPC   miss" : "");
+    for (size_t i = 0; i < r->n_layers; i++) {
+        char g[16] = "-", ipc[16] = "n/a", miss[16] = "n/a";
+        if (!isnan(lt[i].gflops))
+            snprintf(g, sizeof g, "%.1f", lt[i].gflops);
+        if (!isnan(lt[i].ipc))
+            snprintf(ipc, sizeof ipc, "%.2f", lt[i].ipc);
+        if (!isnan(lt[i].miss_rate))
+            snprintf(miss, sizeof miss, "%.1f%%", 100 * lt[i].miss_rate);
+        fprintf(f, "  %-22s %10.3f %6.1f%% %9s", lt[i].name,
+                1e3 * lt[i].seconds / (double)r->train.steps,
+                total > 0 ? 100 * lt[i].seconds / total : 0.0, g);
+        if (ctr)
+            fprintf(f, " %8s %6s", ipc, miss);
+        fputc('\n', f);
+    }
+    fprintf(f, "\n");
+    free(lt);
+}
+
+void summary_print_repeats(FILE *f, const RunRecord *r)
+{
+    size_t n = r->n_repeats;
+    double *t;
+    StatsSummary s;
+
+    if (n < 2 || !(t = malloc(n * sizeof *t)))
+        return;
+    n = record_times(r, t, n);
+    stats_summarize(t, n, &s);
+    fprintf(f, "  Time (mean ± σ):      %.3f s ± %.3f s    [median %.3f s, range %.3f … %.3f s, %zu runs]\n",
+            s.mean, s.sd, s.median, s.min, s.max, n);
+    long out = stats_outliers(t, n, STATS_OUTLIER_Z, NULL);
+    if (out > 0)
+        fprintf(f, "  Warning:              %ld statistical outlier%s (modified Z-score above %.1f)\n",
+                out, out == 1 ? "" : "s", STATS_OUTLIER_Z);
+    if (stats_noisy(&s))
+        fprintf(f, "  Warning:              noisy machine: runs vary by %.1f%% (more than %.0f%%); "
+                   "close other programs or pin the CPU frequency\n",
+                100 * s.sd / s.mean, 100 * STATS_NOISY_CV);
+    free(t);
+}
+
+void summary_print_eval(FILE *f, const RunRecord *r)
+{
+    if (r->have_eval)
+        fprintf(f, "  Test accuracy:        %.2f%%  (%ld of %ld image%s, loss %.4f, %.2f s)\n",
+                100.0 * r->eval.accuracy, r->eval.correct, r->eval.images, S(r->eval.images),
+                r->eval.loss, r->eval.wall);
+}
+
+void summary_print(FILE *f, const RunRecord *r, const char *what)
+{
+    summary_print_header(f, r, what);
+    print_train(f, r);
+    summary_print_repeats(f, r);
+    print_loader(f, r);
+    print_ratios(f, r);
+    print_profile(f, r);
+    summary_print_eval(f, r);
+    if (r->target_accuracy > 0) {
+        char label[32];
+        snprintf(label, sizeof label, "Time to %.2f%%:", 100 * r->target_accuracy);
+        if (isnan(r->time_to_target))
+            fprintf(f, "  %-22snot reached in %zu evaluation%s\n", label, r->n_evals,
+                    r->n_evals == 1 ? "" : "s");
+        else
+            fprintf(f, "  %-22s%.2f s of training\n", label, r->time_to_target);
+    }
+    if (r->peak_rss_kib >= 0)
+        fprintf(f, "  Peak memory (RSS):    %.1f MiB\n", r->peak_rss_kib / 1024.0);
+}

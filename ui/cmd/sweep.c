@@ -1,0 +1,289 @@
+/*
+ * sweep.c: the configuration grid (sweep.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cnntop/stats.h"
+#include "cmd/run.h"
+#include "cmd/runner.h"
+#include "cmd/sweep.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+typedef struct Row {
+    RunRecord rec;
+    int done;           /* trained (perhaps interrupted) */
+    StatsSummary ips;   /* images/s over the repeats */
+    StatsSummary wall;  /* seconds */
+    double accuracy;    /* mean over the repeats, 0..1; NAN: none */
+    double wait_share;  /* data wait / step time */
+    double tta;         /* seconds to --target-accuracy; NAN: not reached */
+} Row;
+
+static void summarize(Row *w)
+{
+    double v[1024];
+    size_t n = record_throughputs(&w->rec, v, 1024);
+
+    stats_summarize(v, n, &w->ips);
+    n = record_times(&w->rec, v, 1024);
+    stats_summarize(v, n, &w->wall);
+    double acc = 0.0;
+    size_t na = 0;
+    for (size_t i = 0; i < w->rec.n_repeats; i++)
+        if (!isnan(w->rec.repeats[i].accuracy)) {
+            acc += w->rec.repeats[i].accuracy;
+            na++;
+        }
+    if (na)
+        w->accuracy = acc / (double)na;
+    else
+        w->accuracy = w->rec.have_eval ? w->rec.eval.accuracy : NAN;
+    const StepSplit *sp = &w->rec.train.split;
+    double t = sp->data + sp->forward + sp->backward + sp->optimizer;
+    w->wait_share = t > 0 ? sp->data / t : NAN;
+    w->tta = w->rec.time_to_target;
+}
+
+/* "m ± sd" with `dec` decimals; "m" when sd is NAN; "n/a" when m is. */
+static void fmt_pm(char *buf, size_t len, double m, double sd, int dec)
+{
+    if (isnan(m))
+        snprintf(buf, len, "n/a");
+    else if (isnan(sd))
+        snprintf(buf, len, "%.*f", dec, m);
+    else
+        snprintf(buf, len, "%.*f ± %.*f", dec, m, dec, sd);
+}
+
+/* The FMA peak of each configuration's thread count, for MFU: after every
+ * run (a calibration, measured on first use, would disturb the timing). */
+static void set_peaks(Row *rows, int n)
+{
+    Calibration c;
+    int have = -1;
+
+    for (int i = 0; i < n && !runner_signal(); i++) {
+        if (!rows[i].done)
+            continue;
+        int T = rows[i].rec.threads_used;
+        if (T != have && !runner_calibration(T, 0, &c))
+            return;
+        have = T;
+        runner_set_peak(&rows[i].rec, &c);
+    }
+}
+
+static void print_table(Row *rows, int n, const Options *o)
+{
+    const Row *base = NULL;
+    char label[96], t[48], ips[48], sp[48], acc[16], ipc_s[16], miss_s[16], wait[16], tta[16],
+        mfu[16], ex[16];
+
+    for (int i = 0; i < n && !base; i++)
+        if (rows[i].done)
+            base = &rows[i];
+    printf("\n %-34s %-20s %-18s %6s %6s %6s %6s %6s %8s %-14s%s\n", "Configuration",
+           "Time [s]", "Images/s", "MFU", "Exec", "IPC", "Miss", "Wait", "Acc", "Speedup",
+           o->target_accuracy > 0 ? "  Time to target" : "");
+    for (int i = 0; i < n; i++) {
+        Row *w = &rows[i];
+        if (!w->done)
+            continue;
+        double ipc = w->rec.ipc, miss = w->rec.miss_rate;
+        record_label(&w->rec, label, sizeof label);
+        fmt_pm(t, sizeof t, w->wall.mean, w->wall.sd, 2);
+        fmt_pm(ips, sizeof ips, w->ips.mean, w->ips.sd, 0);
+        snprintf(ipc_s, sizeof ipc_s, isnan(ipc) ? "n/a" : "%.2f", ipc);
+        snprintf(miss_s, sizeof miss_s, isnan(miss) ? "n/a" : "%.1f%%", 100 * miss);
+        snprintf(wait, sizeof wait, isnan(w->wait_share) ? "n/a" : "%.1f%%", 100 * w->wait_share);
+        snprintf(acc, sizeof acc, isnan(w->accuracy) ? "n/a" : "%.2f%%", 100 * w->accuracy);
+        double m = record_mfu(&w->rec, w->ips.mean), x = record_executed_share(&w->rec, w->ips.mean);
+        snprintf(mfu, sizeof mfu, isnan(m) ? "n/a" : "%.1f%%", 100 * m);
+        snprintf(ex, sizeof ex, isnan(x) ? "n/a" : "%.1f%%", 100 * x);
+        if (w == base)
+            snprintf(sp, sizeof sp, "1 (baseline)");
+        else {
+            double r, u;
+            stats_ratio(w->ips.mean, isnan(w->ips.sd) ? 0 : w->ips.sd, base->ips.mean,
+                        isnan(base->ips.sd) ? 0 : base->ips.sd, &r, &u);
+            fmt_pm(sp, sizeof sp, r, w->ips.n > 1 ? u : NAN, 2);
+        }
+        snprintf(tta, sizeof tta, isnan(w->tta) ? "not reached" : "%.1f s", w->tta);
+        printf(" %-34s %-20s %-18s %6s %6s %6s %6s %6s %8s %-14s%s%s%s\n", label, t, ips, mfu, ex,
+               ipc_s, miss_s, wait, acc, sp, o->target_accuracy > 0 ? "  " : "",
+               o->target_accuracy > 0 ? tta : "", w->rec.interrupted ? "  (interrupted)" : "");
+    }
+}
+
+/* The fastest configuration, whether it is distinguishable from the
+ * runner-up, and whether it learns clearly less than the most accurate. */
+static void recommend(Row *rows, int n)
+{
+    int best = -1, second = -1, acc_best = -1;
+    char a[96], b[96];
+
+    for (int i = 0; i < n; i++) {
+        if (!rows[i].done || rows[i].rec.interrupted || rows[i].rec.error || isnan(rows[i].ips.mean))
+            continue;
+        if (acc_best < 0 || rows[i].accuracy > rows[acc_best].accuracy)
+            acc_best = i;
+    }
+    for (int i = 0; i < n; i++) {
+        if (!rows[i].done || rows[i].rec.interrupted || rows[i].rec.error || isnan(rows[i].ips.mean))
+            continue;
+        if (best < 0 || rows[i].ips.mean > rows[best].ips.mean) {
+            second = best;
+            best = i;
+        } else if (second < 0 || rows[i].ips.mean > rows[second].ips.mean)
+            second = i;
+    }
+    if (best < 0) {
+        printf("\n No configuration finished: no recommendation.\n");
+        return;
+    }
+    record_label(&rows[best].rec, a, sizeof a);
+    printf("\n Fastest: %s, %.0f images/s.\n", a, rows[best].ips.mean);
+    if (second >= 0) {
+        StatsWelch wt;
+        record_label(&rows[second].rec, b, sizeof b);
+        if (rows[best].ips.n >= 2 && rows[second].ips.n >= 2 &&
+            stats_welch(&rows[best].ips, &rows[second].ips, &wt) == 0)
+            printf(" Against the runner-up (%s, %.0f images/s): %s (Welch's t-test, p = %.3f).\n",
+                   b, rows[second].ips.mean,
+                   wt.distinguishable ? "a significant difference" : "no significant difference",
+                   wt.p);
+        else
+            printf(" Against the runner-up (%s, %.0f images/s): cannot tell with one run each; "
+                   "use --runs 3 or more.\n", b, rows[second].ips.mean);
+    }
+    if (acc_best >= 0 && !isnan(rows[best].accuracy) && !isnan(rows[acc_best].accuracy) &&
+        100 * (rows[acc_best].accuracy - rows[best].accuracy) > SWEEP_ACCURACY_SLACK) {
+        record_label(&rows[acc_best].rec, b, sizeof b);
+        printf(" But it learns clearly less: %.2f%% test accuracy against %.2f%% for %s in the "
+               "same training length%s.\n",
+               100 * rows[best].accuracy, 100 * rows[acc_best].accuracy, b,
+               rows[best].rec.config.batch > rows[acc_best].rec.config.batch
+                   ? " (larger batches at the same learning rate take fewer steps per epoch)"
+                   : "");
+        int alt = -1;
+        for (int i = 0; i < n; i++)
+            if (rows[i].done && !rows[i].rec.interrupted && !rows[i].rec.error &&
+                !isnan(rows[i].accuracy) &&
+                100 * (rows[acc_best].accuracy - rows[i].accuracy) <= SWEEP_ACCURACY_SLACK &&
+                (alt < 0 || rows[i].ips.mean > rows[alt].ips.mean))
+                alt = i;
+        if (alt >= 0) {
+            record_label(&rows[alt].rec, b, sizeof b);
+            printf(" Recommended: %s, the fastest within %.0f point of the best accuracy.\n", b,
+                   SWEEP_ACCURACY_SLACK);
+        }
+    } else
+        printf(" Recommended: %s.\n", a);
+}
+
+/* Whether any configuration trained at least one step. */
+static int ran_any(const Row *rows, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (rows[i].done)
+            return 1;
+    return 0;
+}
+
+int sweep_main(const Options *o, int argc, char **argv)
+{
+    int nb = o->n_batch ? o->n_batch : 1, nw = o->n_workers ? o->n_workers : 1;
+    int nt = o->n_threads ? o->n_threads : 1, n = nb * nw * nt, rc = 0, ran = 0, skipped = 0;
+    Row *rows = calloc((size_t)n, sizeof *rows);
+    char err[512];
+    double t0 = now();
+
+    if (!rows) {
+        fprintf(stderr, "cnntop: out of memory\n");
+        return EXIT_FAIL;
+    }
+    if (o->export_path && export_check(o->export_path, o->force, err, sizeof err) != 0) {
+        fprintf(stderr, "cnntop: --export: %s\n", err);
+        free(rows);
+        return EXIT_FAIL;
+    }
+    runner_signals();
+    for (int i = 0; i < n; i++)
+        record_init(&rows[i].rec);
+    for (int i = 0; i < n && !runner_signal(); i++) {
+        Row *w = &rows[i];
+        RunnerOpts ro = {.cfg = o->cfg, .runs = o->runs, .warmup = o->warmup,
+                         .vary_seed = o->vary_seed, .events = o->events,
+                         .target = o->target_accuracy};
+        char prefix[48];
+        ro.cfg.batch = o->n_batch ? o->batch_list[i / (nw * nt)] : o->cfg.batch;
+        ro.cfg.workers = o->n_workers ? o->workers_list[i / nt % nw] : o->cfg.workers;
+        ro.cfg.threads = o->n_threads ? o->threads_list[i % nt] : o->cfg.threads;
+        ro.cfg.eval_every = o->eval_every;
+        /* The budget: a configuration starts only if the time left covers
+         * the mean of those done so far (the first always starts). */
+        if (o->budget > 0 && ran > 0 && (now() - t0) * (ran + 1) / ran > o->budget) {
+            skipped = n - i;
+            break;
+        }
+        double elapsed = now() - t0;
+        if (ran > 0)
+            snprintf(prefix, sizeof prefix, "[%d/%d, sweep ETA %.0f s] ", i + 1, n,
+                     elapsed / ran * (n - i));
+        else
+            snprintf(prefix, sizeof prefix, "[%d/%d] ", i + 1, n);
+        ro.prefix = prefix;
+        record_set_command(&w->rec, argc, argv);
+        int r = runner_run(&ro, &w->rec, NULL, NULL);
+        if (r == EXIT_FAIL || r == EXIT_USAGE) {
+            rc = r;
+            break;
+        }
+        w->done = w->rec.train.steps > 0;
+        if (r == EXIT_DIVERGED)
+            rc = EXIT_DIVERGED; /* shown in the table, never recommended */
+        summarize(w);
+        ran++;
+    }
+    set_peaks(rows, n);
+    print_table(rows, n, o);
+    if (skipped)
+        printf("\n Budget of %.0f s spent: %d configuration%s not run.\n", o->budget, skipped,
+               skipped == 1 ? "" : "s");
+    if (runner_signal())
+        printf("\n Interrupted: the table holds the configurations that ran.\n");
+    recommend(rows, n);
+    fflush(stdout);
+    if (o->export_path && ran_any(rows, n)) { /* none trained: nothing to record */
+        const RunRecord **recs = malloc((size_t)n * sizeof(const RunRecord *));
+        int k = 0;
+        for (int i = 0; recs && i < n; i++)
+            if (rows[i].done)
+                recs[k++] = &rows[i].rec;
+        if (!recs || record_export_sweep(recs, (size_t)k, o->export_path, o->force, err,
+                                         sizeof err) != 0) {
+            fprintf(stderr, "cnntop: --export: %s\n", recs ? err : "out of memory");
+            rc = rc ? rc : EXIT_FAIL;
+        } else
+            fprintf(stderr, "cnntop: the sweep%s written to %s\n",
+                    runner_signal() ? " (interrupted, partial)" : "", o->export_path);
+        free(recs);
+    }
+    for (int i = 0; i < n; i++)
+        record_done(&rows[i].rec);
+    free(rows);
+    if (runner_signal())
+        return 128 + runner_signal();
+    return rc;
+}

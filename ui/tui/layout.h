@@ -1,0 +1,55 @@
+/*
+ * layout.h: where each panel of the dashboard goes, for a given size.
+ *
+ * Pure arithmetic, no curses, unit-tested.  The screen is a header on top
+ * (header_rows), a status line at the bottom, and a body between them:
+ *
+ *   main view, narrow (< LAYOUT_WIDE_COLS columns):
+ *       charts 2 x 2  |  figures | settings  |  history (when rows are left)
+ *   main view, wide:
+ *       charts 2 x 2 over history  |  figures over settings (a side column)
+ *   per-layer and history views: one table filling the body.
+ *
+ * Below LAYOUT_MIN_COLS x LAYOUT_MIN_LINES the layout says too_small and
+ * the size needed; nothing else is placed.
+ */
+#ifndef CNNTOP_TUI_LAYOUT_H
+#define CNNTOP_TUI_LAYOUT_H
+
+typedef struct Rect {
+    int y, x; /* top-left cell, 0-based */
+    int h, w; /* rows and columns; h == 0: not shown */
+} Rect;
+
+typedef enum TuiView { VIEW_MAIN, VIEW_LAYERS, VIEW_HISTORY, VIEW_COUNT } TuiView;
+
+/* The charts of the main view, in reading order. */
+enum { CHART_IPS, CHART_COUNTERS, CHART_QUEUE, CHART_LOSS, CHART_COUNT };
+
+#define LAYOUT_MIN_COLS 60
+#define LAYOUT_MIN_LINES 20
+#define LAYOUT_WIDE_COLS 150
+#define LAYOUT_SETTINGS_ROWS 12 /* a title and 11 settings */
+
+typedef struct Layout {
+    int cols, lines;          /* the terminal's size */
+    int too_small;            /* 1: only the "too small" message fits */
+    int need_cols, need_lines;/* the minimum size */
+    Rect header, status;
+    Rect chart[CHART_COUNT];  /* main view */
+    Rect figures, settings;   /* main view */
+    Rect history;             /* main view, h == 0 when there is no room */
+    Rect table;               /* per-layer and history views */
+} Layout;
+
+/* Lays out a cols x lines screen for `view`; header_rows is 3 to 5 (the
+ * kernel warning takes up to two rows). */
+void layout_compute(Layout *l, int cols, int lines, TuiView view, int header_rows);
+
+/* 1 when (y, x) lies inside r. */
+int rect_contains(Rect r, int y, int x);
+
+/* 1 when a and b share a cell (empty rects share none). */
+int rect_overlap(Rect a, Rect b);
+
+#endif

@@ -13,6 +13,7 @@
 #include "cmd/sweep.h"
 #include "cmd/report.h"
 #include "tui/tui_main.h"
+#include "cnntop/version.h"
 
 int main(int argc, char **argv)
 {
@@ -50,7 +51,7 @@ int main(int argc, char **argv)
     case CMD_SWEEP:
         return sweep_main(&o, argc, argv);
     case CMD_VERSION:
-        printf("cnntop %s\n", engine_version());
+        printf("cnntop %s\n", CNNTOP_VERSION);
         return EXIT_OK;
     case CMD_HELP:
         options_usage(stdout, o.help_for);

@@ -30,6 +30,8 @@
 
 #include "util/arena.h"
 #include "cnntop/calibrate.h"
+#include "cnntop/limits.h"
+#include "cnntop/machine.h"
 #include "util/err.h"
 #include "cnntop/fileio.h"
 #include "calibrate/fmapeak.h"
@@ -659,7 +661,7 @@ static void key_fill(Calibration *c, int threads)
 {
     MachineInfo mi;
 
-    engine_machine_info(&mi);
+    machine_info(&mi);
     snprintf(c->cpu_model, sizeof c->cpu_model, "%s", mi.cpu_model);
     snprintf(c->blas_core, sizeof c->blas_core, "%s", mi.blas_core);
     sanitize(c->cpu_model);

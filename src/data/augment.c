@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "data/augment.h"
-#include "cnntop/engine.h"
+#include "cnntop/data.h"
 #include "data/loader.h"
 #include "util/rng.h"
 

@@ -13,7 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cnntop/engine.h"
+#include "cnntop/data.h"
+#include "cnntop/limits.h"
 
 #define IDX_MAX_CLASSES 10        /* the reference model has 10 outputs */
 #define IDX_MAX_SIDE 4096         /* rows or cols above this are refused */

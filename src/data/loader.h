@@ -32,7 +32,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "cnntop/engine.h"
+#include "cnntop/data.h"
+#include "cnntop/limits.h"
 
 #define LOADER_MEAN 0.1307f
 #define LOADER_STD 0.3081f

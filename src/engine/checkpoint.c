@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include "engine/checkpoint.h"
+#include "cnntop/limits.h"
 #include "util/err.h"
 #include "cnntop/fileio.h"
 

@@ -90,11 +90,6 @@ struct Engine {
     char trace_path[4096];
 };
 
-const char *engine_version(void)
-{
-    return "0.1.0";
-}
-
 void engine_config_default(RunConfig *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -890,79 +885,6 @@ void engine_config(Engine *e, RunConfig *out)
 int engine_threads(const Engine *e)
 {
     return e->threads;
-}
-
-static void blas_env_now(BlasEnv *env)
-{
-    blaskernel_env(getenv(BLASKERNEL_ENV), getenv(BLASKERNEL_MARKER), env);
-}
-
-void engine_machine_info(MachineInfo *out)
-{
-    unsigned features = sysinfo_cpu_features();
-    BlasEnv env;
-
-    memset(out, 0, sizeof *out);
-    sysinfo_cpu_model(out->cpu_model, sizeof out->cpu_model);
-    out->cores = sysinfo_cores();
-    gemm_describe(out->blas_core, sizeof out->blas_core, out->blas_config,
-                  sizeof out->blas_config);
-    gemm_runtime(out->blas_version, sizeof out->blas_version, out->blas_threading,
-                 sizeof out->blas_threading);
-    sysinfo_cache_sizes(&out->l1d_bytes, &out->l2_bytes, &out->l3_bytes);
-    sysinfo_kernel_release(out->kernel, sizeof out->kernel);
-    snprintf(out->cpu_isa, sizeof out->cpu_isa, "%s",
-             blaskernel_isa_name(blaskernel_cpu_class(features)));
-    snprintf(out->blas_isa, sizeof out->blas_isa, "%s",
-             blaskernel_isa_name(blaskernel_core_class(out->blas_core)));
-    blas_env_now(&env);
-    blaskernel_describe(features, out->blas_core, &env, out->blas_note, sizeof out->blas_note,
-                        out->blas_warning, sizeof out->blas_warning);
-}
-
-void engine_blas_plan(int keep_own, BlasPlan *out)
-{
-    char core[64], config[128];
-    BlasEnv env;
-    BlasChoice ch;
-
-    memset(out, 0, sizeof *out);
-    gemm_describe(core, sizeof core, config, sizeof config);
-    blas_env_now(&env);
-    if (env.setter == BLAS_SET_CNNTOP) {
-        out->action = CN_BLAS_VERIFY;
-        snprintf(out->kernel, sizeof out->kernel, "%s", env.kernel);
-        out->orig_empty = env.orig_empty;
-        return;
-    }
-    blaskernel_choose(sysinfo_cpu_features(), core, &env, keep_own, &ch);
-    if (!ch.switch_to)
-        return;
-    out->action = CN_BLAS_SWITCH;
-    snprintf(out->kernel, sizeof out->kernel, "%s", ch.kernel);
-    blaskernel_marker_auto(out->marker, sizeof out->marker, ch.kernel, core,
-                           env.setter == BLAS_SET_EMPTY);
-}
-
-int engine_blas_verify(const BlasPlan *p, char *why, size_t whylen, char *marker,
-                       size_t markerlen)
-{
-    char core[64], config[128], msg[160];
-
-    gemm_describe(core, sizeof core, config, sizeof config);
-    if (strcasecmp(core, p->kernel) != 0)
-        snprintf(msg, sizeof msg, "OpenBLAS runs %s when asked for %s (a name this build "
-                 "does not know)", core, p->kernel);
-    else if (blaskernel_verify(msg, sizeof msg) == 0)
-        return 0;
-    snprintf(why, whylen, "%s", msg);
-    blaskernel_marker_failed(marker, markerlen, p->kernel, p->orig_empty, msg);
-    return -1;
-}
-
-long engine_peak_rss_kib(void)
-{
-    return sysinfo_peak_rss_kib();
 }
 
 /* A layer's IPC and miss rate from its counts (NAN: not counted). */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cnntop/counters.h"
+#include "cnntop/engine.h"
 #include "cnntop/verdict.h"
 
 static const char *plural(int n)

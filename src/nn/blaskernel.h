@@ -29,7 +29,7 @@
 
 #include <stddef.h>
 
-#include "cnntop/engine.h"
+#include "cnntop/machine.h"
 
 #define BLASKERNEL_ENV CN_BLAS_ENV
 #define BLASKERNEL_MARKER CN_BLAS_MARKER

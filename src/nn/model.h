@@ -28,7 +28,7 @@
 #include "util/arena.h"
 #include "nn/layer_maxpool.h"
 #include "nn/layer_wino.h"
-#include "cnntop/engine.h"
+#include "cnntop/err.h"
 #include "nn/params.h"
 #include "nn/workpool.h"
 #include "prof/profile.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "util/arena.h"
-#include "cnntop/engine.h"
+#include "cnntop/err.h"
 #include "nn/params.h"
 #include "util/rng.h"
 

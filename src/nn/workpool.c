@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "cnntop/engine.h"
+#include "cnntop/counters.h"
 #include "nn/workpool.h"
 #include "prof/threadreg.h"
 

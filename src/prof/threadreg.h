@@ -12,7 +12,7 @@
 
 #include <pthread.h>
 
-#include "cnntop/engine.h"
+#include "cnntop/counters.h"
 
 #define THREADREG_MAX 512
 

@@ -7,12 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cnntop/engine.h"
+#include "cnntop/err.h"
 #include "util/err.h"
 #include "cnntop/fileio.h"
 #include "prof/threadreg.h"
 #include "prof/profile.h"
 #include "prof/trace.h"
+#include "cnntop/version.h"
 
 Trace *trace_new(void)
 {
@@ -111,7 +112,7 @@ int trace_write(Trace *t, const char *path, char *err, size_t errlen)
         return cn_fail(err, errlen, -CN_ENOMEM, "%s: out of memory", path);
     rc |= buf_printf(&b, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"tool\":\"cnntop %s\","
                          "\"events\":%ld,\"dropped\":%ld},\n\"traceEvents\":[\n",
-                     engine_version(), n - first, first);
+                     CNNTOP_VERSION, n - first, first);
     rc |= buf_printf(&b, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
                          "\"args\":{\"name\":\"cnntop\"}}", pid, pid);
     for (int i = 0; i < nth && i < TRACE_THREADS; i++)

@@ -30,6 +30,7 @@
 #include "cnntop/stats.h"
 #include "util/err.h"
 #include "cnntop/fileio.h"
+#include "cnntop/version.h"
 
 /* ------------------------------------------------------------ lifecycle */
 
@@ -39,7 +40,7 @@ void record_init(RunRecord *r)
     struct tm tm;
 
     memset(r, 0, sizeof *r);
-    snprintf(r->version, sizeof r->version, "%s", engine_version());
+    snprintf(r->version, sizeof r->version, "%s", CNNTOP_VERSION);
     if (gmtime_r(&now, &tm))
         strftime(r->date, sizeof r->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
     engine_config_default(&r->config);
@@ -662,7 +663,7 @@ static int json_sweep(const RunRecord *const *runs, size_t n, char **out, size_t
     json_writer_init(&w, 1);
     json_begin_object(&w);
     kv_str(&w, "schema", RECORD_SWEEP_SCHEMA);
-    kv_str(&w, "cnntop_version", engine_version());
+    kv_str(&w, "cnntop_version", CNNTOP_VERSION);
     json_key(&w, "runs");
     json_begin_array(&w);
     for (size_t i = 0; i < n; i++) {
@@ -1650,7 +1651,7 @@ static const char *check_schema(Reader *rd, const JsonValue *root, const char *w
         return s;
     if (!strncmp(s, "cnntop.", 7))
         bad(rd, "unsupported schema \"%.60s\" (this cnntop %s reads %s%s%s)", s,
-            engine_version(), want ? want : RECORD_SCHEMA, want ? "" : " and ",
+            CNNTOP_VERSION, want ? want : RECORD_SCHEMA, want ? "" : " and ",
             want ? "" : RECORD_SWEEP_SCHEMA);
     else
         bad(rd, "not a cnntop record (schema \"%.60s\")", s);

@@ -130,7 +130,7 @@ int record_fill(RunRecord *r, Engine *e, CounterSet *cs, const EvalResult *eval)
     r->train_images = engine_train_images(e);
     r->test_images = engine_test_images(e);
     r->threads_used = engine_threads(e);
-    engine_machine_info(&r->machine);
+    machine_info(&r->machine);
     r->flops_per_image = engine_flops_per_image();
     r->flops_executed_per_image = engine_flops_executed_per_image();
     engine_stats(e, &r->train);
@@ -139,7 +139,7 @@ int record_fill(RunRecord *r, Engine *e, CounterSet *cs, const EvalResult *eval)
     r->have_eval = eval != NULL;
     if (eval)
         r->eval = *eval;
-    r->peak_rss_kib = engine_peak_rss_kib();
+    r->peak_rss_kib = machine_peak_rss_kib();
     if (rc == 0)
         rc = fill_layers(r, e);
     int n = engine_segments(e, seg, CN_MAX_SEGMENTS);

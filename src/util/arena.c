@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "util/arena.h"
-#include "cnntop/engine.h"
+#include "cnntop/err.h"
 
 static size_t round_up(size_t n, size_t to)
 {

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cnntop/engine.h"
+#include "cnntop/err.h"
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))

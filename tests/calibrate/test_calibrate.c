@@ -71,7 +71,7 @@ static void test_path(void)
     CHECK_INT(calibrate_cache_path(two, sizeof two, 2, err, sizeof err), ==, 0);
     CHECK(strcmp(one, two) != 0);
     MachineInfo mi;
-    engine_machine_info(&mi);
+    machine_info(&mi);
     CHECK_INT(calibrate_cache_path(one, sizeof one, 0, err, sizeof err), ==, 0);
     CHECK_INT(calibrate_cache_path(two, sizeof two, mi.cores, err, sizeof err), ==, 0);
     CHECK(strcmp(one, two) == 0);
@@ -93,7 +93,7 @@ static void test_machine_info(void)
 {
     MachineInfo mi;
 
-    engine_machine_info(&mi);
+    machine_info(&mi);
     CHECK(mi.kernel[0] != '\0');
     CHECK(mi.blas_version[0] != '\0');
     CHECK(!strcmp(mi.blas_threading, "pthreads") || !strcmp(mi.blas_threading, "OpenMP") ||
@@ -455,7 +455,7 @@ static void test_peak(const Calibration *a)
     Calibration c = *a;
     char err[256];
 
-    engine_machine_info(&mi);
+    machine_info(&mi);
     for (int w = 0; w < CALIB_NWIDTHS; w++) {
         CHECK(!strcmp(calibrate_width_name(w), widths[w].name));
         if (!(c.fma1_gflops[w] > 0.0))

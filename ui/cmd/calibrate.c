@@ -144,7 +144,7 @@ int calibrate_main(const Options *o)
     if (warn[0])
         fprintf(stderr, "cnntop: warning: %s\n", warn);
     MachineInfo mi;
-    engine_machine_info(&mi);
+    machine_info(&mi);
     print_machine(&mi);
     print_peaks(&c, &mi);
     print_figures(&c, path);

@@ -188,7 +188,7 @@ int headless_eval(const Options *o)
     rec.train_images = -1; /* not read: eval needs the test split alone */
     rec.test_images = engine_test_images(e);
     rec.threads_used = engine_threads(e);
-    engine_machine_info(&rec.machine);
+    machine_info(&rec.machine);
     rec.have_eval = 1;
     rec.eval = ev;
     summary_print_header(stdout, &rec, "eval");

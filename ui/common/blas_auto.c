@@ -52,7 +52,7 @@ static void verify_kernel(char **argv, const BlasPlan *p)
 {
     char why[160], marker[320], err[256];
 
-    if (engine_blas_verify(p, why, sizeof why, marker, sizeof marker) == 0)
+    if (machine_blas_verify(p, why, sizeof why, marker, sizeof marker) == 0)
         return;
     fprintf(stderr, "cnntop: warning: OpenBLAS's %s kernels failed cnntop's check (%s); "
             "running with OpenBLAS's own choice\n", p->kernel, why);
@@ -69,7 +69,7 @@ void blas_auto_apply(char **argv, int keep_own)
 {
     BlasPlan p;
 
-    engine_blas_plan(keep_own, &p);
+    machine_blas_plan(keep_own, &p);
     if (p.action == CN_BLAS_SWITCH)
         switch_kernel(argv, &p);
     else if (p.action == CN_BLAS_VERIFY)

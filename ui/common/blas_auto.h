@@ -6,7 +6,7 @@
  * SSE3 kernels on CPUs it does not know).  So when the user has not named
  * a kernel and OpenBLAS's choice is narrower than the CPU's vectors,
  * cnntop runs itself again, once, at the top of main(), with the variable
- * set to the matching kernel (engine_blas_plan() decides); the new process
+ * set to the matching kernel (machine_blas_plan() decides); the new process
  * checks that kernel against a plain SGEMM before anything trains, and on
  * a mismatch runs once more with the variable as the user had it.  The
  * environment carries what happened (CNNTOP_BLAS_AUTO), so the machine

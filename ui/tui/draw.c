@@ -17,6 +17,7 @@
 #include "cmd/run.h"
 #include "tui/tui.h"
 #include "tui/fmt.h"
+#include "cnntop/version.h"
 
 #define MAX_ROWS 256
 #define MAX_COLS 512
@@ -208,7 +209,7 @@ static void draw_header(Tui *t)
     char cores[32], machine[400], path[4096];
 
     snprintf(cores, sizeof cores, "%d core%s", t->mi.cores, PLURAL(t->mi.cores));
-    put(0, 0, r.w, A_BOLD | pair(t, PAIR_TITLE), "cnntop %s", engine_version());
+    put(0, 0, r.w, A_BOLD | pair(t, PAIR_TITLE), "cnntop %s", CNNTOP_VERSION);
     snprintf(machine, sizeof machine, "%s, %s, OpenBLAS %s | ", t->mi.cpu_model, cores,
              t->mi.blas_core);
     /* The counters' line is whole or replaced by a pointer to where it is
@@ -759,7 +760,7 @@ static void draw_figures(Tui *t)
     else
         snprintf(d, sizeof d, "idle");
     char full[200], brief[200];
-    fmt_bytes(a, sizeof a, (double)engine_peak_rss_kib() * 1024.0);
+    fmt_bytes(a, sizeof a, (double)machine_peak_rss_kib() * 1024.0);
     snprintf(full, sizeof full, "%s  RSS peak %s", d, a);
     snprintf(brief, sizeof brief, "%s  RSS %s", d, a);
     line_fit(&l, A_NORMAL, "CPU", full, brief);
@@ -1098,7 +1099,7 @@ static void draw_help(Tui *t)
         for (int x = 0; x < w; x++)
             addch(' ');
     }
-    put(y0, x0 + 2, w - 4, A_REVERSE | A_BOLD, "cnntop %s: keys", engine_version());
+    put(y0, x0 + 2, w - 4, A_REVERSE | A_BOLD, "cnntop %s: keys", CNNTOP_VERSION);
     for (int i = 0; i < n && i + 2 < h - 3; i++)
         put(y0 + 2 + i, x0 + 2, w - 4, A_REVERSE, "%s", keys[i]);
     char cost[128];

@@ -906,7 +906,7 @@ int tui_main(const Options *o)
     if (o->history && tuihist_load(&t->hist, o->history, err, sizeof err) < 0)
         tui_message(t, 1, "history: %s", err);
     t->hist_sel = t->hist.n - 1;
-    engine_machine_info(&t->mi);
+    machine_info(&t->mi);
     /* Who chose the kernel (a narrow one is the header's warning), unless
      * the settings or the history had something to say first. */
     if (t->mi.blas_note[0] && !t->status[0])

@@ -31,11 +31,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cnntop/engine.h"
+#include "cnntop/err.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Thread roles, for the counters and the summaries. */
+typedef enum ThreadRole { CN_ROLE_TRAIN, CN_ROLE_LOAD, CN_ROLES } ThreadRole;
 
 #define CTR_MAX_EVENTS 32    /* events in one set */
 #define CTR_MAX_THREADS 256  /* threads attached at once; detached slots are reused */

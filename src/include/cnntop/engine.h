@@ -17,41 +17,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cnntop/counters.h"
+#include "cnntop/data.h"
+#include "cnntop/err.h"
+#include "cnntop/limits.h"
+#include "cnntop/machine.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Error codes, returned negated. */
-enum {
-    CN_OK = 0,
-    CN_EINVAL = 1,   /* a setting or argument is out of range */
-    CN_EIO = 2,      /* a file could not be opened, read or written */
-    CN_EFORMAT = 3,  /* a file's contents are not what they should be */
-    CN_ENOMEM = 4,   /* memory could not be had */
-    CN_ESTATE = 5,   /* the call does not fit the engine's state */
-    CN_EDIVERGED = 6 /* training produced a non-finite loss */
-};
-
-/* The directory of Debian's dataset-fashion-mnist package. */
-#define CN_DEFAULT_DATA_DIR "/usr/share/datasets/fashion-mnist"
-
-#define CN_MAX_BATCH 65536
-#define CN_MAX_THREADS 256
-#define CN_MAX_WORKERS 64
-#define CN_MAX_PREFETCH 256
-/* Counts the engine holds, each with room to add one run to it: */
-#define CN_MAX_EPOCHS 100000            /* RunConfig.epochs */
-#define CN_MAX_STEPS 1000000000L        /* RunConfig.steps and eval_every */
-#define CN_MAX_IMAGES 100000000L        /* images of a split, RunConfig.limit, test_limit */
-#define CN_MAX_EPOCHS_DONE 1000000000L  /* epochs completed, across checkpoints */
-#define CN_MAX_ADAM_STEPS 1000000000000000L /* Adam steps taken, across checkpoints */
-
-/* Augmentations (RunConfig.augment, a bit set), applied by the loader. */
-enum {
-    CN_AUG_SHIFT = 1,   /* random translation by up to 2 px in x and y */
-    CN_AUG_ROTATE = 2,  /* random rotation by up to 15 degrees, bilinear */
-    CN_AUG_ELASTIC = 4  /* elastic distortion (Simard et al. 2003) */
-};
 
 /* A run's settings.  Fill with engine_config_default(), then change. */
 typedef struct RunConfig {
@@ -127,66 +101,7 @@ typedef struct EvalResult {
     double wall;      /* seconds */
 } EvalResult;
 
-/* Facts about the machine and the libraries the engine runs on. */
-typedef struct MachineInfo {
-    char cpu_model[128];    /* e.g. "AMD EPYC 9B45" */
-    int cores;              /* cores this process may use */
-    char blas_core[64];     /* OpenBLAS kernel in use, e.g. "Haswell" */
-    char blas_config[128];  /* OpenBLAS build string */
-    char blas_warning[320]; /* non-empty when OpenBLAS runs narrower vectors than the
-                               CPU has: the cause and the fix */
-    char blas_note[320];    /* who chose the kernel, when worth saying ("" otherwise),
-                               e.g. "OpenBLAS chose Prescott ...; cnntop runs ..." */
-    char cpu_isa[16];       /* the CPU's widest vector set, e.g. "AVX-512" */
-    char blas_isa[16];      /* the running kernel's, e.g. "SSE"; "unknown" */
-    char blas_version[32];  /* OpenBLAS release, e.g. "0.3.21", or "unknown" */
-    char blas_threading[16];/* "pthreads", "OpenMP" or "sequential" */
-    size_t l1d_bytes;       /* cpu0's L1 data cache, e.g. 49152; 0 unknown */
-    size_t l2_bytes;        /* its L2, e.g. 2097152; 0 unknown */
-    size_t l3_bytes;        /* its L3 (shared), e.g. 33554432; 0 unknown */
-    char kernel[64];        /* uname release, e.g. "6.1.0-18-amd64" */
-} MachineInfo;
-
 typedef struct Engine Engine;
-
-/* What to do about OpenBLAS's kernel, before anything else runs. */
-typedef enum BlasAction {
-    CN_BLAS_KEEP,   /* nothing to do */
-    CN_BLAS_SWITCH, /* run the program again with OPENBLAS_CORETYPE=kernel and
-                       CNNTOP_BLAS_AUTO=marker (OpenBLAS reads it once, at load) */
-    CN_BLAS_VERIFY  /* cnntop's own choice runs: check it with engine_blas_verify();
-                       on failure run again with OPENBLAS_CORETYPE as the user had
-                       it (unset, or empty when orig_empty) and CNNTOP_BLAS_AUTO
-                       as engine_blas_verify() gives it */
-} BlasAction;
-
-#define CN_BLAS_ENV "OPENBLAS_CORETYPE"   /* OpenBLAS's kernel family, read at load */
-#define CN_BLAS_MARKER "CNNTOP_BLAS_AUTO" /* what cnntop did about it (blaskernel.h) */
-
-typedef struct BlasPlan {
-    BlasAction action;
-    char kernel[32];        /* SWITCH: the kernel to run; VERIFY: the one running */
-    char marker[96];        /* SWITCH: CNNTOP_BLAS_AUTO's value */
-    int orig_empty;         /* VERIFY: the user's OPENBLAS_CORETYPE was set but empty */
-} BlasPlan;
-
-/*
- * Decides, from the CPU's vector instruction sets (cpuid), OpenBLAS's
- * running kernel and the environment (OPENBLAS_CORETYPE, CNNTOP_BLAS_AUTO),
- * whether OpenBLAS should run a wider kernel: only when the user has not
- * named one (the variable unset or empty) and keep_own is 0.  A user's
- * OPENBLAS_CORETYPE is always kept.
- */
-void engine_blas_plan(int keep_own, BlasPlan *out);
-
-/*
- * Checks the running OpenBLAS kernel: that it is the one the plan chose
- * (OpenBLAS ignores names it does not know) and that small SGEMMs match a
- * plain loop within float tolerance.  Returns 0, or -1 with why, and the
- * CNNTOP_BLAS_AUTO value that records the failure in marker.
- */
-int engine_blas_verify(const BlasPlan *p, char *why, size_t whylen, char *marker,
-                       size_t markerlen);
 
 /* Fills `cfg` with the defaults: default data, batch 64, 1 epoch, lr 1e-3, seed 1. */
 void engine_config_default(RunConfig *cfg);
@@ -289,9 +204,6 @@ double engine_flops_per_image(void);
  * paper uses this. */
 double engine_flops_executed_per_image(void);
 
-/* Describes the machine; never fails (unknown fields say "unknown"). */
-void engine_machine_info(MachineInfo *out);
-
 /* Bytes the engine would allocate for a batch size (arena + scratch), for
  * messages and the memory check. */
 size_t engine_memory_estimate(int batch, int threads);
@@ -317,9 +229,6 @@ typedef struct LayerTime {
  * returns how many. */
 int engine_profile(const Engine *e, LayerTime *out, int max);
 
-/* Peak resident memory of this process so far, KiB. */
-long engine_peak_rss_kib(void);
-
 /*
  * Live control, from any thread while engine_train() runs (or between runs).
  * Workers and prefetch apply at once; the batch size at the next step
@@ -330,9 +239,6 @@ long engine_peak_rss_kib(void);
 int engine_set_workers(Engine *e, int workers, char *err, size_t errlen);
 int engine_set_prefetch(Engine *e, int prefetch, char *err, size_t errlen);
 int engine_set_batch(Engine *e, int batch, char *err, size_t errlen);
-
-/* Thread roles, for the counters and the summaries. */
-typedef enum ThreadRole { CN_ROLE_TRAIN, CN_ROLE_LOAD, CN_ROLES } ThreadRole;
 
 /* The live state of a run, copied under a lock: any thread may call
  * engine_live() at any time, e.g. a dashboard at 10 Hz. */
@@ -422,11 +328,7 @@ int engine_write_trace(Engine *e, char *err, size_t errlen);
  * NULL stops it (threads are detached).  Call between runs; free the
  * engine before the set.
  */
-typedef struct CounterSet CounterSet;
 void engine_set_counters(Engine *e, CounterSet *cs);
-
-/* "0.1.0" */
-const char *engine_version(void);
 
 #ifdef __cplusplus
 }

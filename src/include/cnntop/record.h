@@ -158,7 +158,7 @@ double record_mfu(const RunRecord *r, double images_per_s);
  * NAN when a figure is unknown. */
 double record_executed_share(const RunRecord *r, double images_per_s);
 
-/* Makes an empty record: version from engine_version(), date now, the
+/* Makes an empty record: version from CNNTOP_VERSION, date now, the
  * default config, unknown figures NAN/-1, no arrays.  Never fails. */
 void record_init(RunRecord *r);
 

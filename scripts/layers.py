@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""layers.py: the tree's layer rule, checked (ctest test_layering, .ci/lint).
+
+The folders are the layers.  A file may include headers of its own layer
+and of the layers below it, never above; the engine (src/) never includes
+the front ends (ui/) or curses, and never prints or exits.  Public headers
+(src/include/cnntop/) belong to the layer that implements them.  Run from
+anywhere: `python3 scripts/layers.py [ROOT]`; prints one line per breach
+and exits 1, or exits 0 silently.
+"""
+import os
+import re
+import sys
+
+# The engine's layers, lowest first (docs/ARCHITECTURE.md says what each holds).
+SRC_LAYERS = ["util", "prof", "nn", "data", "calibrate", "engine", "record"]
+# The front ends', above every engine layer; ui/main.c is the top.
+UI_LAYERS = ["common", "cmd", "tui"]
+
+# Each public header and the layer whose code it declares.
+PUBLIC = {
+    "err.h": "util", "limits.h": "util", "fileio.h": "util", "json.h": "util",
+    "stats.h": "util", "version.h": "util",
+    "counters.h": "prof",
+    "machine.h": "nn",
+    "data.h": "data",
+    "calibrate.h": "calibrate",
+    "engine.h": "engine", "verdict.h": "engine",
+    "record.h": "record",
+}
+
+# What the engine never calls: it returns errors as values (engine.h).
+# assert() stays for invariants of the engine's own code.
+NO_PRINT = re.compile(r"\b(printf|fprintf|vfprintf|puts|fputs|putchar|perror|abort|exit|_exit)\s*\(")
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]', re.M)
+
+
+def rank(layer):
+    order = SRC_LAYERS + UI_LAYERS + ["main"]
+    return order.index(layer)
+
+
+def layer_of(root, path):
+    """The layer of a file under src/ or ui/, or None."""
+    rel = os.path.relpath(path, root).split(os.sep)
+    if rel[0] == "src" and len(rel) >= 3 and rel[1] == "include":
+        return PUBLIC.get(rel[-1].replace(".h.in", ".h"))
+    if rel[0] == "src" and len(rel) == 3 and rel[1] in SRC_LAYERS:
+        return rel[1]
+    if rel[0] == "ui" and len(rel) == 3 and rel[1] in UI_LAYERS:
+        return rel[1]
+    if rel[0] == "ui" and len(rel) == 2 and rel[1] == "main.c":
+        return "main"
+    return None
+
+
+def strip_comments(text):
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    return re.sub(r'"(\\.|[^"\\\n])*"', '""', text)
+
+
+def check(root):
+    bad = []
+    for top in ("src", "ui"):
+        for dirpath, _, files in os.walk(os.path.join(root, top)):
+            for fn in sorted(files):
+                if not fn.endswith((".c", ".h", ".h.in")):
+                    continue
+                path = os.path.join(dirpath, fn)
+                rel = os.path.relpath(path, root)
+                me = layer_of(root, path)
+                if me is None:
+                    bad.append(f"{rel}: not in a layer folder (scripts/layers.py lists them)")
+                    continue
+                text = open(path, encoding="utf-8").read()
+                for m in INCLUDE.finditer(text):
+                    line = text.count("\n", 0, m.start()) + 1
+                    inc = m.group(2)
+                    where = f"{rel}:{line}"
+                    if m.group(1) == "<":
+                        if top == "src" and re.match(r"(n?curses|ncursesw/)", inc):
+                            bad.append(f"{where}: the engine includes curses <{inc}>")
+                        continue
+                    parts = inc.split("/")
+                    if len(parts) != 2:
+                        bad.append(f"{where}: \"{inc}\" is not LAYER/NAME.h")
+                        continue
+                    folder, name = parts
+                    if folder == "cnntop":
+                        them = PUBLIC.get(name)
+                        if them is None:
+                            bad.append(f"{where}: public header {inc} has no layer in scripts/layers.py")
+                            continue
+                    elif top == "src" and folder in SRC_LAYERS:
+                        them = folder
+                    elif top == "ui" and folder in UI_LAYERS:
+                        them = folder
+                    else:
+                        bad.append(f"{where}: \"{inc}\" is not a header this tree may include")
+                        continue
+                    if them == me:
+                        continue
+                    if rank(them) > rank(me):
+                        bad.append(f"{where}: {me} includes {inc} of the higher layer {them}")
+                if top == "src":
+                    code = strip_comments(text)
+                    for m in NO_PRINT.finditer(code):
+                        line = code.count("\n", 0, m.start()) + 1
+                        bad.append(f"{rel}:{line}: the engine calls {m.group(1)}() (it returns errors, never prints or exits)")
+    return bad
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    bad = check(os.path.abspath(root))
+    for b in bad:
+        print(b)
+    if bad:
+        print(f"layers: {len(bad)} breach{'es' if len(bad) != 1 else ''} of the layer rule (docs/ARCHITECTURE.md)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -171,6 +171,17 @@ static void test_layout(void)
     CHECK_INT(l.chart[0].h, ==, 0);
     layout_compute(&l, 59, 24, VIEW_MAIN, 3);
     CHECK(l.too_small);
+    /* The tabs " main " " layers " " history " end the status line: at 80
+     * columns they take 57-62, 63-70 and 71-79 (mouse clicks). */
+    CHECK_INT(layout_tab_at(80, 56), ==, -1);
+    CHECK_INT(layout_tab_at(80, 57), ==, VIEW_MAIN);
+    CHECK_INT(layout_tab_at(80, 62), ==, VIEW_MAIN);
+    CHECK_INT(layout_tab_at(80, 63), ==, VIEW_LAYERS);
+    CHECK_INT(layout_tab_at(80, 70), ==, VIEW_LAYERS);
+    CHECK_INT(layout_tab_at(80, 71), ==, VIEW_HISTORY);
+    CHECK_INT(layout_tab_at(80, 79), ==, VIEW_HISTORY);
+    CHECK_INT(layout_tab_at(80, 80), ==, -1);
+    CHECK(strcmp(layout_tab_name(VIEW_LAYERS), " layers ") == 0);
     CHECK(layout_rect_contains((Rect){2, 3, 4, 5}, 2, 3));
     CHECK(!layout_rect_contains((Rect){2, 3, 4, 5}, 6, 3));
     CHECK(!layout_rect_overlap((Rect){0, 0, 2, 2}, (Rect){0, 2, 2, 2}));

@@ -1,6 +1,6 @@
 /*
  * chart.c: scaling, bucketing and plotting of the dashboard's charts
- * (see tui_chart.h for the cell encoding).
+ * (see chart.h for the cell encoding).
  */
 #include <math.h>
 #include <string.h>

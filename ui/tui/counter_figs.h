@@ -10,7 +10,7 @@
  * none, says why (the set's reading of the events), never a number.
  *
  * DESIGN: counter_figs_new runs on the run thread, the rest on the UI
- * thread; the set's lifetime is the run's (tui_run.h).  No state here but
+ * thread; the set's lifetime is the run's (runthread.h).  No state here but
  * the event list, set once before the first run.
  */
 #ifndef CNNTOP_TUI_COUNTER_FIGS_H

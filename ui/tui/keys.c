@@ -11,7 +11,6 @@
 #include "common/fmt.h"
 #include "tui/editor.h"
 #include "tui/keys.h"
-#include "tui/panel_status.h"
 #include "tui/prompt.h"
 #include "tui/session.h"
 
@@ -57,7 +56,7 @@ static int act_click(Tui *t, int ch)
         if (row >= 0 && top + row < SET_COUNT)
             t->sel = top + row;
     } else if (layout_rect_contains(t->lay.status, ev.y, ev.x)) {
-        int v = panel_status_tab_at(t->lay.cols, ev.x);
+        int v = layout_tab_at(t->lay.cols, ev.x);
         if (v >= 0)
             t->view = (TuiView)v;
     } else if (t->view == VIEW_HISTORY && layout_rect_contains(t->lay.table, ev.y, ev.x)) {

@@ -105,3 +105,25 @@ int layout_settings_value_cols(const Layout *l)
     int vw = (l->settings.w - 2 - 9 - 2 - 4) / 2;
     return vw < 9 ? 9 : vw > 40 ? 40 : vw;
 }
+
+static const char *const tab_names[VIEW_COUNT] = {" main ", " layers ", " history "};
+
+const char *layout_tab_name(TuiView v)
+{
+    return tab_names[v];
+}
+
+int layout_tab_at(int cols, int x)
+{
+    int tabs_w = 0;
+
+    for (int i = 0; i < VIEW_COUNT; i++)
+        tabs_w += (int)strlen(tab_names[i]);
+    x -= cols - tabs_w;
+    for (int i = 0; i < VIEW_COUNT && x >= 0; i++) {
+        if (x < (int)strlen(tab_names[i]))
+            return i;
+        x -= (int)strlen(tab_names[i]);
+    }
+    return -1;
+}

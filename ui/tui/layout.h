@@ -46,6 +46,12 @@ typedef struct Layout {
  * kernel warning takes up to two rows). */
 void layout_compute(Layout *l, int cols, int lines, TuiView view, int header_rows);
 
+/* The views' tabs at the right of the status line: tab v's text
+ * (" main ", " layers ", " history "), and the view whose tab is at
+ * column x of a line of `cols` columns, or -1 where there is none. */
+const char *layout_tab_name(TuiView v);
+int layout_tab_at(int cols, int x);
+
 /* Columns of each of the settings panel's two value columns: the room
  * there is, 9 to 40. */
 int layout_settings_value_cols(const Layout *l);

@@ -8,15 +8,12 @@
 #include "tui/draw.h"
 #include "tui/editor.h"
 #include "tui/panel.h"
-#include "tui/panel_status.h"
-
-static const char *const tab_names[VIEW_COUNT] = {" main ", " layers ", " history "};
 
 /* A prompt in w columns: the label, what is typed and a cursor, then the
  * hint.  Where that does not fit, the short label and no hint; where the
  * input still does not fit, its tail, so that the end being typed shows. */
 static void status_prompt(int y, int w, const char *label, const char *brief, const char *input,
-                        const char *hint)
+                          const char *hint)
 {
     char tail[600];
 
@@ -28,32 +25,17 @@ static void status_prompt(int y, int w, const char *label, const char *brief, co
     draw_put(y, 0, w, A_BOLD, "%s%s_", brief, tail);
 }
 
-int panel_status_tab_at(int cols, int x)
-{
-    int tabs_w = 0;
-
-    for (int i = 0; i < VIEW_COUNT; i++)
-        tabs_w += fmt_cols(tab_names[i]);
-    x -= cols - tabs_w;
-    for (int i = 0; i < VIEW_COUNT && x >= 0; i++) {
-        if (x < fmt_cols(tab_names[i]))
-            return i;
-        x -= fmt_cols(tab_names[i]);
-    }
-    return -1;
-}
-
 static void status_draw(Tui *t, Rect r)
 {
     int tabs_w = 0;
 
     for (int i = 0; i < VIEW_COUNT; i++)
-        tabs_w += fmt_cols(tab_names[i]);
+        tabs_w += fmt_cols(layout_tab_name((TuiView)i));
     int x = r.w - tabs_w;
     for (int i = 0; i < VIEW_COUNT; i++) {
         draw_put(r.y, x, r.w - x, i == (int)t->view ? A_REVERSE | A_BOLD : A_DIM, "%s",
-                 tab_names[i]);
-        x += fmt_cols(tab_names[i]);
+                 layout_tab_name((TuiView)i));
+        x += fmt_cols(layout_tab_name((TuiView)i));
     }
     int w = r.w - tabs_w - 1;
     if (t->prompt == PROMPT_QUIT) {
@@ -61,7 +43,7 @@ static void status_draw(Tui *t, Rect r)
                  "run %d is going: stop it and quit? (y/n)", t->rv.seq);
     } else if (t->prompt == PROMPT_EXPORT) {
         status_prompt(r.y, w, "export to (.json .csv .md, Enter writes, Esc cancels): ",
-                    "export to: ", t->input, "");
+                      "export to: ", t->input, "");
     } else if (t->prompt == PROMPT_EDIT) {
         char name[64];
         snprintf(name, sizeof name, "%s = ", editor_name(t->sel));

@@ -40,9 +40,9 @@ int main(int argc, char **argv)
         signals_install(NULL); /* run and sweep stop gracefully instead */
     switch (o.cmd) {
     case CMD_RUN:
-        return headless_run(&o, argc, argv);
+        return run_main(&o, argc, argv);
     case CMD_EVAL:
-        return headless_eval(&o);
+        return run_eval(&o);
     case CMD_EVENTS:
         return events_main(&o);
     case CMD_CALIBRATE:

@@ -104,7 +104,7 @@ static void print_sketch(const RunRecord *rec, const Calibration *c)
         printf("  Warning:              %s\n", msg);
 }
 
-int headless_run(const Options *o, int argc, char **argv)
+int run_main(const Options *o, int argc, char **argv)
 {
     RunnerOpts ro = {.cfg = o->cfg, .runs = o->runs, .warmup = o->warmup,
                      .vary_seed = o->vary_seed, .events = o->events, .load = o->load,
@@ -168,7 +168,7 @@ int headless_run(const Options *o, int argc, char **argv)
     return stdout_done(rc);
 }
 
-int headless_eval(const Options *o)
+int run_eval(const Options *o)
 {
     Engine *e;
     EvalResult ev;

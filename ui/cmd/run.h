@@ -9,9 +9,9 @@
 
 /* `cnntop run`: trains, evaluates, prints the summary; returns an exit code
  * (128 + signal number when stopped by SIGINT/SIGTERM). */
-int headless_run(const Options *o, int argc, char **argv);
+int run_main(const Options *o, int argc, char **argv);
 
 /* `cnntop eval`: loads a checkpoint and evaluates it. */
-int headless_eval(const Options *o);
+int run_eval(const Options *o);
 
 #endif

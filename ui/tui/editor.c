@@ -155,6 +155,7 @@ void editor_change(Tui *t, int i, int dir)
     after_change(t, i);
 }
 
+/* Sets setting i from typed text; returns 0 or -1 with a message. */
 int editor_type(Tui *t, int i, const char *text)
 {
     RunConfig *c = &t->set.cfg;

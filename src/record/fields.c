@@ -23,6 +23,10 @@
  * the revision, the description, then any of .sub, .names, .hi, .derive. */
 #define F(k, t, where, rev, ...) {.key = k, .type = t, where, .since = rev, .doc = __VA_ARGS__}
 #define NOWHERE .off = 0
+/* The same, for a member whose value differs between two runs of one
+ * configuration (FF_VARIES). */
+#define FV(k, t, where, rev, ...) \
+    {.key = k, .type = t, where, .since = rev, .flags = FF_VARIES, .doc = __VA_ARGS__}
 /* An array of T in RunRecord at field `a` (with n_a and cap_a). */
 #define ARRAY(a, T) .off = offsetof(RunRecord, a), .size = sizeof(T)
 #define COUNTS(a) .n_off = offsetof(RunRecord, n_##a), .cap_off = offsetof(RunRecord, cap_##a)
@@ -122,10 +126,10 @@ static const Field machine_fields[] = {
 };
 
 static const Field split_fields[] = {
-    F("data", FT_NUM, R(train.split.data), FIRST, "seconds waiting for data"),
-    F("forward", FT_NUM, R(train.split.forward), FIRST, "seconds in the forward pass"),
-    F("backward", FT_NUM, R(train.split.backward), FIRST, "seconds in the backward pass"),
-    F("optimizer", FT_NUM, R(train.split.optimizer), FIRST, "seconds in Adam"),
+    FV("data", FT_NUM, R(train.split.data), FIRST, "seconds waiting for data"),
+    FV("forward", FT_NUM, R(train.split.forward), FIRST, "seconds in the forward pass"),
+    FV("backward", FT_NUM, R(train.split.backward), FIRST, "seconds in the backward pass"),
+    FV("optimizer", FT_NUM, R(train.split.optimizer), FIRST, "seconds in Adam"),
     END,
 };
 
@@ -133,16 +137,17 @@ static const Field train_fields[] = {
     F("steps", FT_INT, R(train.steps), FIRST, "steps done"),
     F("images", FT_INT, R(train.images), FIRST, "images trained on"),
     F("epochs_done", FT_INT, R(train.epochs_done), FIRST, "complete epochs"),
-    F("wall", FT_NUM, R(train.wall), FIRST, "training wall time"),
-    F("images_per_s", FT_NUM, R(train.images_per_s), FIRST, "images / wall"),
-    F("gflops", FT_DERIVED, NOWHERE, FIRST, "images_per_s x flops_per_image", .derive = train_gflops),
-    F("mfu", FT_DERIVED, NOWHERE, RECORD_REV_FMA_PEAK, "model FLOP/s over the FMA peak",
-     .derive = train_mfu),
-    F("executed_share", FT_DERIVED, NOWHERE, RECORD_REV_FMA_PEAK, "executed FLOP/s over the peak",
-     .derive = train_executed),
-    F("cpu_user", FT_NUM, R(train.cpu_user), FIRST, "user CPU seconds"),
-    F("cpu_sys", FT_NUM, R(train.cpu_sys), FIRST, "system CPU seconds"),
-    F("minor_faults", FT_INT, R(train.minor_faults), FIRST, "minor page faults"),
+    FV("wall", FT_NUM, R(train.wall), FIRST, "training wall time"),
+    FV("images_per_s", FT_NUM, R(train.images_per_s), FIRST, "images / wall"),
+    FV("gflops", FT_DERIVED, NOWHERE, FIRST, "images_per_s x flops_per_image",
+       .derive = train_gflops),
+    FV("mfu", FT_DERIVED, NOWHERE, RECORD_REV_FMA_PEAK, "model FLOP/s over the FMA peak",
+       .derive = train_mfu),
+    FV("executed_share", FT_DERIVED, NOWHERE, RECORD_REV_FMA_PEAK, "executed FLOP/s over the peak",
+       .derive = train_executed),
+    FV("cpu_user", FT_NUM, R(train.cpu_user), FIRST, "user CPU seconds"),
+    FV("cpu_sys", FT_NUM, R(train.cpu_sys), FIRST, "system CPU seconds"),
+    FV("minor_faults", FT_INT, R(train.minor_faults), FIRST, "minor page faults"),
     F("last_loss", FT_NUM, R(train.last_loss), FIRST, "the last step's loss"),
     F("final_loss", FT_NUM, R(train.final_loss), FIRST, "mean loss over the last epoch"),
     F("stopped", FT_BOOL, R(train.stopped), FIRST, "stopped early"),
@@ -155,7 +160,7 @@ static const Field eval_fields[] = {
     F("correct", FT_INT, R(eval.correct), FIRST, "classified correctly"),
     F("accuracy", FT_NUM, R(eval.accuracy), FIRST, "correct / images"),
     F("loss", FT_NUM, R(eval.loss), FIRST, "mean cross-entropy"),
-    F("wall", FT_NUM, R(eval.wall), FIRST, "seconds"),
+    FV("wall", FT_NUM, R(eval.wall), FIRST, "seconds"),
     END,
 };
 
@@ -163,7 +168,7 @@ static const Field epoch_fields[] = {
     F("epoch", FT_INT, AT(RecordEpoch, epoch), FIRST, "0-based"),
     F("loss", FT_NUM, AT(RecordEpoch, loss), FIRST, "mean training loss"),
     F("accuracy", FT_NUM, AT(RecordEpoch, accuracy), FIRST, "test accuracy at its end"),
-    F("wall", FT_NUM, AT(RecordEpoch, wall), FIRST, "seconds at its end"),
+    FV("wall", FT_NUM, AT(RecordEpoch, wall), FIRST, "seconds at its end"),
     END,
 };
 
@@ -171,53 +176,53 @@ static const Field eval_entry_fields[] = {
     F("step", FT_INT, AT(RecordEval, step), RECORD_REV_EVALS, "steps done"),
     F("epoch", FT_INT, AT(RecordEval, epoch), RECORD_REV_EVALS, "the epoch it ended or fell in"),
     F("epoch_end", FT_BOOL, AT(RecordEval, epoch_end), RECORD_REV_EVALS, "at an epoch's end"),
-    F("wall", FT_NUM, AT(RecordEval, wall), RECORD_REV_EVALS, "training seconds up to it"),
+    FV("wall", FT_NUM, AT(RecordEval, wall), RECORD_REV_EVALS, "training seconds up to it"),
     F("accuracy", FT_NUM, AT(RecordEval, accuracy), RECORD_REV_EVALS, "test accuracy"),
     F("loss", FT_NUM, AT(RecordEval, loss), RECORD_REV_EVALS, "mean test cross-entropy"),
     END,
 };
 
 static const Field sample_fields[] = {
-    F("t", FT_NUM, AT(RecordSample, s.t), FIRST, "seconds since training started"),
-    F("epoch", FT_COUNT, AT(RecordSample, epoch), FIRST, "0-based epoch"),
-    F("step", FT_INT, AT(RecordSample, s.step), FIRST, "steps done"),
-    F("images", FT_INT, AT(RecordSample, s.images), FIRST, "images done"),
-    F("loss", FT_NUM, AT(RecordSample, s.loss), FIRST, "the last step's loss"),
-    F("images_per_s", FT_NUM, AT(RecordSample, s.images_per_s), FIRST, "over the interval"),
-    F("queue_fill", FT_FILL, AT(RecordSample, s.queue_fill), FIRST, "loader queue fill"),
-    F("data_wait_share", FT_NUM, AT(RecordSample, s.data_wait_share), FIRST, "waiting for data"),
+    FV("t", FT_NUM, AT(RecordSample, s.t), FIRST, "seconds since training started"),
+    FV("epoch", FT_COUNT, AT(RecordSample, epoch), FIRST, "0-based epoch"),
+    FV("step", FT_INT, AT(RecordSample, s.step), FIRST, "steps done"),
+    FV("images", FT_INT, AT(RecordSample, s.images), FIRST, "images done"),
+    FV("loss", FT_NUM, AT(RecordSample, s.loss), FIRST, "the last step's loss"),
+    FV("images_per_s", FT_NUM, AT(RecordSample, s.images_per_s), FIRST, "over the interval"),
+    FV("queue_fill", FT_FILL, AT(RecordSample, s.queue_fill), FIRST, "loader queue fill"),
+    FV("data_wait_share", FT_NUM, AT(RecordSample, s.data_wait_share), FIRST, "waiting for data"),
     F("workers", FT_INT, AT(RecordSample, s.workers), FIRST, "loader threads"),
     F("batch", FT_INT, AT(RecordSample, s.batch), FIRST, "images per step"),
     F("segment", FT_INT, AT(RecordSample, s.segment), FIRST, "index into segments"),
-    F("ipc", FT_NUM, AT(RecordSample, ipc), FIRST, "compute threads' IPC"),
-    F("miss_rate", FT_NUM, AT(RecordSample, miss_rate), FIRST, "cache misses per reference"),
+    FV("ipc", FT_NUM, AT(RecordSample, ipc), FIRST, "compute threads' IPC"),
+    FV("miss_rate", FT_NUM, AT(RecordSample, miss_rate), FIRST, "cache misses per reference"),
     END,
 };
 
 static const Field segment_fields[] = {
     F("first_step", FT_INT, AT(Segment, first_step), FIRST, "its first step"),
     F("steps", FT_INT, AT(Segment, steps), FIRST, "its steps"),
-    F("t0", FT_NUM, AT(Segment, t0), FIRST, "start, seconds into the run"),
-    F("wall", FT_NUM, AT(Segment, wall), FIRST, "length, seconds"),
+    FV("t0", FT_NUM, AT(Segment, t0), FIRST, "start, seconds into the run"),
+    FV("wall", FT_NUM, AT(Segment, wall), FIRST, "length, seconds"),
     F("batch", FT_INT, AT(Segment, batch), FIRST, "images per step"),
     F("workers", FT_INT, AT(Segment, workers), FIRST, "loader threads"),
     F("prefetch", FT_INT, AT(Segment, prefetch), FIRST, "queue capacity"),
     F("images", FT_INT, AT(Segment, images), FIRST, "images trained on"),
-    F("images_per_s", FT_NUM, AT(Segment, images_per_s), FIRST, "mean after warm-up"),
-    F("images_per_s_sd", FT_NUM, AT(Segment, images_per_s_sd), FIRST, "their deviation"),
+    FV("images_per_s", FT_NUM, AT(Segment, images_per_s), FIRST, "mean after warm-up"),
+    FV("images_per_s_sd", FT_NUM, AT(Segment, images_per_s_sd), FIRST, "their deviation"),
     F("warmup_steps", FT_INT, AT(Segment, warmup_steps), FIRST, "steps left out of the mean"),
     END,
 };
 
 static const Field layer_fields[] = {
     F("name", FT_STR, AT(RecordLayer, name), FIRST, "e.g. conv2 bwd"),
-    F("seconds", FT_NUM, AT(RecordLayer, seconds), FIRST, "summed over the run"),
+    FV("seconds", FT_NUM, AT(RecordLayer, seconds), FIRST, "summed over the run"),
     F("calls", FT_INT, AT(RecordLayer, calls), FIRST, "times it ran"),
     F("flops", FT_NUM, AT(RecordLayer, flops), FIRST, "summed over the run"),
-    F("gflops", FT_NUM, AT(RecordLayer, gflops), FIRST, "flops / seconds / 1e9"),
-    F("ipc", FT_NUM, AT(RecordLayer, ipc), RECORD_REV_LAYER_COUNTERS, "the trainer's IPC in it"),
-    F("miss_rate", FT_NUM, AT(RecordLayer, miss_rate), RECORD_REV_LAYER_COUNTERS,
-     "its cache-miss rate"),
+    FV("gflops", FT_NUM, AT(RecordLayer, gflops), FIRST, "flops / seconds / 1e9"),
+    FV("ipc", FT_NUM, AT(RecordLayer, ipc), RECORD_REV_LAYER_COUNTERS, "the trainer's IPC in it"),
+    FV("miss_rate", FT_NUM, AT(RecordLayer, miss_rate), RECORD_REV_LAYER_COUNTERS,
+       "its cache-miss rate"),
     END,
 };
 
@@ -225,10 +230,10 @@ static const Field counter_fields[] = {
     F("role", FT_NAME, AT(RecordCounter, role), FIRST, "train or load",
      .names = &record_role_names),
     F("name", FT_STR, AT(RecordCounter, name), FIRST, "the event"),
-    F("value", FT_NUM, AT(RecordCounter, value), FIRST, "scaled count, when counted",
-     .derive = counter_value),
+    FV("value", FT_NUM, AT(RecordCounter, value), FIRST, "scaled count, when counted",
+       .derive = counter_value),
     F("unit", FT_STR, AT(RecordCounter, unit), FIRST, "ns, or empty"),
-    F("scaled", FT_NUM, AT(RecordCounter, scaled), FIRST, "time running / time enabled"),
+    FV("scaled", FT_NUM, AT(RecordCounter, scaled), FIRST, "time running / time enabled"),
     F("status", FT_NAME, AT(RecordCounter, status), FIRST, "ok, unavailable, not-counted",
      .names = &record_status_names),
     F("reason", FT_STR, AT(RecordCounter, reason), FIRST, "why not counted"),
@@ -236,10 +241,10 @@ static const Field counter_fields[] = {
 };
 
 static const Field repeat_fields[] = {
-    F("wall", FT_NUM, AT(RecordRepeat, wall), FIRST, "training seconds"),
-    F("images_per_s", FT_NUM, AT(RecordRepeat, images_per_s), FIRST, "images / wall"),
-    F("user", FT_NUM, AT(RecordRepeat, user), FIRST, "user CPU seconds"),
-    F("system", FT_NUM, AT(RecordRepeat, system), FIRST, "system CPU seconds"),
+    FV("wall", FT_NUM, AT(RecordRepeat, wall), FIRST, "training seconds"),
+    FV("images_per_s", FT_NUM, AT(RecordRepeat, images_per_s), FIRST, "images / wall"),
+    FV("user", FT_NUM, AT(RecordRepeat, user), FIRST, "user CPU seconds"),
+    FV("system", FT_NUM, AT(RecordRepeat, system), FIRST, "system CPU seconds"),
     F("accuracy", FT_NUM, AT(RecordRepeat, accuracy), FIRST, "test accuracy"),
     F("exit_code", FT_INT, AT(RecordRepeat, exit_code), FIRST, "what cnntop run returned",
      .hi = 255),
@@ -248,8 +253,8 @@ static const Field repeat_fields[] = {
 
 const Field record_run_fields[] = {
     F("cnntop_version", FT_STR, R(version), FIRST, "the cnntop that wrote it"),
-    F("date", FT_STR, R(date), FIRST, "start, ISO 8601 UTC"),
-    F("command", FT_DUP, R(command), FIRST, "the command line"),
+    FV("date", FT_STR, R(date), FIRST, "start, ISO 8601 UTC"),
+    FV("command", FT_DUP, R(command), FIRST, "the command line"),
     F("label", FT_DUP, R(label), FIRST, "a short name for tables"),
     F("config", FT_OBJECT, NOWHERE, FIRST, "the settings", .sub = config_fields),
     F("data", FT_OBJECT, NOWHERE, FIRST, "the data", .sub = data_fields),
@@ -261,12 +266,12 @@ const Field record_run_fields[] = {
     F("train", FT_OBJECT, NOWHERE, FIRST, "the training figures", .sub = train_fields),
     F("eval", FT_MAYBE, NOWHERE, FIRST, "the final evaluation", .sub = eval_fields,
      .n_off = offsetof(RunRecord, have_eval)),
-    F("peak_rss_kib", FT_COUNT, R(peak_rss_kib), FIRST, "peak resident memory"),
-    F("loader_samples_per_s", FT_NUM, R(loader_samples_per_s), FIRST, "the loader alone"),
-    F("run_queue_wait", FT_NUM, R(run_queue_wait), RECORD_REV_VERDICT, "waiting for a CPU"),
-    F("ipc", FT_NUM, R(ipc), RECORD_REV_VERDICT, "compute threads' IPC"),
+    FV("peak_rss_kib", FT_COUNT, R(peak_rss_kib), FIRST, "peak resident memory"),
+    FV("loader_samples_per_s", FT_NUM, R(loader_samples_per_s), FIRST, "the loader alone"),
+    FV("run_queue_wait", FT_NUM, R(run_queue_wait), RECORD_REV_VERDICT, "waiting for a CPU"),
+    FV("ipc", FT_NUM, R(ipc), RECORD_REV_VERDICT, "compute threads' IPC"),
     F("ipc_na", FT_STR_NA, R(ipc_na), RECORD_REV_VERDICT, "why ipc is null"),
-    F("miss_rate", FT_NUM, R(miss_rate), RECORD_REV_VERDICT, "compute threads' cache-miss rate"),
+    FV("miss_rate", FT_NUM, R(miss_rate), RECORD_REV_VERDICT, "compute threads' cache-miss rate"),
     F("miss_rate_na", FT_STR_NA, R(miss_rate_na), RECORD_REV_VERDICT, "why miss_rate is null"),
     F("interrupted", FT_BOOL, R(interrupted), FIRST, "stopped by a signal"),
     F("exit_code", FT_INT, R(exit_code), FIRST, "what cnntop run returned", .hi = 255),
@@ -274,7 +279,7 @@ const Field record_run_fields[] = {
     F("epochs", FT_ARRAY, ARRAY(epochs, RecordEpoch), FIRST, "each finished epoch",
      .sub = epoch_fields, COUNTS(epochs)),
     F("target_accuracy", FT_NUM, R(target_accuracy), RECORD_REV_EVALS, "--target-accuracy"),
-    F("time_to_target", FT_NUM, R(time_to_target), RECORD_REV_EVALS, "seconds to reach it"),
+    FV("time_to_target", FT_NUM, R(time_to_target), RECORD_REV_EVALS, "seconds to reach it"),
     F("evals", FT_ARRAY, ARRAY(evals, RecordEval), RECORD_REV_EVALS, "each evaluation",
      .sub = eval_entry_fields, COUNTS(evals)),
     F("samples", FT_ARRAY, ARRAY(samples, RecordSample), FIRST, "interval samples",
@@ -293,16 +298,16 @@ const Field record_run_fields[] = {
 #define RES(m) AT(RecordResult, m)
 
 const Field record_result_fields[] = {
-    F("command", FT_DUP, RES(command), FIRST, "the command line, or the label"),
-    F("mean", FT_NUM, RES(time.mean), FIRST, "mean training wall time"),
-    F("stddev", FT_NUM, RES(time.sd), FIRST, "its standard deviation"),
-    F("median", FT_NUM, RES(time.median), FIRST, "median wall time"),
-    F("user", FT_NUM, RES(user), FIRST, "mean user CPU seconds"),
-    F("system", FT_NUM, RES(system), FIRST, "mean system CPU seconds"),
-    F("min", FT_NUM, RES(time.min), FIRST, "shortest"),
-    F("max", FT_NUM, RES(time.max), FIRST, "longest"),
-    F("times", FT_NUM_LIST, RES(times), FIRST, "each run's wall time",
-     .n_off = offsetof(RecordResult, n_times)),
+    FV("command", FT_DUP, RES(command), FIRST, "the command line, or the label"),
+    FV("mean", FT_NUM, RES(time.mean), FIRST, "mean training wall time"),
+    FV("stddev", FT_NUM, RES(time.sd), FIRST, "its standard deviation"),
+    FV("median", FT_NUM, RES(time.median), FIRST, "median wall time"),
+    FV("user", FT_NUM, RES(user), FIRST, "mean user CPU seconds"),
+    FV("system", FT_NUM, RES(system), FIRST, "mean system CPU seconds"),
+    FV("min", FT_NUM, RES(time.min), FIRST, "shortest"),
+    FV("max", FT_NUM, RES(time.max), FIRST, "longest"),
+    FV("times", FT_NUM_LIST, RES(times), FIRST, "each run's wall time",
+       .n_off = offsetof(RecordResult, n_times)),
     F("exit_codes", FT_INT_LIST, RES(exit_codes), FIRST, "each run's exit status",
      .n_off = offsetof(RecordResult, n_exit_codes)),
     END,

@@ -61,6 +61,10 @@ typedef enum FieldType {
     FT_INT_LIST   /* int * at off, count at n_off: an array of integers (written only) */
 } FieldType;
 
+/* Field flags. */
+#define FF_VARIES 1u /* differs between two runs of one configuration: a timing,
+                        the date, the command line (test_tui_export compares the rest) */
+
 /* The names of an enum (FT_NAME: value == v) or of bits (FT_FLAGS: value & v). */
 typedef struct FieldName {
     unsigned value;
@@ -86,6 +90,7 @@ typedef struct Field {
     const FieldNames *names;/* FT_NAME, FT_FLAGS */
     double (*derive)(const void *base); /* written instead of the member (FT_NUM) or
                                            alone (FT_DERIVED) */
+    unsigned flags;         /* FF_* */
 } Field;
 
 /* One entry of "results", hyperfine's --export-json shape, built by

@@ -14,6 +14,8 @@
  * - The man page's list of the members of a run export ("JSON: one run")
  *   and the table agree: every member is described in its parent's
  *   paragraph, and every member the man page names exists.
+ * With --varies it prints the paths of the members whose value differs
+ * between two runs of one configuration, for test_tui_export.sh.
  */
 #include <ctype.h>
 
@@ -442,10 +444,31 @@ static void test_man_page(void)
     free(text);
 }
 
-int main(void)
+/* The paths of the members flagged FF_VARIES, one a line ("train.wall",
+ * "samples[].t"): what test_tui_export.sh compares for presence and type
+ * only. */
+static void print_varies(const Field *fields, const char *where)
+{
+    for (const Field *f = fields; f->key; f++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s%s%s", where, *where ? "." : "", f->key);
+        if (f->flags & FF_VARIES)
+            printf("%s\n", path);
+        if (f->sub)
+            print_varies(f->sub, f->type == FT_ARRAY ? strcat(path, "[]") : path);
+    }
+}
+
+int main(int argc, char **argv)
 {
     RunRecord r;
     char missing[96] = "";
+
+    if (argc > 1 && !strcmp(argv[1], "--varies")) {
+        print_varies(record_run_fields, "");
+        print_varies(record_result_fields, "results[]");
+        return 0;
+    }
 
     make_dir("cnntop-fields");
     build(&r);

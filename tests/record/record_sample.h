@@ -54,6 +54,64 @@ static inline void spit(const char *path, const char *text)
     }
 }
 
+/* The series of build()'s record: epochs, samples, segments, layers,
+ * counters, repeats. */
+static inline void build_series(RunRecord *r)
+{
+    for (int e = 0; e < 3; e++) {
+        RecordEpoch ep = {.epoch = e, .loss = 0.9 - 0.2 * e, .accuracy = e == 1 ? NAN : 0.8 + 0.02 * e,
+                          .wall = 4.0 * (e + 1)};
+        CHECK_INT(record_add_epoch(r, &ep), ==, 0);
+    }
+    /* The engine's figures, then the counters' additions: sample 1 has no
+     * queue (inline loading) and no counters. */
+    Sample s0 = {.t = 0.5, .step = 10, .images = 640, .loss = 2.25f, .images_per_s = 1234.5f,
+                 .queue_fill = 0.75f, .data_wait_share = 0.125f, .workers = 2, .batch = 64,
+                 .segment = 0};
+    Sample s1 = {.t = 1.0, .step = 20, .images = 1280, .loss = 1.5f, .images_per_s = 1300.25f,
+                 .queue_fill = -1, .data_wait_share = 0.5f, .workers = 0, .batch = 64,
+                 .segment = 1};
+    CHECK_INT(record_add_sample(r, &s0, 0, 1.75, 0.0625), ==, 0);
+    CHECK_INT(record_add_sample(r, &s1, -1, NAN, NAN), ==, 0);
+    for (int i = 0; i < 300; i++) { /* enough to make the arrays grow */
+        Sample s = s0;
+        s.t = 1.5 + i;
+        s.step = 30 + i;
+        CHECK_INT(record_add_sample(r, &s, 1 + i / 100, 1.0 + i / 1024.0, 0.01), ==, 0);
+    }
+    Segment sg0 = {.first_step = 0, .steps = 15, .t0 = 0, .wall = 0.75, .batch = 64, .workers = 2,
+                   .prefetch = 4, .images = 960, .images_per_s = 1280.5, .images_per_s_sd = 20.25,
+                   .warmup_steps = 3};
+    Segment sg1 = sg0;
+    sg1.first_step = 15;
+    sg1.workers = 0;
+    sg1.images_per_s_sd = 0;
+    CHECK_INT(record_add_segment(r, &sg0), ==, 0);
+    CHECK_INT(record_add_segment(r, &sg1), ==, 0);
+    LayerTime lt0 = {.name = "conv2 bwd", .seconds = 3.25, .calls = 282};
+    LayerTime lt1 = {.name = "relu1 fwd", .seconds = 0.125, .calls = 282};
+    CHECK_INT(record_add_layer(r, &lt0, 6.5e12), ==, 0);
+    CHECK_INT(record_add_layer(r, &lt1, NAN), ==, 0);
+    CHECK_NEAR(r->layers[0].gflops, 2000.0, 1e-9);
+    CHECK(isnan(r->layers[1].gflops));
+    RecordCounter c0 = {.role = CN_ROLE_TRAIN, .name = "instructions", .value = 1.5e12,
+                        .unit = "", .scaled = 0.5, .status = RECORD_CTR_OK, .reason = ""};
+    RecordCounter c1 = {.role = CN_ROLE_LOAD, .name = "cache-misses", .value = NAN, .unit = "",
+                        .scaled = NAN, .status = RECORD_CTR_UNAVAILABLE,
+                        .reason = "perf_event_paranoid is 3"};
+    RecordCounter c2 = {.role = CN_ROLE_TRAIN, .name = "task-clock", .value = NAN, .unit = "msec",
+                        .scaled = 0, .status = RECORD_CTR_NOT_COUNTED, .reason = "never ran"};
+    CHECK_INT(record_add_counter(r, &c0), ==, 0);
+    CHECK_INT(record_add_counter(r, &c1), ==, 0);
+    CHECK_INT(record_add_counter(r, &c2), ==, 0);
+    const double walls[] = {12.5, 12.75, 12.25};
+    for (int i = 0; i < 3; i++) {
+        RecordRepeat p = {.wall = walls[i], .images_per_s = 18000 / walls[i], .user = 80 + i,
+                          .system = 1.5, .accuracy = i == 2 ? NAN : 0.85, .exit_code = 0};
+        CHECK_INT(record_add_repeat(r, &p), ==, 0);
+    }
+}
+
 /* A record with every member set, some figures unknown (peak, miss rate,
  * error, target; no evaluations during training). */
 static inline void build(RunRecord *r)
@@ -111,59 +169,7 @@ static inline void build(RunRecord *r)
     r->interrupted = 0;
     r->exit_code = 0;
     CHECK_INT(record_set_label(r, "batch 64, 2 workers"), ==, 0);
-
-    for (int e = 0; e < 3; e++) {
-        RecordEpoch ep = {.epoch = e, .loss = 0.9 - 0.2 * e, .accuracy = e == 1 ? NAN : 0.8 + 0.02 * e,
-                          .wall = 4.0 * (e + 1)};
-        CHECK_INT(record_add_epoch(r, &ep), ==, 0);
-    }
-    /* The engine's figures, then the counters' additions: sample 1 has no
-     * queue (inline loading) and no counters. */
-    Sample s0 = {.t = 0.5, .step = 10, .images = 640, .loss = 2.25f, .images_per_s = 1234.5f,
-                 .queue_fill = 0.75f, .data_wait_share = 0.125f, .workers = 2, .batch = 64,
-                 .segment = 0};
-    Sample s1 = {.t = 1.0, .step = 20, .images = 1280, .loss = 1.5f, .images_per_s = 1300.25f,
-                 .queue_fill = -1, .data_wait_share = 0.5f, .workers = 0, .batch = 64,
-                 .segment = 1};
-    CHECK_INT(record_add_sample(r, &s0, 0, 1.75, 0.0625), ==, 0);
-    CHECK_INT(record_add_sample(r, &s1, -1, NAN, NAN), ==, 0);
-    for (int i = 0; i < 300; i++) { /* enough to make the arrays grow */
-        Sample s = s0;
-        s.t = 1.5 + i;
-        s.step = 30 + i;
-        CHECK_INT(record_add_sample(r, &s, 1 + i / 100, 1.0 + i / 1024.0, 0.01), ==, 0);
-    }
-    Segment sg0 = {.first_step = 0, .steps = 15, .t0 = 0, .wall = 0.75, .batch = 64, .workers = 2,
-                   .prefetch = 4, .images = 960, .images_per_s = 1280.5, .images_per_s_sd = 20.25,
-                   .warmup_steps = 3};
-    Segment sg1 = sg0;
-    sg1.first_step = 15;
-    sg1.workers = 0;
-    sg1.images_per_s_sd = 0;
-    CHECK_INT(record_add_segment(r, &sg0), ==, 0);
-    CHECK_INT(record_add_segment(r, &sg1), ==, 0);
-    LayerTime lt0 = {.name = "conv2 bwd", .seconds = 3.25, .calls = 282};
-    LayerTime lt1 = {.name = "relu1 fwd", .seconds = 0.125, .calls = 282};
-    CHECK_INT(record_add_layer(r, &lt0, 6.5e12), ==, 0);
-    CHECK_INT(record_add_layer(r, &lt1, NAN), ==, 0);
-    CHECK_NEAR(r->layers[0].gflops, 2000.0, 1e-9);
-    CHECK(isnan(r->layers[1].gflops));
-    RecordCounter c0 = {.role = CN_ROLE_TRAIN, .name = "instructions", .value = 1.5e12,
-                        .unit = "", .scaled = 0.5, .status = RECORD_CTR_OK, .reason = ""};
-    RecordCounter c1 = {.role = CN_ROLE_LOAD, .name = "cache-misses", .value = NAN, .unit = "",
-                        .scaled = NAN, .status = RECORD_CTR_UNAVAILABLE,
-                        .reason = "perf_event_paranoid is 3"};
-    RecordCounter c2 = {.role = CN_ROLE_TRAIN, .name = "task-clock", .value = NAN, .unit = "msec",
-                        .scaled = 0, .status = RECORD_CTR_NOT_COUNTED, .reason = "never ran"};
-    CHECK_INT(record_add_counter(r, &c0), ==, 0);
-    CHECK_INT(record_add_counter(r, &c1), ==, 0);
-    CHECK_INT(record_add_counter(r, &c2), ==, 0);
-    const double walls[] = {12.5, 12.75, 12.25};
-    for (int i = 0; i < 3; i++) {
-        RecordRepeat p = {.wall = walls[i], .images_per_s = 18000 / walls[i], .user = 80 + i,
-                          .system = 1.5, .accuracy = i == 2 ? NAN : 0.85, .exit_code = 0};
-        CHECK_INT(record_add_repeat(r, &p), ==, 0);
-    }
+    build_series(r);
 }
 
 /* Makes the temporary directory, or skips the test. */

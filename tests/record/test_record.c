@@ -183,10 +183,17 @@ static void test_refusals(const RunRecord *r)
     rc = export_check(in_dir("no/such/dir/run.json"), 0, err, sizeof err);
     CHECK_INT(rc, ==, -CN_EIO);
     CHECK_STR_HAS(err, "no/such/dir/run.json");
+}
+
+/* Files that are not a record this cnntop reads. */
+static void test_bad_files(void)
+{
+    char err[512];
+    int rc;
+    char *text = slurp(in_dir("run.json")), *at = text ? strstr(text, "cnntop.run/1") : NULL;
+    RunRecord back;
 
     /* Another schema version. */
-    char *text = slurp(path), *at = text ? strstr(text, "cnntop.run/1") : NULL;
-    RunRecord back;
     if (at) {
         at[11] = '2';
         spit(in_dir("v2.json"), text);
@@ -227,11 +234,46 @@ static void test_refusals(const RunRecord *r)
     record_done(&back);
 }
 
+/* The sweep's files, as text. */
+static void check_sweep_files(void)
+{
+    char err[512], *line[8];
+    char *text = slurp(in_dir("sweep.json"));
+    JsonValue *v = NULL;
+    CHECK(text && json_parse(text, strlen(text), &v, err, sizeof err) == 0);
+    CHECK(!strcmp(json_as_string(json_get(v, "schema"), ""), "cnntop.sweep/1"));
+    CHECK_INT(json_count(json_get(v, "runs")), ==, 2);
+    const JsonValue *res = json_get(v, "results");
+    CHECK_INT(json_count(res), ==, 2);
+    CHECK(!strcmp(json_as_string(json_get(json_at(res, 1), "command"), ""),
+                  "batch 128, 2 workers, 8 threads"));
+    CHECK(json_is(json_get(json_at(res, 1), "stddev"), JSON_NULL));
+    json_free(v);
+    free(text);
+
+    text = slurp(in_dir("sweep.csv"));
+    if (text) {
+        CHECK_INT(lines(text, line, 8), ==, 3);
+        CHECK(starts(line[0], "command,mean,stddev,median,user,system,min,max,"));
+        CHECK(starts(line[1], "\"batch 64, 2 workers\",12.5,0.25,12.5,81,1.5,12.25,12.75,64,2,4,8,"
+                              "\"shift,elastic\",3,"));
+        CHECK(starts(line[2], "\"batch 128, 2 workers, 8 threads\",6.25,,6.25,"));
+    }
+    free(text);
+    text = slurp(in_dir("sweep.md"));
+    CHECK_STR_HAS(text, "| Command | Mean [s] |");
+    CHECK_STR_HAS(text, "| `batch 128, 2 workers, 8 threads` | 6.250 | 6.250 | 6.250 |");
+    /* Relative to the fastest: 12.5 +- 0.25 over one run of 6.25, whose
+     * spread is unknown, so the ratio has no uncertainty. */
+    CHECK_STR_HAS(text, "| 2.00 |\n");
+    free(text);
+}
+
 static void test_sweep(const RunRecord *r)
 {
     RunRecord r2;
     const RunRecord *runs[2] = {r, &r2};
-    char err[512], *line[8];
+    char err[512];
     RunRecord *back = NULL;
     size_t n = 0;
 
@@ -266,35 +308,7 @@ static void test_sweep(const RunRecord *r)
     CHECK_INT(record_load_json(in_dir("sweep.json"), &one, err, sizeof err), ==, -CN_EFORMAT);
     record_done(&one);
 
-    char *text = slurp(in_dir("sweep.json"));
-    JsonValue *v = NULL;
-    CHECK(text && json_parse(text, strlen(text), &v, err, sizeof err) == 0);
-    CHECK(!strcmp(json_as_string(json_get(v, "schema"), ""), "cnntop.sweep/1"));
-    CHECK_INT(json_count(json_get(v, "runs")), ==, 2);
-    const JsonValue *res = json_get(v, "results");
-    CHECK_INT(json_count(res), ==, 2);
-    CHECK(!strcmp(json_as_string(json_get(json_at(res, 1), "command"), ""),
-                  "batch 128, 2 workers, 8 threads"));
-    CHECK(json_is(json_get(json_at(res, 1), "stddev"), JSON_NULL));
-    json_free(v);
-    free(text);
-
-    text = slurp(in_dir("sweep.csv"));
-    if (text) {
-        CHECK_INT(lines(text, line, 8), ==, 3);
-        CHECK(starts(line[0], "command,mean,stddev,median,user,system,min,max,"));
-        CHECK(starts(line[1], "\"batch 64, 2 workers\",12.5,0.25,12.5,81,1.5,12.25,12.75,64,2,4,8,"
-                              "\"shift,elastic\",3,"));
-        CHECK(starts(line[2], "\"batch 128, 2 workers, 8 threads\",6.25,,6.25,"));
-    }
-    free(text);
-    text = slurp(in_dir("sweep.md"));
-    CHECK_STR_HAS(text, "| Command | Mean [s] |");
-    CHECK_STR_HAS(text, "| `batch 128, 2 workers, 8 threads` | 6.250 | 6.250 | 6.250 |");
-    /* Relative to the fastest: 12.5 +- 0.25 over one run of 6.25, whose
-     * spread is unknown, so the ratio has no uncertainty. */
-    CHECK_STR_HAS(text, "| 2.00 |\n");
-    free(text);
+    check_sweep_files();
     record_done(&r2);
 }
 
@@ -367,6 +381,7 @@ int main(void)
     test_csv(&r);
     test_md(&r);
     test_refusals(&r);
+    test_bad_files();
     test_sweep(&r);
     test_hyperfine();
     test_no_temp();

@@ -14,68 +14,66 @@
 #include "util/err.h"
 
 /* A CSV cell: a number, or nothing when unknown. */
-static void csv_num(FILE *t, double x, const char *sep)
+static void csv_num(TextBuf *t, double x, const char *sep)
 {
     char b[64];
 
-    fprintf(t, "%s%s", json_format_number(x, b, sizeof b) == 0 ? b : "", sep);
+    textbuf_printf(t, "%s%s", json_format_number(x, b, sizeof b) == 0 ? b : "", sep);
 }
 
-static void csv_float(FILE *t, float x, const char *sep)
+static void csv_float(TextBuf *t, float x, const char *sep)
 {
     char b[64];
 
-    fprintf(t, "%s%s", json_format_float(x, b, sizeof b) == 0 ? b : "", sep);
+    textbuf_printf(t, "%s%s", json_format_float(x, b, sizeof b) == 0 ? b : "", sep);
 }
 
 /* A CSV string cell, quoted when it holds a separator, quote or newline. */
-static void csv_str(FILE *t, const char *s, const char *sep)
+static void csv_str(TextBuf *t, const char *s, const char *sep)
 {
     if (!s)
         s = "";
     if (!strpbrk(s, ",\"\r\n")) {
-        fprintf(t, "%s%s", s, sep);
+        textbuf_printf(t, "%s%s", s, sep);
         return;
     }
-    fputc('"', t);
+    textbuf_putc(t, '"');
     for (; *s; s++)
         if (*s == '"')
-            fputs("\"\"", t);
+            textbuf_write(t, "\"\"", 2);
         else
-            fputc(*s, t);
-    fprintf(t, "\"%s", sep);
+            textbuf_putc(t, *s);
+    textbuf_printf(t, "\"%s", sep);
 }
 
 int record_csv_run(const RunRecord *r, char **out, size_t *len)
 {
-    FILE *t = record_text_open(out, len);
+    TextBuf text = {0}, *t = &text;
 
-    if (!t)
-        return -CN_ENOMEM;
-    fprintf(t, "t,epoch,step,images_per_s,loss,queue_fill,data_wait_share,workers,batch,"
+    textbuf_printf(t, "t,epoch,step,images_per_s,loss,queue_fill,data_wait_share,workers,batch,"
                "segment,ipc,miss_rate\n");
     for (size_t i = 0; i < r->n_samples; i++) {
         const RecordSample *rs = &r->samples[i];
         const Sample *s = &rs->s;
         csv_num(t, s->t, ",");
         if (rs->epoch >= 0)
-            fprintf(t, "%d,", rs->epoch);
+            textbuf_printf(t, "%d,", rs->epoch);
         else
-            fprintf(t, ",");
-        fprintf(t, "%ld,", s->step);
+            textbuf_printf(t, ",");
+        textbuf_printf(t, "%ld,", s->step);
         csv_float(t, s->images_per_s, ",");
         csv_float(t, s->loss, ",");
         csv_float(t, s->queue_fill < 0 ? NAN : s->queue_fill, ",");
         csv_float(t, s->data_wait_share, ",");
-        fprintf(t, "%d,%d,%d,", s->workers, s->batch, s->segment);
+        textbuf_printf(t, "%d,%d,%d,", s->workers, s->batch, s->segment);
         csv_num(t, rs->ipc, ",");
         csv_num(t, rs->miss_rate, "\n");
     }
-    return record_text_close(t, out, len, 0);
+    return record_text_finish(t, 0, out, len);
 }
 
 /* One row of the sweep table. */
-static int csv_sweep_row(FILE *t, const RunRecord *r)
+static int csv_sweep_row(TextBuf *t, const RunRecord *r)
 {
     char label[160], aug[64];
     StatsSummary s, ips;
@@ -97,10 +95,10 @@ static int csv_sweep_row(FILE *t, const RunRecord *r)
     csv_num(t, s.min, ",");
     csv_num(t, s.max, ",");
     record_augment_text(r->config.augment, aug, sizeof aug);
-    fprintf(t, "%d,%d,%d,%d,", r->config.batch, r->config.workers, r->config.prefetch,
+    textbuf_printf(t, "%d,%d,%d,%d,", r->config.batch, r->config.workers, r->config.prefetch,
             r->threads_used);
     csv_str(t, aug, ",");
-    fprintf(t, "%zu,", nt);
+    textbuf_printf(t, "%zu,", nt);
     csv_num(t, ips.mean, ",");
     csv_num(t, ips.sd, ",");
     csv_num(t, record_mean_accuracy(r), ",");
@@ -111,15 +109,13 @@ static int csv_sweep_row(FILE *t, const RunRecord *r)
 
 int record_csv_sweep(const RunRecord *const *runs, size_t n, char **out, size_t *len)
 {
-    FILE *t = record_text_open(out, len);
+    TextBuf text = {0}, *t = &text;
     int rc = 0;
 
-    if (!t)
-        return -CN_ENOMEM;
-    fprintf(t, "command,mean,stddev,median,user,system,min,max,batch,workers,prefetch,"
+    textbuf_printf(t, "command,mean,stddev,median,user,system,min,max,batch,workers,prefetch,"
                "threads,augment,runs,images_per_s,images_per_s_stddev,accuracy,mfu,"
                "executed_share\n");
     for (size_t i = 0; i < n && rc == 0; i++)
         rc = csv_sweep_row(t, runs[i]);
-    return record_text_close(t, out, len, rc);
+    return record_text_finish(t, rc, out, len);
 }

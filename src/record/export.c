@@ -17,25 +17,15 @@
 #include "record/formats.h"
 #include "util/err.h"
 
-FILE *record_text_open(char **buf, size_t *len)
+int record_text_finish(TextBuf *t, int rc, char **out, size_t *len)
 {
-    *buf = NULL;
-    *len = 0;
-    return open_memstream(buf, len);
-}
-
-int record_text_close(FILE *f, char **buf, size_t *len, int rc)
-{
-    int bad = ferror(f);
-
-    if (fclose(f) != 0)
-        bad = 1;
-    if (rc == 0 && !bad)
-        return 0;
-    free(*buf);
-    *buf = NULL;
-    *len = 0;
-    return rc ? rc : -CN_ENOMEM;
+    if (rc != 0) {
+        textbuf_free(t);
+        *out = NULL;
+        *len = 0;
+        return rc;
+    }
+    return textbuf_finish(t, out, len) == 0 ? 0 : -CN_ENOMEM;
 }
 
 int record_format(const RunRecord *r, ExportFormat fmt, char **out, size_t *len)

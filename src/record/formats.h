@@ -8,9 +8,9 @@
 #define CNNTOP_RECORD_FORMATS_H
 
 #include <stddef.h>
-#include <stdio.h>
 
 #include "cnntop/record.h"
+#include "util/textbuf.h"
 
 int record_json_run(const RunRecord *r, char **out, size_t *len);
 int record_json_sweep(const RunRecord *const *runs, size_t n, char **out, size_t *len);
@@ -19,13 +19,8 @@ int record_csv_sweep(const RunRecord *const *runs, size_t n, char **out, size_t 
 int record_md_run(const RunRecord *r, char **out, size_t *len);
 int record_md_sweep(const RunRecord *const *runs, size_t n, char **out, size_t *len);
 
-/* A text in memory to print into (open_memstream): *buf and *len are
- * set when it is closed.  NULL when out of memory. */
-FILE *record_text_open(char **buf, size_t *len);
-
-/* Closes it: 0 with *buf the NUL-terminated text (free() it) and *len its
- * length; or, after rc != 0 or a failed write (out of memory), rc or
- * -CN_ENOMEM with *buf freed and NULL. */
-int record_text_close(FILE *f, char **buf, size_t *len, int rc);
+/* Hands the text over (0, *out and *len) when rc is 0 and every write
+ * succeeded; frees it otherwise and returns rc, or -CN_ENOMEM. */
+int record_text_finish(TextBuf *t, int rc, char **out, size_t *len);
 
 #endif

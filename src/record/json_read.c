@@ -143,8 +143,11 @@ static void read_array(Reader *rd, const JsonValue *obj, const char *where, cons
     void *elem = a ? malloc(f->size) : NULL;
     char at[96];
 
-    if (a && !elem)
-        bad(rd, "out of memory");
+    if (!elem) {
+        if (a)
+            bad(rd, "out of memory");
+        return;
+    }
     for (size_t i = 0; i < json_count(a) && !rd->failed; i++) {
         join(at, sizeof at, where, f->key);
         snprintf(at + strlen(at), sizeof at - strlen(at), "[%zu]", i);

@@ -217,11 +217,11 @@ static void conv_bwd_ref(double *dx, double *dxm, double *dw, double *dwm, doubl
                 }
 }
 
-/* The pool tables of H x W planes (layer_pool.h). */
-static PoolTables *tables(int H, int W)
+/* The pool tables of H x W planes (layer_maxpool.h). */
+static MaxpoolTables *tables(int H, int W)
 {
-    PoolTables *t = xcalloc(1, sizeof *t);
-    pool_tables_init(t, H, W);
+    MaxpoolTables *t = xcalloc(1, sizeof *t);
+    maxpool_tables_init(t, H, W);
     return t;
 }
 
@@ -602,12 +602,12 @@ static void test_conv_backward_big(int C, int OC, int N, int H, int W)
  */
 static void test_conv_phase(int OC, int N, int H, int W)
 {
-    const int HW = H * W, PH = H / 2, PW = W / 2, n4 = PH * PHASE_Q;
+    const int HW = H * W, PH = H / 2, PW = W / 2, n4 = PH * CONV_PHASE_Q;
     const size_t nx = (size_t)N * HW, ny = (size_t)OC * N * HW;
     float *x = fvec(nx), *w = fvec((size_t)OC * 9), *b = fvec(OC);
-    float *xq = fvec(phase_input_floats(H, W)), *zz[2] = {fvec(phase_output_floats(H, W)),
-                                                          fvec(phase_output_floats(H, W))};
-    float *dz = fvec(phase_output_floats(H, W)), *dw = fvec((size_t)OC * 9), *db = fvec(OC);
+    float *xq = fvec(conv_phase_input_floats(H, W)), *zz[2] = {fvec(conv_phase_output_floats(H, W)),
+                                                          fvec(conv_phase_output_floats(H, W))};
+    float *dz = fvec(conv_phase_output_floats(H, W)), *dw = fvec((size_t)OC * 9), *db = fvec(OC);
     double *xd = dvec(nx), *wd = dvec((size_t)OC * 9), *bd = dvec(OC), *yd = dvec(ny);
     double *mag = dvec(ny), *R = dvec(ny), *dxr = dvec(nx), *dxm = dvec(nx);
     double *dwr = dvec((size_t)OC * 9), *dwm = dvec((size_t)OC * 9), *dbr = dvec(OC);
@@ -625,18 +625,18 @@ static void test_conv_phase(int OC, int N, int H, int W)
     conv_bwd_ref(dxr, dxm, dwr, dwm, dbr, R, xd, wd, 1, OC, N, H, W, 3);
 
     for (int n = 0; n < N; n++) {
-        phase_split(xq, x + (size_t)n * HW, H, W);
+        conv_phase_split(xq, x + (size_t)n * HW, H, W);
         for (int oc = 0; oc < OC; oc++) {
             const size_t o = ((size_t)oc * N + n) * HW;
             double acc[2] = {0.0, 0.0}, s = 0.0, ss = 0.0, sm = 0.0;
             /* Channels two at a time, and an odd OC's last alone. */
             if (oc % 2 == 0)
-                phase_conv(zz[0], oc + 1 < OC ? zz[1] : NULL, xq, w + oc * 9, b + oc, H, W);
+                conv_phase_conv(zz[0], oc + 1 < OC ? zz[1] : NULL, xq, w + oc * 9, b + oc, H, W);
             const float *z = zz[oc % 2];
             for (int k = 0; k < 4; k++)
                 for (int ph = 0; ph < PH; ph++)
-                    for (int q = 0; q < PHASE_Q; q++) {
-                        const size_t zi = (size_t)k * n4 + (size_t)ph * PHASE_Q + q;
+                    for (int q = 0; q < CONV_PHASE_Q; q++) {
+                        const size_t zi = (size_t)k * n4 + (size_t)ph * CONV_PHASE_Q + q;
                         if (q >= PW) { /* junk: dz there must not count */
                             dz[zi] = 1e30f;
                             continue;
@@ -648,10 +648,10 @@ static void test_conv_phase(int OC, int N, int H, int W)
                         ss += yd[p] * yd[p];
                         sm += mag[p] * mag[p];
                     }
-            phase_stats(acc, z, H, W);
+            conv_phase_stats(acc, z, H, W);
             statbad += !(fabs(acc[0] - s) <= 1e-5 * sm + 1e-9);
             statbad += !(fabs(acc[1] - ss) <= 1e-4 * sm + 1e-9);
-            phase_conv_dw(dw + oc * 9, db + oc, dz, xq, H, W);
+            conv_phase_dw(dw + oc * 9, db + oc, dz, xq, H, W);
         }
     }
     CHECK_INT(bad, ==, 0);
@@ -719,7 +719,7 @@ static Bnp bnp_shape(int C, int N, int H, int W)
  * eps) + beta with the batch mean and biased variance (two-pass), or with
  * the given mean/var (evaluation); r = relu(z); out = 2x2 max over r,
  * floor (odd last row/column dropped), first maximum wins.  pat (optional)
- * gets the window index of the maximum, or POOL_NOGRAD when it is <= 0.
+ * gets the window index of the maximum, or MAXPOOL_NOGRAD when it is <= 0.
  * Returns sum(out * R) when R is given.
  */
 static double bnp_ref(double *out, int *pat, const double *y, const double *gamma,
@@ -762,7 +762,7 @@ static double bnp_ref(double *out, int *pat, const double *y, const double *gamm
                     if (out)
                         out[o] = best;
                     if (pat)
-                        pat[o] = best > 0.0 ? k : POOL_NOGRAD;
+                        pat[o] = best > 0.0 ? k : MAXPOOL_NOGRAD;
                     if (R)
                         L += best * R[o];
                 }
@@ -772,13 +772,13 @@ static double bnp_ref(double *out, int *pat, const double *y, const double *gamm
 
 /* The engine's training forward: statistics over the chunks cuts[k] ..
  * cuts[k+1] (each chunk fed to bn_stats_partial two images at a time, as
- * the engine feeds it tiles), finish, affine, then pool_forward chunk by
+ * the engine feeds it tiles), finish, affine, then maxpool_forward chunk by
  * chunk.  run_mean/run_var may be NULL. */
 static void bnp_fwd(float *out, uint8_t *idx, float *ymax, float *mean, float *invstd, float *rmean,
                     float *rvar, const float *y, const float *gamma, const float *beta,
                     const int *cuts, int nparts, const Bnp *s)
 {
-    PoolTables *pt = tables(s->H, s->W);
+    MaxpoolTables *pt = tables(s->H, s->W);
     double *part = dvec((size_t)nparts * s->C * 2);
     float *scale = fvec(s->C), *shift = fvec(s->C);
 
@@ -790,7 +790,7 @@ static void bnp_fwd(float *out, uint8_t *idx, float *ymax, float *mean, float *i
     bn_stats_finish(mean, invstd, rmean, rvar, part, nparts, s->C, s->M);
     bn_affine(scale, shift, gamma, beta, mean, invstd, s->C);
     for (int k = 0; k < nparts; k++)
-        pool_forward(out, idx, ymax, y, scale, shift, s->C, s->N, pt, cuts[k],
+        maxpool_forward(out, idx, ymax, y, scale, shift, s->C, s->N, pt, cuts[k],
                      cuts[k + 1] - cuts[k]);
     free(part);
     free(scale);
@@ -798,26 +798,26 @@ static void bnp_fwd(float *out, uint8_t *idx, float *ymax, float *mean, float *i
     free(pt);
 }
 
-/* The engine's backward: pool_backward_sums per chunk, bn_backward_finish
- * (dgamma, dbeta overwritten), then pool_backward in place tile by tile
+/* The engine's backward: maxpool_backward_sums per chunk, bn_backward_finish
+ * (dgamma, dbeta overwritten), then maxpool_backward in place tile by tile
  * (tiles of `tile` images) over a copy of y, which becomes dy (C, N, HW). */
 static void bnp_bwd(float *dy, float *dgamma, float *dbeta, const float *dout,
                     const uint8_t *idx, const float *ymax, const float *y, const float *gamma,
                     const float *mean,
                     const float *invstd, const int *cuts, int nparts, int tile, const Bnp *s)
 {
-    PoolTables *pt = tables(s->H, s->W);
+    MaxpoolTables *pt = tables(s->H, s->W);
     double *part = dvec((size_t)nparts * s->C * 2);
     float *mdz = fvec(s->C), *mdzx = fvec(s->C);
 
     for (int k = 0; k < nparts; k++)
-        pool_backward_sums(part + (size_t)k * s->C * 2, dout, idx, ymax, mean, invstd, s->C,
+        maxpool_backward_sums(part + (size_t)k * s->C * 2, dout, idx, ymax, mean, invstd, s->C,
                            s->N, (s->H / 2) * (s->W / 2), cuts[k], cuts[k + 1] - cuts[k]);
     bn_backward_finish(dgamma, dbeta, mdz, mdzx, part, nparts, s->C, s->M);
     memcpy(dy, y, s->ny * sizeof *dy);
     for (int n0 = 0; n0 < s->N; n0 += tile) {
         int nt = s->N - n0 < tile ? s->N - n0 : tile;
-        pool_backward(dy, dout, idx, gamma, mean, invstd, mdz, mdzx, s->C, s->N, pt,
+        maxpool_backward(dy, dout, idx, gamma, mean, invstd, mdz, mdzx, s->C, s->N, pt,
                       n0, nt);
     }
     free(part);
@@ -1010,7 +1010,7 @@ static void test_bnp_case(int C, int N, int H, int W)
     /*
      * Finite differences through the engine's float forward, L = sum(out *
      * R) summed in double.  Kink rule: an element is skipped when the pool
-     * index pattern (which candidate wins each window, or POOL_NOGRAD when
+     * index pattern (which candidate wins each window, or MAXPOOL_NOGRAD when
      * the ReLU clipped the maximum) at +eps or -eps differs from the one
      * at the base point: the perturbation crossed a ReLU kink or a pool
      * tie somewhere in the channel, where L is not differentiable.
@@ -1120,7 +1120,7 @@ static void test_bnp_case(int C, int N, int H, int W)
 
     /*
      * (d) evaluation: bn_stats_running gives mean = run_mean (exactly) and
-     * invstd = 1/sqrt(run_var + 1e-5) (rel 1e-6); pool_forward with
+     * invstd = 1/sqrt(run_var + 1e-5) (rel 1e-6); maxpool_forward with
      * idx = NULL normalises with them (reference with the running mean and
      * variance, 1e-5 * (1 + |ref|)) and writes the same values as with idx.
      */
@@ -1141,8 +1141,8 @@ static void test_bnp_case(int C, int N, int H, int W)
         bn_affine(scale, shift, gamma, beta, mean2, invstd2, C);
         for (size_t o = 0; o < s->no; o++)
             out[o] = NAN;
-        PoolTables *pt = tables(H, W);
-        pool_forward(out, NULL, NULL, y, scale, shift, C, N, pt, 0, N);
+        MaxpoolTables *pt = tables(H, W);
+        maxpool_forward(out, NULL, NULL, y, scale, shift, C, N, pt, 0, N);
         bnp_ref(oref, NULL, yd, gd, bd, em, ev, NULL, s);
         double worst = 0.0;
         for (size_t o = 0; o < s->no; o++) {
@@ -1150,7 +1150,7 @@ static void test_bnp_case(int C, int N, int H, int W)
             worst = !(e <= worst) ? e : worst;
         }
         CHECK(worst <= 1e-5);
-        pool_forward(out2, idx2, ym2, y, scale, shift, C, N, pt, 0, N);
+        maxpool_forward(out2, idx2, ym2, y, scale, shift, C, N, pt, 0, N);
         CHECK(memcmp(out, out2, s->no * sizeof *out) == 0);
         free(em); free(ev); free(scale); free(shift);
         free(pt);
@@ -1164,26 +1164,26 @@ static void test_bnp_case(int C, int N, int H, int W)
 }
 
 /* Ties: equal inputs give equal z, and the first maximum in row-major
- * window order wins; a window that ReLU clipped entirely is POOL_NOGRAD. */
+ * window order wins; a window that ReLU clipped entirely is MAXPOOL_NOGRAD. */
 static void test_pool_ties(void)
 {
     /* one channel, one image, 2 x 8: four windows (columns 2pw, 2pw+1)
      *   w0 = [0.5 2 | 2 1]   -> max 2 at 1 (the top-right, before bottom-left)
      *   w1 = [3 3 | 3 3]     -> 0
      *   w2 = [1 1 | 3 3]     -> 2
-     *   w3 = [-3 -3 | -3 -3] -> clipped: POOL_NOGRAD, out 0 */
+     *   w3 = [-3 -3 | -3 -3] -> clipped: MAXPOOL_NOGRAD, out 0 */
     const float y[16] = {0.5f, 2.0f, 3.0f, 3.0f, 1.0f, 1.0f, -3.0f, -3.0f,
                          2.0f, 1.0f, 3.0f, 3.0f, 3.0f, 3.0f, -3.0f, -3.0f};
     const float scale = 1.0f, shift = 0.0f;
     float out[4], ym[4];
     uint8_t idx[4];
 
-    PoolTables *pt = tables(2, 8);
-    pool_forward(out, idx, ym, y, &scale, &shift, 1, 1, pt, 0, 1);
+    MaxpoolTables *pt = tables(2, 8);
+    maxpool_forward(out, idx, ym, y, &scale, &shift, 1, 1, pt, 0, 1);
     CHECK_INT(idx[0], ==, 1);
     CHECK_INT(idx[1], ==, 0);
     CHECK_INT(idx[2], ==, 2);
-    CHECK_INT(idx[3], ==, POOL_NOGRAD);
+    CHECK_INT(idx[3], ==, MAXPOOL_NOGRAD);
     CHECK(out[0] == 2.0f && out[1] == 3.0f && out[2] == 3.0f && out[3] == 0.0f);
     CHECK(ym[0] == 2.0f && ym[1] == 3.0f && ym[2] == 3.0f); /* y at each maximum */
 
@@ -1193,17 +1193,17 @@ static void test_pool_ties(void)
     for (int pw = 0; pw < 4; pw++)
         for (int k = 0; k < 4; k++)
             z[k * 4 + pw] = y[(k >> 1) * 8 + 2 * pw + (k & 1)];
-    pool_forward_phases(out2, idx2, ym2, z, 4, scale, shift);
+    maxpool_forward_phases(out2, idx2, ym2, z, 4, scale, shift);
     CHECK(memcmp(out, out2, sizeof out) == 0 && memcmp(idx, idx2, sizeof idx) == 0);
     CHECK(memcmp(ym, ym2, 3 * sizeof *ym) == 0);
 
     /* the gradient of a tied window goes to the winner only: with
-     * mdz = mdzx = 0 pool_backward routes k1 * dout to that position */
+     * mdz = mdzx = 0 maxpool_backward routes k1 * dout to that position */
     const float dout[4] = {1.0f, 2.0f, 4.0f, 8.0f}, gamma = 1.0f, mean = 0.0f, invstd = 1.0f;
     const float zero = 0.0f;
     float dy[16];
     memcpy(dy, y, sizeof dy);
-    pool_backward(dy, dout, idx, &gamma, &mean, &invstd, &zero, &zero, 1, 1, pt, 0, 1);
+    maxpool_backward(dy, dout, idx, &gamma, &mean, &invstd, &zero, &zero, 1, 1, pt, 0, 1);
     const float want[16] = {0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0};
     long bad = 0;
     for (int i = 0; i < 16; i++)
@@ -1511,7 +1511,7 @@ static void test_dropout(void)
     fill(z, ne, -1.0f, 1.0f);
     for (size_t e = 0; e < ne; e += 997)
         z[e] = 0.0f; /* ReLU's edge: 0 is not > 0 */
-    relu_dropout_forward(h, mask, z, F, 0, N, key);
+    dropout_relu_forward(h, mask, z, F, 0, N, key);
 
     long kept = 0, badmask = 0, badh = 0;
     for (size_t e = 0; e < ne; e++) {
@@ -1531,26 +1531,26 @@ static void test_dropout(void)
     /* row blocks [0,37), [37,38), [38,100) and in place: the same */
     memcpy(h2, z, ne * sizeof *z);
     memset(mask2, 0xaa, ne);
-    relu_dropout_forward(h2, mask2, h2, F, 0, 37, key);
-    relu_dropout_forward(h2, mask2, h2, F, 37, 38, key);
-    relu_dropout_forward(h2, mask2, h2, F, 38, N, key);
+    dropout_relu_forward(h2, mask2, h2, F, 0, 37, key);
+    dropout_relu_forward(h2, mask2, h2, F, 37, 38, key);
+    dropout_relu_forward(h2, mask2, h2, F, 38, N, key);
     CHECK(memcmp(h, h2, ne * sizeof *h) == 0);
     CHECK(memcmp(mask, mask2, ne) == 0);
 
     /* another key: other masks */
-    relu_dropout_forward(h2, mask2, z, F, 0, N, key + 1);
+    dropout_relu_forward(h2, mask2, z, F, 0, N, key + 1);
     CHECK(memcmp(mask, mask2, ne) != 0);
 
     /* backward: dz = dh * 2 where mask, else 0 (also in place, in blocks) */
     fill(dh, ne, -1.0f, 1.0f);
-    relu_dropout_backward(dz, dh, mask, F, 0, N);
+    dropout_relu_backward(dz, dh, mask, F, 0, N);
     long baddz = 0;
     for (size_t e = 0; e < ne; e++)
         baddz += dz[e] != (mask[e] ? dh[e] * 2.0f : 0.0f);
     CHECK_INT(baddz, ==, 0);
     memcpy(h2, dh, ne * sizeof *dh);
-    relu_dropout_backward(h2, h2, mask, F, 0, 50);
-    relu_dropout_backward(h2, h2, mask, F, 50, N);
+    dropout_relu_backward(h2, h2, mask, F, 0, 50);
+    dropout_relu_backward(h2, h2, mask, F, 50, N);
     CHECK(memcmp(dz, h2, ne * sizeof *dz) == 0);
 
     /*
@@ -1568,8 +1568,8 @@ static void test_dropout(void)
         long skipped = 0;
         fill(zz, m, -1.0f, 1.0f);
         fill(R, m, -1.0f, 1.0f);
-        relu_dropout_forward(hh, mk, zz, f, 0, n, key);
-        relu_dropout_backward(g, R, mk, f, 0, n);
+        dropout_relu_forward(hh, mk, zz, f, 0, n, key);
+        dropout_relu_backward(g, R, mk, f, 0, n);
         for (size_t i = 0; i < m; i++) {
             if (fabsf(zz[i]) < 2 * eps) {
                 skipped++;
@@ -1577,10 +1577,10 @@ static void test_dropout(void)
             }
             float v = zz[i];
             zz[i] = v + eps;
-            relu_dropout_forward(hh, mk, zz, f, 0, n, key);
+            dropout_relu_forward(hh, mk, zz, f, 0, n, key);
             double lp = dsumprod(hh, R, m);
             zz[i] = v - eps;
-            relu_dropout_forward(hh, mk, zz, f, 0, n, key);
+            dropout_relu_forward(hh, mk, zz, f, 0, n, key);
             double lm = dsumprod(hh, R, m);
             zz[i] = v;
             worst_add(&e, (long)i, g[i], (lp - lm) / (2.0 * eps));
@@ -1591,7 +1591,7 @@ static void test_dropout(void)
     }
 
     /* evaluation: mask NULL is plain ReLU, whatever the key */
-    relu_dropout_forward(h2, NULL, z, F, 0, N, key);
+    dropout_relu_forward(h2, NULL, z, F, 0, N, key);
     long badeval = 0;
     for (size_t e = 0; e < ne; e++)
         badeval += h2[e] != (z[e] > 0.0f ? z[e] : 0.0f);

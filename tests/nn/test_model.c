@@ -72,8 +72,8 @@ static void top_k(const float *g, size_t n, size_t *out, int k)
 static void check_tensor(StepCtx *s, const float *gsave, int t)
 {
     Params *ps = s->ps;
-    const TensorDesc *d = &model_tensors[t];
-    size_t n = tensor_numel(d), pick[5];
+    const TensorDesc *d = &params_tensors[t];
+    size_t n = params_numel(d), pick[5];
     const float *g = gsave + ps->off[t];
     int misses = 0;
 
@@ -100,7 +100,7 @@ static void check_tensor(StepCtx *s, const float *gsave, int t)
 /* max |g| over tensor t. */
 static float tensor_max(const Params *ps, const float *g, int t)
 {
-    size_t n = tensor_numel(&model_tensors[t]);
+    size_t n = params_numel(&params_tensors[t]);
     float m = 0.0f;
     for (size_t i = 0; i < n; i++)
         m = fmaxf(m, fabsf(g[ps->off[t] + i]));
@@ -118,7 +118,7 @@ static int is_conv_bias(int t)
 /* The gradients of one step on a batch of NG (2 chunks of 8 images), the
  * Acts made with CNNTOP_GROUP_KB = kb (NULL: unset). */
 #define NG 16
-static float *group_grads(Params *ps, Pool *pool, const char *kb, int *group2)
+static float *group_grads(Params *ps, Workpool *pool, const char *kb, int *group2)
 {
     Acts a;
     float *g = malloc(ps->nfloats * sizeof(float));
@@ -140,7 +140,7 @@ static float *group_grads(Params *ps, Pool *pool, const char *kb, int *group2)
     return g;
 }
 
-static void test_groups(Params *ps, Pool *pool)
+static void test_groups(Params *ps, Workpool *pool)
 {
     int gdef, gone;
     double most = 0.0;
@@ -150,7 +150,7 @@ static void test_groups(Params *ps, Pool *pool)
     CHECK_INT(gone, ==, 1);
     CHECK_INT(gdef, >, 1);
     for (int t = 0; t < MODEL_NTENSORS; t++) {
-        size_t n = tensor_numel(&model_tensors[t]);
+        size_t n = params_numel(&params_tensors[t]);
         float ref = tensor_max(ps, g0, t), worst = 0.0f;
         for (int l = 0; l < 3; l++)
             if (t == conv_bias[l])
@@ -159,7 +159,7 @@ static void test_groups(Params *ps, Pool *pool)
             worst = fmaxf(worst, fabsf(g1[ps->off[t] + i] - g0[ps->off[t] + i]));
         if (!(worst <= 1e-4f * ref))
             fprintf(stderr, "groups of one image: %s differs by %.3g (largest |g| %.3g)\n",
-                    model_tensors[t].name, worst, ref);
+                    params_tensors[t].name, worst, ref);
         CHECK(worst <= 1e-4f * ref);
         if (ref > 0.0f && worst / ref > most)
             most = worst / ref;
@@ -175,12 +175,12 @@ int main(void)
 {
     Params ps;
     Acts a;
-    Pool *pool;
+    Workpool *pool;
     StepCtx s;
 
     CHECK_INT(params_init(&ps, 3), ==, 0);
     CHECK_INT(acts_init(&a, N, 1), ==, 0);
-    CHECK_INT(pool_new(&pool, 1, NULL), ==, 0);
+    CHECK_INT(workpool_new(&pool, 1, NULL), ==, 0);
     s = (StepCtx){.ps = &ps, .a = &a, .pool = pool, .prof = NULL, .seed = 5};
     fill_batch(&a, N);
 
@@ -196,8 +196,8 @@ int main(void)
             check_tensor(&s, gsave, t);
     }
     for (int l = 0; l < 3; l++) {
-        size_t nb = tensor_numel(&model_tensors[conv_bias[l]]);
-        size_t nw = tensor_numel(&model_tensors[conv_w[l]]);
+        size_t nb = params_numel(&params_tensors[conv_bias[l]]);
+        size_t nw = params_numel(&params_tensors[conv_w[l]]);
         float gb = 0, gw = 0;
         for (size_t i = 0; i < nb; i++)
             gb = fmaxf(gb, fabsf(gsave[ps.off[conv_bias[l]] + i]));
@@ -207,7 +207,7 @@ int main(void)
     }
     free(gsave);
     test_groups(&ps, pool);
-    pool_free(pool);
+    workpool_free(pool);
     acts_done(&a);
     params_done(&ps);
     return check_report();

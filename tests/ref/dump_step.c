@@ -73,7 +73,7 @@ static int put_params(FILE *f, const char *prefix, float *const *t)
     char name[128];
 
     for (int i = 0; i < MODEL_NTENSORS; i++) {
-        const TensorDesc *d = &model_tensors[i];
+        const TensorDesc *d = &params_tensors[i];
         snprintf(name, sizeof name, "%s%s", prefix, d->name);
         if (put_f32(f, name, t[i], d->ndim, d->dims) != 0)
             return -1;
@@ -86,7 +86,7 @@ static int put_running(FILE *f, const char *prefix, const Params *ps)
     char name[128];
 
     for (int i = 0; i < MODEL_NRUNNING; i++) {
-        const TensorDesc *d = &model_running[i];
+        const TensorDesc *d = &params_running[i];
         snprintf(name, sizeof name, "%s%s", prefix, d->name);
         if (put_f32(f, name, ps->r[i], d->ndim, d->dims) != 0)
             return -1;
@@ -186,7 +186,7 @@ int main(int argc, char **argv)
     const int N = (int)batch;
     Params ps;
     Acts a;
-    Pool *pool = NULL;
+    Workpool *pool = NULL;
     Dataset ds;
     char err[512];
     float lut[256];
@@ -200,7 +200,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "dump_step: out of memory\n");
         goto done;
     }
-    if (pool_new(&pool, 1, NULL) != 0) {
+    if (workpool_new(&pool, 1, NULL) != 0) {
         fprintf(stderr, "dump_step: cannot start the compute pool\n");
         goto done;
     }
@@ -279,7 +279,7 @@ int main(int argc, char **argv)
 
 done:
     dataset_free(&ds);
-    pool_free(pool);
+    workpool_free(pool);
     acts_done(&a);
     params_done(&ps);
     return rc;

@@ -29,14 +29,18 @@
 #include <string.h>
 
 #include "check.h"
+#include "gradcheck.h"
 #include "nn/model.h"
 #include "util/rng.h"
 
 #define N 4
 #define EPS 1e-3f
 
-static double loss_at(StepCtx *s)
+/* The loss of the step at the parameters' current values (ctx: StepCtx). */
+static double loss_at(void *ctx)
 {
+    StepCtx *s = ctx;
+
     model_forward(s, N, 1, 7);
     return model_loss(s, N);
 }
@@ -80,14 +84,11 @@ static void check_tensor(StepCtx *s, const float *gsave, int t)
     top_k(g, n, pick, 3);
     pick[3] = rng_at(rng_key(1, 2, (uint64_t)t), 0) % n;
     pick[4] = rng_at(rng_key(1, 2, (uint64_t)t), 1) % n;
+    const GradCheck gc = {.loss = loss_at, .ctx = s, .eps = EPS};
+    const GradInput in = {.f = ps->p[t], .n = n, .grad = g};
+
     for (int j = 0; j < 5; j++) {
-        float *w = ps->p[t] + pick[j], keep = *w;
-        *w = keep + EPS;
-        double lp = loss_at(s);
-        *w = keep - EPS;
-        double lm = loss_at(s);
-        *w = keep;
-        double fd = (lp - lm) / (2.0 * EPS), an = g[pick[j]];
+        double fd = gradcheck_diff(&gc, &in, pick[j], NULL), an = g[pick[j]];
         if (fabs(fd - an) > 0.05 * fabs(an) + 3e-4) {
             misses++;
             fprintf(stderr, "%s[%zu]: analytic %.6g, finite difference %.6g\n", d->name,

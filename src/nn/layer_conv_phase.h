@@ -23,7 +23,7 @@
  * values are finite and never used (the sums here drop those lanes).
  *
  * Shapes: H a multiple of 4, W even, W/2 + 1 <= CONV_PHASE_Q; the kernel is 3x3, padding 1,
- * stride 1 (tests/nn/test_layers.c checks it against a double convolution).
+ * stride 1 (tests/nn/test_conv_phase.c checks it against a double convolution).
  */
 #ifndef CNNTOP_LAYER_CONV_PHASE_H
 #define CNNTOP_LAYER_CONV_PHASE_H

@@ -9,6 +9,7 @@
 #include "nn/layer_maxpool.h"
 #include "nn/model_impl.h"
 
+/* Floats of block 1's scratch in one thread's scratch (model_phase_bufs). */
 static size_t phase_scratch_floats(void)
 {
     const ConvSpec *cs = &model_conv_specs[0];

@@ -2,10 +2,9 @@
  * model_backward.c: the backward pass of the reference CNN over the
  * compute pool (model.h): the fc layers, then the conv blocks, each
  * chunk's partial weight gradients summed in chunk order by one owner.
- *
- * DESIGN
- * As model_forward.c: one workpool_run() per phase, each item writing only
- * what it owns; the reductions across chunks are phases of their own.
+ * The reductions across chunks are phases of their own, so that each sum
+ * keeps chunk order whatever the thread count.  Who may write what while a
+ * phase runs: model.c's DESIGN.
  */
 #include "nn/layer_bn.h"
 #include "nn/layer_dropout.h"

@@ -1,14 +1,9 @@
 /*
  * model_forward.c: the forward pass of the reference CNN and its loss,
- * phase by phase over the compute pool (model.h).
- *
- * DESIGN
- * The trainer thread calls model_forward() and model_loss(); each phase is
- * one workpool_run() over items, and a phase writes only memory its item
- * owns (its chunk's images, its column block, its chunk's partial sums,
- * its thread's scratch).  The serial glue between phases (finishing BN
- * statistics, the loss) runs on the trainer thread while the pool is
- * idle.  No locks are needed beyond the pool's own fork/join.
+ * phase by phase over the compute pool (model.h): the conv blocks (block 1
+ * in two passes over its direct convolution, blocks 2 and 3 through
+ * Winograd), the flatten, the fc layers with ReLU and dropout.  Who may
+ * write what while a phase runs: model.c's DESIGN.
  */
 #include "nn/layer_bn.h"
 #include "nn/layer_dropout.h"

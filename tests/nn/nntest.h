@@ -11,7 +11,8 @@
  *
  * check.h's counters are static to each test's own file, so a helper here
  * never counts a check itself: it returns whether one passed, and the
- * test's CHECK_WORST() counts it where it is made.
+ * test's CHECK_WORST() counts it where it is made (so a test includes
+ * check.h before this header).
  */
 #ifndef CNNTOP_TEST_NNTEST_H
 #define CNNTOP_TEST_NNTEST_H

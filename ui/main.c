@@ -7,6 +7,7 @@
 #include "common/blas_auto.h"
 #include "cmd/calibrate.h"
 #include "cmd/events.h"
+#include "cmd/exec.h"
 #include "cmd/run.h"
 #include "common/options.h"
 #include "common/signals.h"
@@ -47,6 +48,8 @@ int main(int argc, char **argv)
         return headless_eval(&o);
     case CMD_EVENTS:
         return events_main(&o);
+    case CMD_EXEC:
+        return exec_main(&o);
     case CMD_CALIBRATE:
         return calibrate_main(&o);
     case CMD_REPORT:

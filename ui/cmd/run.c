@@ -48,7 +48,7 @@ static int stdout_reader_gone(void)
 
 /* Flushes the summary; returns rc, or EXIT_FAIL when stdout could not be
  * written for any reason but a reader that went away (EPIPE). */
-static int stdout_done(int rc)
+int headless_stdout_done(int rc)
 {
     stdout_flush();
     if (!stdout_errno && !ferror(stdout))
@@ -163,7 +163,7 @@ int headless_run(const Options *o, int argc, char **argv)
                     o->export_path);
     }
     record_done(&rec);
-    return stdout_done(rc);
+    return headless_stdout_done(rc);
 }
 
 int headless_eval(const Options *o)
@@ -200,5 +200,5 @@ int headless_eval(const Options *o)
     summary_print_eval(stdout, &rec);
     record_done(&rec);
     engine_free(e);
-    return stdout_done(EXIT_OK);
+    return headless_stdout_done(EXIT_OK);
 }

@@ -22,6 +22,11 @@ enum {
  * (128 + signal number when stopped by SIGINT/SIGTERM). */
 int headless_run(const Options *o, int argc, char **argv);
 
+/* Flushes the summary on stdout; returns rc, or EXIT_FAIL when stdout
+ * could not be written for any reason but a reader that went away
+ * (EPIPE), after saying so on stderr.  Every headless command ends with it. */
+int headless_stdout_done(int rc);
+
 /* `cnntop eval`: loads a checkpoint and evaluates it. */
 int headless_eval(const Options *o);
 

@@ -18,6 +18,7 @@
 #define SWEEP (1u << CMD_SWEEP)
 #define EVENTS (1u << CMD_EVENTS)
 #define CALIB (1u << CMD_CALIBRATE)
+#define EXEC (1u << CMD_EXEC)
 #define TRAIN (TUI | RUN | SWEEP)
 
 const OptionDesc option_table[] = {
@@ -35,7 +36,7 @@ const OptionDesc option_table[] = {
     {"--seed", "N", "seed for initial weights, shuffling and dropout (default 1)", TRAIN},
     {"--save", "FILE", "write a checkpoint when training ends", RUN},
     {"--load", "FILE", "start from a checkpoint (required for eval)", RUN | EVAL},
-    {"--events", "LIST", "counters to read (-e; a leading + adds to the defaults)", TRAIN | EVENTS},
+    {"--events", "LIST", "counters to read (-e; a leading + adds to the defaults)", TRAIN | EVENTS | EXEC},
     {"--export", "FILE", "write the run record: .json, .csv or .md by extension", TRAIN},
     {"--force", NULL, "overwrite an existing export file", TRAIN},
     {"--trace", "FILE", "write a Chrome trace-event timeline (JSON)", RUN},
@@ -69,12 +70,14 @@ static const struct {
     {CMD_REPORT, "report FILE.json...", "print stored runs side by side"},
     {CMD_EVENTS, "events [--all]", "the counters this machine can read"},
     {CMD_CALIBRATE, "calibrate [--recalibrate]", "measure the FMA peak, SGEMM rate and memory bandwidth"},
+    {CMD_EXEC, "exec [options] -- CMD [ARGS...]", "profile any command's process tree by role"},
 };
 #define N_COMMANDS (sizeof command_table / sizeof command_table[0])
 
 static const char *const command_names[CMD_COUNT] = {
     [CMD_TUI] = "dashboard", [CMD_RUN] = "run", [CMD_EVAL] = "eval", [CMD_SWEEP] = "sweep",
-    [CMD_REPORT] = "report", [CMD_EVENTS] = "events", [CMD_CALIBRATE] = "calibrate"};
+    [CMD_REPORT] = "report", [CMD_EVENTS] = "events", [CMD_CALIBRATE] = "calibrate",
+    [CMD_EXEC] = "exec"};
 
 /* One option's line; with `tags`, the commands it is for when it is not
  * for all that train. */
@@ -416,7 +419,7 @@ static Command command_of(const char *s)
 {
     static const struct { const char *name; Command cmd; } cmds[] = {
         {"run", CMD_RUN}, {"eval", CMD_EVAL}, {"sweep", CMD_SWEEP}, {"report", CMD_REPORT},
-        {"events", CMD_EVENTS}, {"calibrate", CMD_CALIBRATE}, {"help", CMD_HELP},
+        {"events", CMD_EVENTS}, {"calibrate", CMD_CALIBRATE}, {"exec", CMD_EXEC}, {"help", CMD_HELP},
         {"--help", CMD_HELP}, {"-h", CMD_HELP}, {"--version", CMD_VERSION}, {"-V", CMD_VERSION},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
@@ -448,6 +451,10 @@ int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen)
         char name[64];
         const char *a = argv[i], *eq = strchr(a, '='), *v = NULL;
         Command c = command_of(a);
+        if (o->cmd == CMD_EXEC && (!strcmp(a, "--") || a[0] != '-')) {
+            o->exec_argv = argv + i + !strcmp(a, "--"); /* argv[argc] is NULL */
+            break;
+        }
         if (c == CMD_HELP || c == CMD_VERSION) {
             o->help_for = o->cmd; /* `cnntop run --help`: run's own */
             o->cmd = c;
@@ -496,6 +503,10 @@ int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen)
     }
     if (o->cmd == CMD_EVAL && !o->load) {
         snprintf(err, errlen, "eval needs --load FILE");
+        return 2;
+    }
+    if (o->cmd == CMD_EXEC && (!o->exec_argv || !o->exec_argv[0] || !o->exec_argv[0][0])) {
+        snprintf(err, errlen, "exec needs a command: cnntop exec [options] -- CMD [ARGS...]");
         return 2;
     }
     if (o->cmd == CMD_REPORT && o->n_positional == 0) {

@@ -65,6 +65,7 @@ struct ProcTree {
     int nworker_pid;
     char root_cmd[4096];          /* the root's cmdline after its exec */
     long root_cmd_len;            /* -1: not read yet */
+    int await_exec;               /* 1: the root is still to exec its program */
     long peak_rss_kib;
     int dropped;
     char drop_why[128];
@@ -440,6 +441,9 @@ int proctree_watch(ProcTree *t, int pid, int enable_on_exec, char *err, size_t e
         return cn_fail(err, errlen, -CN_EINVAL, "proctree: %s/stat: cannot be read", path);
     proc_add(t, pid, st.ppid);
     thread_add(t, 0, pid, enable_on_exec);
+    t->await_exec = enable_on_exec;
+    if (!enable_on_exec) /* running its own program already */
+        t->root_cmd_len = procfs_cmdline(pid, t->root_cmd, sizeof t->root_cmd);
     return 0;
 }
 
@@ -462,8 +466,10 @@ static void root_cmdline(ProcTree *t)
     long n = procfs_cmdline(t->proc[0].info.pid, t->root_cmd, sizeof t->root_cmd);
     long m = procfs_cmdline(getpid(), self, sizeof self);
 
-    if (n > 0 && !(n == m && !memcmp(self, t->root_cmd, (size_t)n)))
+    if (n > 0 && !(n == m && !memcmp(self, t->root_cmd, (size_t)n))) {
         t->root_cmd_len = n;
+        t->await_exec = 0;
+    }
 }
 
 int proctree_poll(ProcTree *t)
@@ -474,7 +480,7 @@ int proctree_poll(ProcTree *t)
 
     if (!t || !t->nproc)
         return 0;
-    if (t->root_cmd_len <= 0 && t->proc[0].info.live)
+    if (t->await_exec && t->proc[0].info.live)
         root_cmdline(t);
     procs_discover(t);
     for (int k = 0; k < t->nproc; k++) {

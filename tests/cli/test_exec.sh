@@ -53,6 +53,7 @@ has "^  Verdict:  "
 has "^  Peak RSS:  *[0-9.]* MiB"
 grep -Eq "^ +[0-9]+ +[0-9]+  main +sh " "$tmp/out" || fail "no main row for sh"
 grep -Eq "^ +[0-9]+ +[0-9]+  other +sleep " "$tmp/out" || fail "no other row for sleep"
+grep -q "Images/s\|Data wait" "$tmp/out" && fail "sh -c: a progress part"
 # Only the events asked for.
 run 0 exec -e task-clock -- true
 has "msec task-clock"
@@ -103,6 +104,45 @@ else
             [ "$n" -eq 2 ] || fail "workers 2: $n worker rows in the process table"
         fi
     done
+fi
+
+# The hook chains to a sitecustomize the user has, with or without
+# --no-hook, and says nothing for a Python command without a DataLoader.
+mkdir "$tmp/site"
+printf 'import os\nopen(os.environ["MARK"], "w").write("ran")\n' >"$tmp/site/sitecustomize.py"
+for hook in "" --no-hook; do
+    rm -f "$tmp/mark"
+    if [ -n "$PY" ]; then
+        # shellcheck disable=SC2086
+        MARK=$tmp/mark PYTHONPATH=$tmp/site run 0 exec $hook -- "$PY" -c 'import sys'
+        [ "$(cat "$tmp/mark" 2>/dev/null)" = ran ] || fail "exec $hook: the user's sitecustomize did not run"
+        grep -q "Images/s" "$tmp/out" && fail "exec $hook: Images/s without a DataLoader"
+    fi
+done
+
+# PyTorch: the hook's figures.  Images/s within 10% of the script's own
+# count (one run: the two measure the same batches); data wait clearly
+# higher with a deliberately slow dataset than without (two runs, the
+# share of each run's own time).
+rate() { sed -n "s/^  Images\/s: *\([0-9.]*\) .*/\1/p" "$tmp/out"; }
+wait_pct() { sed -n "s/^  Data wait: *\([0-9.]*\)% .*/\1/p" "$tmp/out"; }
+if [ -n "$PY" ] && "$PY" -c 'import torch' 2>/dev/null; then
+    run 0 exec -e task-clock -- "$PY" "$SCRIPT" --workers 2 --images 384 --batch 64 --threads 1
+    mine=$(rate)
+    theirs=$(sed -n "s/^script: .*: \([0-9.]*\) images\/s$/\1/p" "$tmp/out")
+    awk -v a="$mine" -v b="$theirs" 'BEGIN { exit !(a > 0 && b > 0 && a / b < 1.1 && b / a < 1.1) }' ||
+        fail "images/s: cnntop $mine, the script $theirs: more than 10% apart"
+    has "^  Bound:  *compute-bound\|^  Bound:  *loader-bound"
+    run 0 exec -e task-clock -- "$PY" "$SCRIPT" --workers 0 --images 256 --batch 64 --threads 1
+    fast=$(wait_pct)
+    run 0 exec -e task-clock -- "$PY" "$SCRIPT" --workers 0 --images 256 --batch 64 --threads 1 \
+        --slow 0.01
+    slow=$(wait_pct)
+    awk -v f="$fast" -v s="$slow" 'BEGIN { exit !(f != "" && s != "" && s > 3 * f && s > 20) }' ||
+        fail "data wait: slow dataset $slow%, plain $fast%: not clearly higher"
+    has "^  Bound:  *loader-bound"
+    run 0 exec --no-hook -e task-clock -- "$PY" "$SCRIPT" --workers 0 --images 128 --threads 1
+    grep -q "Images/s" "$tmp/out" && fail "--no-hook: Images/s still reported"
 fi
 
 if [ "$fails" -ne 0 ]; then

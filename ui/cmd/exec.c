@@ -148,7 +148,7 @@ static void progress(ProcTree *t, double elapsed, double *last)
 
 /* Polls the tree until the command has exited (not yet reaped), then
  * once more; returns the wall time in seconds. */
-static double follow(ProcTree *t, pid_t pid, double t0)
+static double follow(ProcTree *t, ExecHook *h, pid_t pid, double t0)
 {
     double last = 0.0;
 
@@ -157,12 +157,12 @@ static double follow(ProcTree *t, pid_t pid, double t0)
         memset(&si, 0, sizeof si);
         int r = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT);
         double now = mono_s();
+        exec_hook_drain(h, t); /* workers named before the poll judges roles */
         proctree_poll(t);
         if ((r == 0 && si.si_pid == pid) || (r < 0 && errno != EINTR))
             return now - t0;
         progress(t, now - t0, &last);
-        struct timespec ts = {0, EXEC_POLL_MS * 1000000L};
-        nanosleep(&ts, NULL); /* a signal cuts it short: fine */
+        exec_hook_wait(h, t, EXEC_POLL_MS);
     }
 }
 
@@ -188,6 +188,7 @@ static int child_reap(pid_t pid, ExecResult *res)
 int exec_main(const Options *o)
 {
     ExecResult res;
+    ExecHook hook;
     ProcTree *t = NULL;
     char err[512];
     pid_t pid;
@@ -199,11 +200,17 @@ int exec_main(const Options *o)
         fprintf(stderr, "cnntop: -e: %s\n", err);
         return EXIT_USAGE;
     }
+    exec_hook_open(&hook, !o->no_hook, err, sizeof err);
+    if (err[0])
+        fprintf(stderr, "cnntop: exec: %s\n", err);
+    res.hook = hook.on ? &hook : NULL;
     if (child_fork(o->exec_argv, &pid, &gate_w, &err_r, err, sizeof err) != 0) {
         fprintf(stderr, "cnntop: exec: %s\n", err);
+        exec_hook_close(&hook);
         proctree_free(t);
         return EXIT_FAIL;
     }
+    exec_hook_forked(&hook);
     child_pid = pid;
     signals_install(on_stop);
     if (proctree_watch(t, pid, 1, err, sizeof err) != 0)
@@ -213,13 +220,16 @@ int exec_main(const Options *o)
     if (e) {
         int rc = child_reap(pid, &res);
         fprintf(stderr, "cnntop: exec: %s: %s\n", o->exec_argv[0], strerror(e));
+        exec_hook_close(&hook);
         proctree_free(t);
         return rc;
     }
-    res.wall = follow(t, pid, t0);
+    res.wall = follow(t, &hook, pid, t0);
     int rc = child_reap(pid, &res);
     child_pid = 0;
+    exec_hook_drain(&hook, t);
     exec_summary_print(stdout, t, &res);
+    exec_hook_close(&hook);
     proctree_free(t);
     return headless_stdout_done(rc);
 }

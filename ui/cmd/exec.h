@@ -8,8 +8,16 @@
 #include <stdio.h>
 #include <sys/resource.h>
 
+#include "cnntop/hookfeed.h"
 #include "cnntop/proctree.h"
 #include "common/options.h"
+
+/* The Python hook's pipe and what came through it (exec_hook.c). */
+typedef struct ExecHook {
+    int on;                /* 1: the hook is offered to the command */
+    int fd, wfd;           /* the pipe's read end (cnntop), write end (until forked) */
+    HookFeed feed;
+} ExecHook;
 
 /* How the command ended, for the summary. */
 typedef struct ExecResult {
@@ -18,7 +26,29 @@ typedef struct ExecResult {
     int status;            /* exit status when it exited */
     int signal;            /* the signal that killed it, 0: it exited */
     struct rusage rusage;  /* the root's own (wait4) */
+    const ExecHook *hook;  /* the hook's figures, or NULL */
 } ExecResult;
+
+/*
+ * Offers the hook to the command about to be forked (enabled: not
+ * --no-hook): finds it, makes its pipe, sets PYTHONPATH and CNNTOP_HOOK_FD
+ * in this process's environment.  Always returns 0; when the hook cannot
+ * be offered, note says why (else "") and h->on is 0.
+ */
+int exec_hook_open(ExecHook *h, int enabled, char *note, size_t len);
+
+/* After the fork: closes cnntop's copy of the write end. */
+void exec_hook_forked(ExecHook *h);
+
+/* Waits up to ms for the hook's lines (sleeps when there is no hook),
+ * feeds them, gives reported workers their role in t. */
+void exec_hook_wait(ExecHook *h, ProcTree *t, int ms);
+
+/* Reads whatever the hook has written, without waiting. */
+void exec_hook_drain(ExecHook *h, ProcTree *t);
+
+/* Closes the pipe.  Idempotent. */
+void exec_hook_close(ExecHook *h);
 
 /* Runs o->exec_argv under the profiler, prints the summary on stdout;
  * returns the command's exit status (128+N when a signal killed it), 127

@@ -88,10 +88,35 @@ static void print_tree(FILE *f, ProcTree *t, const ExecResult *res)
                 proctree_dropped(t, NULL, 0), why);
 }
 
-/* The oversubscription verdict over the whole tree (verdict_judge's rule:
- * busy threads against the cores, or run-queue wait above
- * CTR_OVERSUB_WAIT), from the processes' schedstat. */
-static void print_verdict(FILE *f, ProcTree *t)
+/* What the Python hook saw of the DataLoader: *fig->ok when it saw
+ * enough batches for a rate. */
+static void print_training(FILE *f, const ExecResult *res, HookFigures *fig)
+{
+    const HookFeed *h = res->hook ? &res->hook->feed : NULL;
+
+    memset(fig, 0, sizeof *fig);
+    if (!h)
+        return;
+    hookfeed_figures(h, fig);
+    if (!h->hello) /* not Python, or no torch DataLoader: nothing to say */
+        return;
+    if (!fig->ok) {
+        fprintf(f, "  Training:             n/a: the DataLoader gave %ld batch%s (a rate needs 2)\n",
+                h->batches, h->batches == 1 ? "" : "es");
+        return;
+    }
+    fprintf(f, "  Images/s:             %.1f (%.0f images in %.3f s after the first of %ld "
+            "batches; torch %s)\n", fig->images_per_s, fig->images, fig->window, fig->batches,
+            h->torch);
+    fprintf(f, "  Data wait:            %.1f%% of the time (next() on the DataLoader: %.3f s); "
+            "first batch %.3f s\n", 100 * fig->data_wait_share, h->wait, fig->first_wait);
+    fprintf(f, "  Step:                 %.1f ms between batches (mean)\n", 1e3 * fig->step_s);
+}
+
+/* The verdict over the whole tree, verdict_judge's rules: loader-bound
+ * from the hook's data wait, oversubscribed when busy threads outnumber
+ * the cores or wait above CTR_OVERSUB_WAIT (the processes' schedstat). */
+static void print_verdict(FILE *f, ProcTree *t, const HookFigures *fig)
 {
     MachineInfo m;
     CounterSched s;
@@ -109,13 +134,15 @@ static void print_verdict(FILE *f, ProcTree *t)
         have = 1;
     }
     VerdictInput in = {
-        .data_wait_share = 0.0,
+        .data_wait_share = fig->ok ? fig->data_wait_share : 0.0,
         .workers = proctree_role_procs(t, PROC_ROLE_WORKER),
         .threads = proctree_busy_threads(t, PROC_ROLE_MAIN, EXEC_BUSY_SHARE),
         .cores = m.cores,
         .run_queue_wait = have && wall >= CTR_OVERSUB_MIN_WALL ? wait / wall : NAN,
     };
     verdict_judge(&in, &v);
+    if (fig->ok)
+        fprintf(f, "  Bound:                %s\n", v.bound);
     if (v.oversubscribed)
         fprintf(f, "  Verdict:              %s\n", v.oversub);
     else if (isfinite(in.run_queue_wait))
@@ -176,8 +203,10 @@ void exec_summary_print(FILE *f, ProcTree *t, const ExecResult *res)
     fputs(":\n", f);
     print_exit(f, res);
     fprintf(f, "  Wall time:            %.3f s\n", res->wall);
+    HookFigures fig;
+    print_training(f, res, &fig);
     print_tree(f, t, res);
-    print_verdict(f, t);
+    print_verdict(f, t, &fig);
     print_roles(f, t);
     print_procs(f, t);
 }

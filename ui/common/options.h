@@ -51,6 +51,7 @@ typedef struct Options {
     const char *positional[OPT_MAX_POSITIONAL]; /* e.g. report's files */
     int n_positional;
     char **exec_argv;      /* exec: the command after "--" (NULL-terminated, into argv) */
+    int no_hook;           /* exec --no-hook: no Python hook */
     Command help_for;      /* CMD_HELP: the command whose options to list (CMD_TUI: all) */
     int argc;              /* the command line parsed (for records' "command") */
     char **argv;

@@ -106,6 +106,21 @@ else
     done
 fi
 
+# --progress: the command's output passes through unchanged, and the
+# figure of each matching line (group 1, or the first number) is summed.
+run 0 exec --progress 'rate ([0-9.]+) img/s' -- sh -c \
+    'for r in 10 20.5 30; do echo "step 1: rate $r img/s"; done; echo to-err >&2; printf "rate 0.5 img/s"'
+[ "$(grep -c '^step 1: rate .* img/s$' "$tmp/out")" -eq 3 ] || fail "--progress: the output did not pass through"
+grep -q "^to-err$" "$tmp/err" || fail "--progress: stderr did not pass through"
+has "^  Progress:  *last 0.5, mean 15.25 (min 0.5, max 30) over 4 lines matching --progress$"
+run 0 exec --progress 'loss [^ ]+' -- sh -c 'echo loss 1.5e-1 at step 7'
+has "^  Progress:  *last 0.15, "
+run 0 exec --progress 'nothing' -- true
+has "^  Progress:  *n/a: no output line matched --progress 'nothing'"
+run 2 exec --progress 'x(' -- true
+grep -q "^cnntop: --progress: 'x(': " "$tmp/err" || fail "bad --progress regex: no one-line error"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "bad --progress regex: error is not one line"
+
 # The hook chains to a sitecustomize the user has, with or without
 # --no-hook, and says nothing for a Python command without a DataLoader.
 mkdir "$tmp/site"

@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +57,8 @@ static double mono_s(void)
 /* In the forked child: back to the signals a command expects (cnntop
  * ignores SIGPIPE and SIGXFSZ, and an ignored signal stays ignored across
  * execve), wait at the gate, exec; on failure send errno up the pipe. */
-static void child_run(char **argv, const int gate[2], const int errpipe[2])
+static void child_run(char **argv, const int gate[2], const int errpipe[2],
+                      const ExecProgress *p)
 {
     sigset_t none;
     char c;
@@ -64,6 +66,8 @@ static void child_run(char **argv, const int gate[2], const int errpipe[2])
     /* The parent's ends: the gate opens only when no write end is left. */
     close(gate[1]);
     close(errpipe[0]);
+    if (p->on && (dup2(p->wr[0], STDOUT_FILENO) < 0 || dup2(p->wr[1], STDERR_FILENO) < 0))
+        _exit(126);
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_DFL);
@@ -80,7 +84,8 @@ static void child_run(char **argv, const int gate[2], const int errpipe[2])
 /* Forks the command, held at its gate: *gate_w releases it (close it),
  * *err_r gives execvp's errno or EOF once the exec succeeded.  0 or -1
  * with err. */
-static int child_fork(char **argv, pid_t *pid, int *gate_w, int *err_r, char *err, size_t len)
+static int child_fork(char **argv, const ExecProgress *p, pid_t *pid, int *gate_w, int *err_r,
+                      char *err, size_t len)
 {
     int gate[2], ep[2];
 
@@ -98,7 +103,7 @@ static int child_fork(char **argv, pid_t *pid, int *gate_w, int *err_r, char *er
     fflush(stderr);
     *pid = fork();
     if (*pid == 0)
-        child_run(argv, gate, ep);
+        child_run(argv, gate, ep, p);
     int e = errno;
     close(gate[0]);
     close(ep[1]);
@@ -146,9 +151,31 @@ static void progress(ProcTree *t, double elapsed, double *last)
             live == 1 ? "" : "es", cpu);
 }
 
+/* Waits up to ms for the hook's lines or the command's output (with
+ * --progress), and takes what came. */
+static void wait_input(ExecHook *h, ExecProgress *p, ProcTree *t, int ms)
+{
+    struct pollfd fds[3];
+    nfds_t n = 0;
+    int want[3] = {h->fd, p->rd[0], p->rd[1]};
+
+    for (int i = 0; i < 3; i++)
+        if (want[i] >= 0)
+            fds[n++] = (struct pollfd){.fd = want[i], .events = POLLIN};
+    if (n == 0) {
+        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL); /* a signal cuts it short: fine */
+        return;
+    }
+    if (poll(fds, n, ms) <= 0)
+        return;
+    exec_hook_drain(h, t);
+    exec_progress_drain(p);
+}
+
 /* Polls the tree until the command has exited (not yet reaped), then
  * once more; returns the wall time in seconds. */
-static double follow(ProcTree *t, ExecHook *h, pid_t pid, double t0)
+static double follow(ProcTree *t, ExecHook *h, ExecProgress *p, pid_t pid, double t0)
 {
     double last = 0.0;
 
@@ -162,7 +189,7 @@ static double follow(ProcTree *t, ExecHook *h, pid_t pid, double t0)
         if ((r == 0 && si.si_pid == pid) || (r < 0 && errno != EINTR))
             return now - t0;
         progress(t, now - t0, &last);
-        exec_hook_wait(h, t, EXEC_POLL_MS);
+        wait_input(h, p, t, EXEC_POLL_MS);
     }
 }
 
@@ -189,6 +216,7 @@ int exec_main(const Options *o)
 {
     ExecResult res;
     ExecHook hook;
+    ExecProgress prog;
     ProcTree *t = NULL;
     char err[512];
     pid_t pid;
@@ -196,21 +224,29 @@ int exec_main(const Options *o)
 
     memset(&res, 0, sizeof res);
     res.argv = o->exec_argv;
+    if (exec_progress_open(&prog, o->progress, err, sizeof err) != 0) {
+        fprintf(stderr, "cnntop: %s\n", err);
+        return EXIT_USAGE;
+    }
+    res.progress = prog.on ? &prog : NULL;
     if (proctree_new(&t, o->events, err, sizeof err) != 0) {
         fprintf(stderr, "cnntop: -e: %s\n", err);
+        exec_progress_close(&prog);
         return EXIT_USAGE;
     }
     exec_hook_open(&hook, !o->no_hook, err, sizeof err);
     if (err[0])
         fprintf(stderr, "cnntop: exec: %s\n", err);
     res.hook = hook.on ? &hook : NULL;
-    if (child_fork(o->exec_argv, &pid, &gate_w, &err_r, err, sizeof err) != 0) {
+    if (child_fork(o->exec_argv, &prog, &pid, &gate_w, &err_r, err, sizeof err) != 0) {
         fprintf(stderr, "cnntop: exec: %s\n", err);
         exec_hook_close(&hook);
+        exec_progress_close(&prog);
         proctree_free(t);
         return EXIT_FAIL;
     }
     exec_hook_forked(&hook);
+    exec_progress_forked(&prog);
     child_pid = pid;
     signals_install(on_stop);
     if (proctree_watch(t, pid, 1, err, sizeof err) != 0)
@@ -221,15 +257,18 @@ int exec_main(const Options *o)
         int rc = child_reap(pid, &res);
         fprintf(stderr, "cnntop: exec: %s: %s\n", o->exec_argv[0], strerror(e));
         exec_hook_close(&hook);
+        exec_progress_close(&prog);
         proctree_free(t);
         return rc;
     }
-    res.wall = follow(t, &hook, pid, t0);
+    res.wall = follow(t, &hook, &prog, pid, t0);
     int rc = child_reap(pid, &res);
     child_pid = 0;
     exec_hook_drain(&hook, t);
+    exec_progress_drain(&prog);
     exec_summary_print(stdout, t, &res);
     exec_hook_close(&hook);
+    exec_progress_close(&prog);
     proctree_free(t);
     return headless_stdout_done(rc);
 }

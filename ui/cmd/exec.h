@@ -5,6 +5,7 @@
 #ifndef CNNTOP_EXEC_H
 #define CNNTOP_EXEC_H
 
+#include <regex.h>
 #include <stdio.h>
 #include <sys/resource.h>
 
@@ -19,6 +20,21 @@ typedef struct ExecHook {
     HookFeed feed;
 } ExecHook;
 
+#define EXEC_LINE_MAX 4096   /* output lines matched by --progress */
+
+/* --progress REGEX: the command's output, copied through and matched
+ * (exec_progress.c). */
+typedef struct ExecProgress {
+    int on;                /* 1: --progress was given */
+    const char *regex;     /* as given (into argv) */
+    regex_t re;
+    int rd[2], wr[2];      /* pipes for the command's stdout [0] and stderr [1] */
+    char line[2][EXEC_LINE_MAX];
+    size_t len[2];
+    long matches;          /* lines that matched with a number */
+    double last, sum, min, max;
+} ExecProgress;
+
 /* How the command ended, for the summary. */
 typedef struct ExecResult {
     char **argv;           /* the command as run */
@@ -27,6 +43,7 @@ typedef struct ExecResult {
     int signal;            /* the signal that killed it, 0: it exited */
     struct rusage rusage;  /* the root's own (wait4) */
     const ExecHook *hook;  /* the hook's figures, or NULL */
+    const ExecProgress *progress; /* --progress's figures, or NULL */
 } ExecResult;
 
 /*
@@ -40,15 +57,27 @@ int exec_hook_open(ExecHook *h, int enabled, char *note, size_t len);
 /* After the fork: closes cnntop's copy of the write end. */
 void exec_hook_forked(ExecHook *h);
 
-/* Waits up to ms for the hook's lines (sleeps when there is no hook),
- * feeds them, gives reported workers their role in t. */
-void exec_hook_wait(ExecHook *h, ProcTree *t, int ms);
-
-/* Reads whatever the hook has written, without waiting. */
+/* Reads whatever the hook has written, without waiting, and gives
+ * reported workers their role in t. */
 void exec_hook_drain(ExecHook *h, ProcTree *t);
 
 /* Closes the pipe.  Idempotent. */
 void exec_hook_close(ExecHook *h);
+
+/* Compiles regex (NULL: no --progress, p->on 0) and makes the pipes for
+ * the command's output.  0, or -1 with a one-line err ("--progress: 'x(':
+ * parentheses not balanced"). */
+int exec_progress_open(ExecProgress *p, const char *regex, char *err, size_t len);
+
+/* After the fork: closes cnntop's copies of the command's ends. */
+void exec_progress_forked(ExecProgress *p);
+
+/* Copies what the command has written to cnntop's stdout/stderr and
+ * matches its lines; never waits. */
+void exec_progress_drain(ExecProgress *p);
+
+/* Closes the pipes and frees the pattern.  Idempotent. */
+void exec_progress_close(ExecProgress *p);
 
 /* Runs o->exec_argv under the profiler, prints the summary on stdout;
  * returns the command's exit status (128+N when a signal killed it), 127

@@ -15,11 +15,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmd/exec.h"
@@ -132,18 +130,6 @@ void exec_hook_drain(ExecHook *h, ProcTree *t)
         for (int k = h->feed.nworkers - added; k < h->feed.nworkers; k++)
             proctree_set_worker(t, h->feed.workers[k]);
     }
-}
-
-void exec_hook_wait(ExecHook *h, ProcTree *t, int ms)
-{
-    if (h->fd < 0) {
-        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-        nanosleep(&ts, NULL); /* a signal cuts it short: fine */
-        return;
-    }
-    struct pollfd p = {.fd = h->fd, .events = POLLIN};
-    if (poll(&p, 1, ms) > 0)
-        exec_hook_drain(h, t);
 }
 
 void exec_hook_close(ExecHook *h)

@@ -113,6 +113,21 @@ static void print_training(FILE *f, const ExecResult *res, HookFigures *fig)
     fprintf(f, "  Step:                 %.1f ms between batches (mean)\n", 1e3 * fig->step_s);
 }
 
+/* What --progress read from the command's output. */
+static void print_progress(FILE *f, const ExecProgress *p)
+{
+    if (!p)
+        return;
+    if (!p->matches) {
+        fprintf(f, "  Progress:             n/a: no output line matched --progress '%s' with a "
+                "number\n", p->regex);
+        return;
+    }
+    fprintf(f, "  Progress:             last %g, mean %g (min %g, max %g) over %ld line%s "
+            "matching --progress\n", p->last, p->sum / (double)p->matches, p->min, p->max,
+            p->matches, PLURAL(p->matches));
+}
+
 /* The verdict over the whole tree, verdict_judge's rules: loader-bound
  * from the hook's data wait, oversubscribed when busy threads outnumber
  * the cores or wait above CTR_OVERSUB_WAIT (the processes' schedstat). */
@@ -205,6 +220,7 @@ void exec_summary_print(FILE *f, ProcTree *t, const ExecResult *res)
     fprintf(f, "  Wall time:            %.3f s\n", res->wall);
     HookFigures fig;
     print_training(f, res, &fig);
+    print_progress(f, res->progress);
     print_tree(f, t, res);
     print_verdict(f, t, &fig);
     print_roles(f, t);

@@ -51,6 +51,7 @@ const OptionDesc option_table[] = {
     {"--history", "FILE", "keep the run history in FILE across sessions", TUI},
     {"--all", NULL, "list every event libpfm4 can encode", EVENTS},
     {"--no-hook", NULL, "do not load the Python hook (no DataLoader figures)", EXEC},
+    {"--progress", "REGEX", "read a figure (e.g. images/s) from the command's output lines", EXEC},
     {"--recalibrate", NULL, "measure again instead of using the cached figures", CALIB | RUN},
     {"--blas-kernel", "WHICH", "auto: OpenBLAS runs the kernel matching the CPU (default); "
      "openblas: its own choice", TRAIN | EVAL | CALIB},
@@ -323,6 +324,8 @@ static int apply(Options *o, const char *name, const char *v, char *err, size_t 
         o->no_color = 1;
     else if (!strcmp(name, "--all"))
         o->all = 1;
+    else if (!strcmp(name, "--progress"))
+        o->progress = v;
     else if (!strcmp(name, "--no-hook"))
         o->no_hook = 1;
     else if (!strcmp(name, "--recalibrate"))

@@ -33,6 +33,7 @@
 
 #include "cmd/exec.h"
 #include "cmd/run.h"
+#include "common/exit.h"
 #include "common/signals.h"
 
 #define EXEC_POLL_MS 50         /* between samples of the tree */
@@ -270,5 +271,5 @@ int exec_main(const Options *o)
     exec_hook_close(&hook);
     exec_progress_close(&prog);
     proctree_free(t);
-    return headless_stdout_done(rc);
+    return run_stdout_done(rc);
 }

@@ -18,7 +18,7 @@
 #include "cnntop/machine.h"
 #include "cnntop/verdict.h"
 #include "cmd/exec.h"
-#include "cmd/run.h"
+#include "common/fmt.h"
 #include "common/counters_fmt.h"
 
 /* A thread on a CPU more than this share of its time counts as a compute
@@ -71,7 +71,7 @@ static void print_tree(FILE *f, ProcTree *t, const ExecResult *res)
     }
     fprintf(f, "  Processes:            %d main, %d data-loader worker%s, %d other child%s\n",
             proctree_role_procs(t, PROC_ROLE_MAIN), proctree_role_procs(t, PROC_ROLE_WORKER),
-            PLURAL(proctree_role_procs(t, PROC_ROLE_WORKER)),
+            fmt_plural(proctree_role_procs(t, PROC_ROLE_WORKER)),
             proctree_role_procs(t, PROC_ROLE_OTHER),
             proctree_role_procs(t, PROC_ROLE_OTHER) == 1 ? "" : "ren");
     if (res->wall > 0)
@@ -125,7 +125,7 @@ static void print_progress(FILE *f, const ExecProgress *p)
     }
     fprintf(f, "  Progress:             last %g, mean %g (min %g, max %g) over %ld line%s "
             "matching --progress\n", p->last, p->sum / (double)p->matches, p->min, p->max,
-            p->matches, PLURAL(p->matches));
+            p->matches, fmt_plural(p->matches));
 }
 
 /* The verdict over the whole tree, verdict_judge's rules: loader-bound
@@ -163,8 +163,8 @@ static void print_verdict(FILE *f, ProcTree *t, const HookFigures *fig)
     else if (isfinite(in.run_queue_wait))
         fprintf(f, "  Verdict:              not oversubscribed: %d worker%s + %d busy main "
                 "thread%s on %d core%s, run-queue wait %.1f%% of thread time (at most %.0f%%)\n",
-                in.workers, PLURAL(in.workers), in.threads, PLURAL(in.threads), in.cores,
-                PLURAL(in.cores), 100 * in.run_queue_wait, 100 * CTR_OVERSUB_WAIT);
+                in.workers, fmt_plural(in.workers), in.threads, fmt_plural(in.threads), in.cores,
+                fmt_plural(in.cores), 100 * in.run_queue_wait, 100 * CTR_OVERSUB_WAIT);
     else
         fprintf(f, "  Verdict:              n/a: no run-queue figures (schedstat missing or "
                 "under %.1f s of thread time)\n", CTR_OVERSUB_MIN_WALL);

@@ -47,15 +47,13 @@ int counters_parse_spec(const char *spec, char (*names)[CTR_NAME_LEN], int max, 
                         size_t errlen)
 {
     int n = 0, r;
+    int defaults = !spec || !*spec || *spec == '+';
+    /* The names after the defaults: none, or the spec without its '+'. */
+    const char *own = !spec || !*spec ? NULL : *spec == '+' ? spec + 1 : spec;
 
-    if (!spec || !*spec || *spec == '+') {
-        if ((r = spec_add(CTR_DEFAULT_EVENTS, names, &n, max, err, errlen)) != 0)
-            return r;
-        if (!spec || !*spec)
-            return n;
-        spec++;
-    }
-    if ((r = spec_add(spec, names, &n, max, err, errlen)) != 0)
+    if (defaults && (r = spec_add(CTR_DEFAULT_EVENTS, names, &n, max, err, errlen)) != 0)
+        return r;
+    if (own && (r = spec_add(own, names, &n, max, err, errlen)) != 0)
         return r;
     return n;
 }

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cnntop/counters.h"
 #include "cnntop/err.h"
 #include "cnntop/fileio.h"
 #include "cnntop/version.h"
-#include "prof/threadreg.h"
 #include "prof/timer.h"
 #include "prof/trace.h"
 #include "util/err.h"
@@ -42,10 +42,7 @@ void trace_free(Trace *t)
 
 void trace_add(Trace *t, const char *cat, const char *name, double t0, double t1, long arg)
 {
-    static _Thread_local int tid;
-
-    if (!tid)
-        tid = threadreg_gettid();
+    int tid = counters_gettid(); /* cached per thread */
     long i = atomic_fetch_add_explicit(&t->next, 1, memory_order_relaxed);
     TraceEvent *e = &t->ev[i % TRACE_CAP];
     e->name = name;
@@ -61,7 +58,7 @@ void trace_thread(Trace *t, const char *name)
     int i = atomic_fetch_add(&t->nth, 1);
 
     if (i < TRACE_THREADS) {
-        t->th[i].tid = threadreg_gettid();
+        t->th[i].tid = counters_gettid();
         snprintf(t->th[i].name, sizeof t->th[i].name, "%s", name);
     }
 }

@@ -1,6 +1,6 @@
 /*
  * trace.c: the trace-event ring and its JSON (see trace.h).  The JSON is
- * written into memory (open_memstream), then to the file atomically.
+ * made whole in memory (util/textbuf), then written to the file atomically.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +14,7 @@
 #include "prof/timer.h"
 #include "prof/trace.h"
 #include "util/err.h"
+#include "util/textbuf.h"
 
 Trace *trace_new(void)
 {
@@ -63,50 +64,46 @@ void trace_thread(Trace *t, const char *name)
     }
 }
 
-/* The ring as trace-event JSON into f; stream errors are f's (ferror). */
-static void trace_json(const Trace *t, FILE *f)
+/* The ring as trace-event JSON, appended to b. */
+static void trace_json(const Trace *t, TextBuf *b)
 {
     long n = atomic_load(&t->next), first = n > TRACE_CAP ? n - TRACE_CAP : 0;
     int pid = (int)getpid(), nth = atomic_load(&t->nth);
 
-    fprintf(f, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"tool\":\"cnntop %s\","
-               "\"events\":%ld,\"dropped\":%ld},\n\"traceEvents\":[\n",
-            CNNTOP_VERSION, n - first, first);
-    fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
-               "\"args\":{\"name\":\"cnntop\"}}", pid, pid);
+    textbuf_printf(b, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"tool\":\"cnntop %s\","
+                      "\"events\":%ld,\"dropped\":%ld},\n\"traceEvents\":[\n",
+                   CNNTOP_VERSION, n - first, first);
+    textbuf_printf(b, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
+                      "\"args\":{\"name\":\"cnntop\"}}", pid, pid);
     for (int i = 0; i < nth && i < TRACE_THREADS; i++)
-        fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
-                   "\"args\":{\"name\":\"%s\"}}", pid, t->th[i].tid, t->th[i].name);
-    for (long i = first; i < n && !ferror(f); i++) {
+        textbuf_printf(b, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
+                          "\"args\":{\"name\":\"%s\"}}", pid, t->th[i].tid, t->th[i].name);
+    for (long i = first; i < n && !b->failed; i++) {
         const TraceEvent *e = &t->ev[i % TRACE_CAP];
         if (!e->name)
             continue;
-        fprintf(f, ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%d,"
-                   "\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f",
-                e->name, e->cat, pid, e->tid, (e->t0 - t->origin) * 1e6, (e->t1 - e->t0) * 1e6);
+        textbuf_printf(b, ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%d,"
+                          "\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f",
+                       e->name, e->cat, pid, e->tid, (e->t0 - t->origin) * 1e6,
+                       (e->t1 - e->t0) * 1e6);
         if (e->arg >= 0)
-            fprintf(f, ",\"args\":{\"%s\":%ld}", !strcmp(e->cat, "loader") ? "images" : "step",
-                    e->arg);
-        fputc('}', f);
+            textbuf_printf(b, ",\"args\":{\"%s\":%ld}",
+                           !strcmp(e->cat, "loader") ? "images" : "step", e->arg);
+        textbuf_putc(b, '}');
     }
-    fputs("\n]}\n", f);
+    textbuf_printf(b, "%s", "\n]}\n");
 }
 
 int trace_write(Trace *t, const char *path, char *err, size_t errlen)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    TextBuf b = {0};
+    char *text;
+    size_t len;
 
-    if (!f)
+    trace_json(t, &b);
+    if (textbuf_finish(&b, &text, &len) != 0)
         return cn_fail(err, errlen, -CN_ENOMEM, "%s: out of memory", path);
-    trace_json(t, f);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        free(buf);
-        return cn_fail(err, errlen, -CN_ENOMEM, "%s: out of memory", path);
-    }
-    int rc = fileio_write_atomic(path, buf, len, err, errlen);
-    free(buf);
+    int rc = fileio_write_atomic(path, text, len, err, errlen);
+    free(text);
     return rc;
 }

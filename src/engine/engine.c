@@ -424,8 +424,8 @@ static void interval_ratios(CounterSet *cs, double *last, Sample *s)
         last[i] = now;
     }
     counters_derive_counts(cs, d, n, 0.0, &der);
-    s->ipc = der.ipc.ok ? (float)der.ipc.value : NAN;
-    s->miss_rate = der.miss_rate.ok ? (float)der.miss_rate.value : NAN;
+    s->ipc = (float)counters_figure_value(&der.ipc);
+    s->miss_rate = (float)counters_figure_value(&der.miss_rate);
 }
 
 static void *sampler_main(void *arg)
@@ -896,10 +896,8 @@ static void layer_ratios(const Engine *e, LayerTime *lt)
     if (!e->prof.cs || lt->ncounts == 0)
         return;
     counters_derive_counts(e->prof.cs, lt->counts, lt->ncounts, 0.0, &der);
-    if (der.ipc.ok)
-        lt->ipc = der.ipc.value;
-    if (der.miss_rate.ok)
-        lt->miss_rate = der.miss_rate.value;
+    lt->ipc = counters_figure_value(&der.ipc);
+    lt->miss_rate = counters_figure_value(&der.miss_rate);
 }
 
 int engine_profile(const Engine *e, LayerTime *out, int max)

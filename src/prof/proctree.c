@@ -23,7 +23,8 @@
 #include <unistd.h>
 
 #include "cnntop/proctree.h"
-#include "prof/counters_pfm.h"
+#include "prof/counters_encode.h"
+#include "prof/counters_kernel.h"
 #include "prof/procfs.h"
 #include "util/err.h"
 

@@ -1,5 +1,6 @@
 /*
- * profile.c: names of the profiled ops.
+ * profile.c: the per-op step profiler (see profile.h): the ops' names,
+ * the trace of each lap, and the trainer's counters per op.
  */
 #include "cnntop/counters.h"
 #include "prof/profile.h"
@@ -21,6 +22,11 @@ static const char *const prof_names[PROF_NOPS] = {
 const char *profile_name(ProfOp op)
 {
     return (op >= 0 && op < PROF_NOPS) ? prof_names[op] : "?";
+}
+
+void profile_trace(Profile *p, ProfOp op, double t0, double t1)
+{
+    trace_add(p->trace, "layer", profile_name(op), t0, t1, -1);
 }
 
 static int read_self(Profile *p, CounterRaw *now)

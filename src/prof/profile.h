@@ -1,15 +1,22 @@
 /*
- * profile.h: monotonic time and the per-layer profile.
+ * profile.h: the per-op step profiler.
  *
- * A Profile accumulates wall time and calls for each layer and direction of
- * the training step (conv1 forward, ..., optimizer).  The trainer thread
- * alone writes it; readers get copies.
+ * A Profile accumulates wall time and calls for each op of the training
+ * step, a layer in one direction (conv1 forward, ..., the optimizer), as
+ * the trainer laps from one op to the next; it may also put each op in a
+ * Trace and add the trainer thread's own counters to the op.  The trainer
+ * thread alone writes it; readers get copies.
+ *
+ * Dependencies go one way: the profile uses the trace (trace.h) and the
+ * counters (cnntop/counters.h), and neither knows the profile.
  */
-#ifndef CNNTOP_TIMERS_H
-#define CNNTOP_TIMERS_H
+#ifndef CNNTOP_PROFILE_H
+#define CNNTOP_PROFILE_H
 
 #include <stdint.h>
-#include <time.h>
+
+#include "prof/timer.h"
+#include "prof/trace.h"
 
 /* Layers and directions, in step order. */
 typedef enum ProfOp {
@@ -22,7 +29,6 @@ typedef enum ProfOp {
     PROF_NOPS
 } ProfOp;
 
-typedef struct Trace Trace;
 typedef struct CounterSet CounterSet;
 
 #define PROF_EVENTS 8   /* counters kept per op: the set's first events */
@@ -44,19 +50,12 @@ typedef struct Profile {
 /* Takes the counters' baseline for the next lap (start of a step). */
 void profile_counters_mark(Profile *p);
 
-/* Adds the counters since the last lap or mark to op (timers.c). */
+/* Adds the counters since the last lap or mark to op. */
 void profile_counters_lap(Profile *p, ProfOp op);
 
-/* Records op from t0 to t1 in the trace (trace.c). */
+/* Puts op, from t0 to t1 (timer_now() seconds), in p->trace as a "layer"
+ * event. */
 void profile_trace(Profile *p, ProfOp op, double t0, double t1);
-
-/* Seconds on the monotonic clock. */
-static inline double timer_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Adds the time since *t0 to op and moves *t0 to now. */
 static inline void profile_lap(Profile *p, ProfOp op, double *t0)

@@ -3,15 +3,9 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "prof/threadreg.h"
-
-int threadreg_gettid(void)
-{
-    return (int)syscall(SYS_gettid);
-}
 
 void threadreg_init(ThreadReg *r)
 {
@@ -26,7 +20,7 @@ void threadreg_done(ThreadReg *r)
 
 void threadreg_enter(ThreadReg *r, ThreadRole role, const char *name)
 {
-    int tid = threadreg_gettid();
+    int tid = counters_gettid();
 
     if (tid != getpid())
         pthread_setname_np(pthread_self(), name);
@@ -46,7 +40,7 @@ void threadreg_enter(ThreadReg *r, ThreadRole role, const char *name)
 
 void threadreg_leave(ThreadReg *r)
 {
-    int tid = threadreg_gettid();
+    int tid = counters_gettid();
 
     pthread_mutex_lock(&r->mu);
     for (int i = 0; i < THREADREG_MAX; i++) {

@@ -47,7 +47,4 @@ void threadreg_leave(ThreadReg *r);
 /* Sets the hook and replays every registered thread to it. */
 void threadreg_set_hook(ThreadReg *r, ThreadHook fn, void *ud);
 
-/* The calling thread's kernel id. */
-int threadreg_gettid(void);
-
 #endif

@@ -83,8 +83,8 @@ static void fill_ratios(RunRecord *r, const CounterReading *cr, int n)
     CounterDerived d;
 
     counters_derive(cr, n, 0.0, &d);
-    r->ipc = d.ipc.ok ? d.ipc.value : NAN;
-    r->miss_rate = d.miss_rate.ok ? d.miss_rate.value : NAN;
+    r->ipc = counters_figure_value(&d.ipc);
+    r->miss_rate = counters_figure_value(&d.miss_rate);
     snprintf(r->ipc_na, sizeof r->ipc_na, "%s", d.ipc.ok ? "" : d.ipc.why);
     snprintf(r->miss_rate_na, sizeof r->miss_rate_na, "%s", d.miss_rate.ok ? "" : d.miss_rate.why);
 }

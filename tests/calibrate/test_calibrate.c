@@ -303,6 +303,25 @@ static void test_parse(const Calibration *good)
         if (rc == 0)
             fprintf(stderr, "  accepted a truncation at byte %zu\n", n);
     }
+    /* Blank lines and comments anywhere before 'end' are fine. */
+    snprintf(t, sizeof t, "\n# hello\n\n%s", valid);
+    CHECK_INT(parse_text(t, &c, err, sizeof err), ==, 0);
+    /* Another machine's file parses; its key does not match here. */
+    with_line(valid, "cpu_model=", "cpu_model=Imaginary CPU 9000", t, sizeof t);
+    CHECK_INT(parse_text(t, &c, err, sizeof err), ==, 0);
+    CHECK(!calibrate_key_matches(&c, 0, err, sizeof err));
+    CHECK_STR_HAS(err, "CPU model");
+    CHECK(!calibrate_key_matches(good, good->threads + 1, err, sizeof err));
+    CHECK_STR_HAS(err, "threads");
+}
+
+/* Each kind of bad text is refused with a reason naming the line's fault. */
+static void test_parse_bad(const Calibration *good)
+{
+    char valid[4096], t[4200], err[256];
+    Calibration c;
+
+    valid_text(good, valid, sizeof valid);
     static const struct {
         const char *key, *line, *want;
     } bad[] = {
@@ -345,16 +364,6 @@ static void test_parse(const Calibration *good)
     t[1000] = '\n';
     CHECK_INT(calibrate_parse(t, 1001, &c, err, sizeof err), ==, -CN_EFORMAT);
     CHECK_STR_HAS(err, "longer than");
-    /* Blank lines and comments anywhere before 'end' are fine. */
-    snprintf(t, sizeof t, "\n# hello\n\n%s", valid);
-    CHECK_INT(parse_text(t, &c, err, sizeof err), ==, 0);
-    /* Another machine's file parses; its key does not match here. */
-    with_line(valid, "cpu_model=", "cpu_model=Imaginary CPU 9000", t, sizeof t);
-    CHECK_INT(parse_text(t, &c, err, sizeof err), ==, 0);
-    CHECK(!calibrate_key_matches(&c, 0, err, sizeof err));
-    CHECK_STR_HAS(err, "CPU model");
-    CHECK(!calibrate_key_matches(good, good->threads + 1, err, sizeof err));
-    CHECK_STR_HAS(err, "threads");
 }
 
 static CalibOpts short_opts(void)
@@ -506,11 +515,11 @@ static void check_cache_is_good(void)
     CHECK(c.model_gflops[0] < 1e5); /* not the planted figure */
 }
 
-static void test_cache(const Calibration *good)
+static void test_cache(void)
 {
     CalibOpts o = short_opts();
     Calibration c, d;
-    char warn[1024], err[256], valid[4096], t[4200];
+    char warn[1024], err[256];
 
     unlink(cache_file);
     /* No file yet: measured, stored, no warning. */
@@ -536,9 +545,16 @@ static void test_cache(const Calibration *good)
     /* force measures again even with a good file. */
     CHECK_INT(calibrate_get(&o, &d, 1, warn, sizeof warn, err, sizeof err), ==, 0);
     CHECK(d.cached == 0);
+}
 
-    /* Bad files: each ignored with a warning naming the file, not trusted
-     * (a planted absurd rate never comes back), and replaced. */
+/* Bad files: each ignored with a warning naming the file, not trusted (a
+ * planted absurd rate never comes back), and replaced. */
+static void test_cache_bad(const Calibration *good)
+{
+    CalibOpts o = short_opts();
+    Calibration c;
+    char warn[1024], err[256], valid[4096], t[4200];
+
     Calibration planted = *good;
     planted.model_gflops[0] = 987654.321;
     valid_text(&planted, valid, sizeof valid);
@@ -589,8 +605,15 @@ static void test_cache(const Calibration *good)
         CHECK(c.model_gflops[0] < 1e5);
         check_cache_is_good();
     }
-    /* A cache that cannot be written only warns. */
-    char blocker[600];
+}
+
+/* A cache that cannot be written only warns. */
+static void test_cache_unwritable(void)
+{
+    CalibOpts o = short_opts();
+    Calibration c;
+    char warn[1024], err[256], blocker[600];
+
     snprintf(blocker, sizeof blocker, "%s/not-a-dir", tmpdir);
     write_text(blocker, "x");
     setenv("XDG_CACHE_HOME", blocker, 1);
@@ -707,8 +730,11 @@ int main(void)
     test_peak(&good);
     test_format(&good);
     test_parse(&good);
+    test_parse_bad(&good);
     test_parse_every_field(&good);
-    test_cache(&good);
+    test_cache();
+    test_cache_bad(&good);
+    test_cache_unwritable();
     test_setups();
 
     char cmd[400];

@@ -1,10 +1,8 @@
 /*
- * test_counters.c: the counters and schedstat modules.
- *
- * Pure parts on recorded numbers: the -e grammar, perf's scaling
- * (including never-ran and multiplexed readings), the derived figures and
- * their "n/a because ..." reasons, the /proc parsers and the
- * oversubscription verdict, the errno -> reason table.
+ * test_counters.c: the counters' hardware path, for real: libpfm4's
+ * encoding (counters_encode.c), perf_event_open and the errno -> reason
+ * table (counters_kernel.c), and the set (counters_set.c) on this kernel.
+ * The pure arithmetic is test_counters_math.c's.
  *
  * Kernel parts, branching on what this kernel answers rather than on what
  * this machine is known to be: software events open and count per thread
@@ -25,7 +23,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "prof/counters_pfm.h"
+#include "prof/counters_encode.h"
+#include "prof/counters_kernel.h"
+#include "prof/counters_spec.h"
 #include "prof/schedstat.h"
 
 static double thread_cpu_ns(void)
@@ -82,160 +82,7 @@ static int find_name(CounterSet *cs, const char *name)
     return 0;
 }
 
-/* ---- pure ---- */
-
-static void test_spec(void)
-{
-    char names[CTR_MAX_EVENTS][CTR_NAME_LEN];
-    char err[256];
-
-    CHECK_INT(counters_parse_spec(NULL, names, CTR_MAX_EVENTS, err, sizeof err), ==, 9);
-    CHECK(!strcmp(names[0], "cycles") && !strcmp(names[8], "page-faults"));
-    CHECK_INT(counters_parse_spec("", names, CTR_MAX_EVENTS, err, sizeof err), ==, 9);
-    CHECK_INT(counters_parse_spec(" task-clock , perf::cycles", names, CTR_MAX_EVENTS, err,
-                                  sizeof err), ==, 2);
-    CHECK(!strcmp(names[0], "task-clock") && !strcmp(names[1], "perf::cycles"));
-    CHECK_INT(counters_parse_spec("+LLC-load-misses,cycles", names, CTR_MAX_EVENTS, err,
-                                  sizeof err), ==, 10);
-    CHECK(!strcmp(names[9], "LLC-load-misses"));
-    CHECK_INT(counters_parse_spec("a,,b", names, CTR_MAX_EVENTS, err, sizeof err), ==,
-              -CN_EINVAL);
-    CHECK_STR_HAS(err, "empty event name");
-    CHECK_INT(counters_parse_spec("a,b,c", names, 2, err, sizeof err), ==, -CN_EINVAL);
-    CHECK_STR_HAS(err, "more than 2");
-}
-
-static void test_scale(void)
-{
-    double v, f;
-    CounterRaw full = {1000, 5000, 5000, 1}, mux = {1000, 4000, 1000, 1};
-    CounterRaw never = {0, 4000, 0, 1}, invalid = {7, 7, 7, 0}, over = {10, 100, 101, 1};
-
-    CHECK_INT(counters_scale(&full, &v, &f), ==, CTR_OK);
-    CHECK_NEAR(v, 1000, 0);
-    CHECK_NEAR(f, 1.0, 0);
-    CHECK_INT(counters_scale(&mux, &v, &f), ==, CTR_OK);
-    CHECK_NEAR(v, 4000, 1e-9);
-    CHECK_NEAR(f, 0.25, 1e-12);
-    CHECK_INT(counters_scale(&never, &v, &f), ==, CTR_NOT_COUNTED);
-    CHECK_NEAR(v, 0, 0);
-    CHECK_INT(counters_scale(&invalid, &v, &f), ==, CTR_NOT_COUNTED);
-    CHECK_INT(counters_scale(&over, &v, &f), ==, CTR_OK);
-    CHECK_NEAR(f, 1.0, 0);
-    CHECK_NEAR(v, 10, 0);
-
-    CounterRaw a = {100, 1000, 500, 1}, b = {400, 3000, 1000, 1};
-    CounterRaw d = counters_raw_sub(&b, &a);
-    CHECK(d.valid && d.value == 300 && d.enabled == 2000 && d.running == 500);
-    CHECK_INT(counters_scale(&d, &v, &f), ==, CTR_OK);
-    CHECK_NEAR(v, 1200, 1e-9); /* the delta is scaled by its own times */
-    CHECK_NEAR(f, 0.25, 1e-12);
-    d = counters_raw_sub(&b, &invalid);
-    CHECK(!d.valid);
-}
-
-static CounterReading rec(const char *name, CtrKind k, CtrStatus st, double value)
-{
-    CounterReading r;
-    memset(&r, 0, sizeof r);
-    snprintf(r.name, sizeof r.name, "%s", name);
-    r.kind = k;
-    r.status = st;
-    r.value = value;
-    r.fraction = st == CTR_OK ? 1.0 : 0.0;
-    if (st != CTR_OK)
-        snprintf(r.reason, sizeof r.reason, "no PMU exposed to this machine (a virtual machine?)");
-    return r;
-}
-
-static void test_derive(void)
-{
-    CounterReading r[8];
-    CounterDerived d;
-
-    r[0] = rec("cycles", CTR_KIND_CYCLES, CTR_OK, 2e9);
-    r[1] = rec("instructions", CTR_KIND_INSTRUCTIONS, CTR_OK, 3e9);
-    r[2] = rec("cache-references", CTR_KIND_CACHE_REFS, CTR_OK, 4e6);
-    r[3] = rec("cache-misses", CTR_KIND_CACHE_MISSES, CTR_OK, 1e6);
-    r[4] = rec("task-clock", CTR_KIND_TASK_CLOCK, CTR_OK, 3.5e9);
-    r[5] = rec("context-switches", CTR_KIND_CTX_SWITCHES, CTR_OK, 500);
-    counters_derive(r, 6, 1e9, &d);
-    CHECK(d.ipc.ok);
-    CHECK_NEAR(d.ipc.value, 1.5, 1e-12);
-    CHECK(d.miss_rate.ok);
-    CHECK_NEAR(d.miss_rate.value, 0.25, 1e-12);
-    CHECK(d.mpki.ok);
-    CHECK_NEAR(d.mpki.value, 1e6 * 1000 / 3e9, 1e-9);
-    CHECK(d.cpu_util.ok);
-    CHECK_NEAR(d.cpu_util.value, 3.5, 1e-12);
-    CHECK(d.cs_per_s.ok);
-    CHECK_NEAR(d.cs_per_s.value, 500, 1e-9);
-    CHECK(!d.branch_miss_rate.ok);
-    CHECK_STR_HAS(d.branch_miss_rate.why, "not in the event list");
-
-    /* No PMU: the hardware figures are n/a and say which input is missing. */
-    r[0] = rec("cycles", CTR_KIND_CYCLES, CTR_UNSUPPORTED, 0);
-    r[2] = rec("cache-references", CTR_KIND_CACHE_REFS, CTR_UNSUPPORTED, 0);
-    counters_derive(r, 6, 0, &d);
-    CHECK(!d.ipc.ok);
-    CHECK_STR_HAS(d.ipc.why, "cycles not supported");
-    CHECK_STR_HAS(d.ipc.why, "no PMU");
-    CHECK(!d.miss_rate.ok);
-    CHECK_STR_HAS(d.miss_rate.why, "cache-references");
-    CHECK(d.mpki.ok); /* misses and instructions are both there */
-    CHECK(!d.cpu_util.ok);
-    CHECK_STR_HAS(d.cpu_util.why, "wall");
-
-    /* Zero denominators and never-ran inputs. */
-    r[0] = rec("cycles", CTR_KIND_CYCLES, CTR_OK, 0);
-    r[1] = rec("instructions", CTR_KIND_INSTRUCTIONS, CTR_NOT_COUNTED, 0);
-    counters_derive(r, 6, 1e9, &d);
-    CHECK(!d.ipc.ok);
-    CHECK_STR_HAS(d.ipc.why, "instructions not counted");
-    r[1] = rec("instructions", CTR_KIND_INSTRUCTIONS, CTR_OK, 5);
-    counters_derive(r, 6, 1e9, &d);
-    CHECK(!d.ipc.ok);
-    CHECK_STR_HAS(d.ipc.why, "cycles counted 0");
-}
-
-static void test_schedstat_pure(void)
-{
-    SchedThread a, b, acc;
-    CounterSched cs;
-
-    memset(&a, 0, sizeof a);
-    CHECK_INT(schedstat_parse_sched("1168683 250 17\n", &a), ==, 0);
-    CHECK(a.on_cpu_ns == 1168683 && a.wait_ns == 250 && a.timeslices == 17 && a.have_sched);
-    CHECK_INT(schedstat_parse_sched("garbage", &a), ==, -1);
-    CHECK_INT(schedstat_parse_status("Name:\tx\nvoluntary_ctxt_switches:\t5\n"
-                                     "nonvoluntary_ctxt_switches:\t7\n", &a), ==, 0);
-    CHECK(a.vol_cs == 5 && a.invol_cs == 7 && a.have_status);
-    CHECK_INT(schedstat_parse_status("Name:\tx\n", &b), ==, -1);
-
-    b = a;
-    b.on_cpu_ns += 1000;
-    b.wait_ns += 600;
-    b.vol_cs += 3;
-    memset(&acc, 0, sizeof acc);
-    schedstat_add_delta(&acc, &b, &a);
-    CHECK(acc.on_cpu_ns == 1000 && acc.wait_ns == 600 && acc.vol_cs == 3 && acc.invol_cs == 0);
-
-    CHECK(!schedstat_oversubscribed(0.19e9, 1e9));
-    CHECK(schedstat_oversubscribed(0.21e9, 1e9));
-    CHECK(!schedstat_oversubscribed(0.05e9, 0.09e9)); /* too short to judge */
-
-    acc.wait_ns = 300000000; /* 0.3 s of 1 s of threads */
-    acc.vol_cs = 90;
-    acc.invol_cs = 10;
-    schedstat_summarise(&cs, &acc, 2, 0, 1.0, 0.5);
-    CHECK(cs.available && cs.have_wait);
-    CHECK_NEAR(cs.wait_share, 0.3, 1e-9);
-    CHECK_NEAR(cs.cs_per_s, 200, 1e-9);
-    CHECK(cs.oversubscribed);
-    schedstat_summarise(&cs, &acc, 0, 0, 0, 0);
-    CHECK(!cs.available);
-    CHECK_STR_HAS(cs.reason, "no thread");
-}
+/* ---- the errno -> reason table ---- */
 
 static void test_reasons(void)
 {
@@ -253,6 +100,25 @@ static void test_reasons(void)
     CHECK_STR_HAS(why, "too many events for the PMU");
     CHECK_INT(counters_open_reason(EMFILE, 0, 1, why, sizeof why), ==, CTR_ERROR);
     CHECK_STR_HAS(why, "ulimit -n");
+    CHECK_INT(counters_open_reason(ENOENT, 0, 0, why, sizeof why), ==, CTR_UNSUPPORTED);
+    CHECK_STR_HAS(why, "this kernel does not support the event");
+    CHECK_INT(counters_open_reason(ENODEV, 1, 1, why, sizeof why), ==, CTR_UNSUPPORTED);
+    CHECK_STR_HAS(why, "not supported on this CPU");
+    CHECK_INT(counters_open_reason(EPERM, 0, 1, why, sizeof why), ==, CTR_NO_ACCESS);
+    CHECK_STR_HAS(why, "perf_event_paranoid is");
+    CHECK_INT(counters_open_reason(EBUSY, 1, 1, why, sizeof why), ==, CTR_UNSUPPORTED);
+    CHECK_STR_HAS(why, "NMI watchdog");
+    CHECK_INT(counters_open_reason(EINVAL, 1, 1, why, sizeof why), ==, CTR_UNSUPPORTED);
+    CHECK_STR_HAS(why, "the PMU rejects");
+    CHECK_INT(counters_open_reason(EINVAL, 0, 1, why, sizeof why), ==, CTR_UNSUPPORTED);
+    CHECK_STR_HAS(why, "the kernel rejects");
+    CHECK_INT(counters_open_reason(ESRCH, 0, 1, why, sizeof why), ==, CTR_ERROR);
+    CHECK_STR_HAS(why, "already exited");
+    CHECK_INT(counters_open_reason(ENOSYS, 0, 1, why, sizeof why), ==, CTR_NO_ACCESS);
+    CHECK_STR_HAS(why, "not available in this kernel or sandbox");
+    CHECK_INT(counters_open_reason(EIO, 0, 1, why, sizeof why), ==, CTR_ERROR);
+    CHECK_STR_HAS(why, "perf_event_open: ");
+    CHECK_STR_HAS(why, strerror(EIO));
 }
 
 /* ---- encoding ---- */
@@ -323,6 +189,49 @@ static void skip_if_forbidden(void)
     CHECK(fd >= 0);
     if (fd >= 0)
         close(fd);
+}
+
+/* The kernel's own answers through the real calls: a software counter
+ * read, a read that fails, the PMU probe, a hardware event where there is
+ * no PMU, and a thread that does not exist. */
+static void test_kernel_paths(int pmu)
+{
+    char why[CTR_REASON_LEN];
+    CounterRaw raw = {1, 2, 3, 1};
+
+    CHECK_INT(counters_read_fd(-1, &raw), ==, -1);
+    CHECK(!raw.valid && raw.value == 0 && raw.running == 0);
+    struct perf_event_attr a;
+    CHECK_INT(counters_encode("task-clock", &a, NULL, 0, why, sizeof why), ==, CTR_OK);
+    a.exclude_kernel = 1; /* what the set falls back to under a strict paranoid */
+    int fd = counters_perf_open(&a, 0);
+    CHECK(fd >= 0);
+    burn_cpu(1);
+    CHECK_INT(counters_read_fd(fd, &raw), ==, 0);
+    CHECK(raw.valid && raw.value > 0 && raw.enabled > 0 && raw.running > 0);
+    if (fd >= 0)
+        close(fd);
+
+    int exposed = counters_pmu_exposed();
+    if (pmu) {
+        CHECK_INT(exposed, ==, 1);
+    } else {
+        CHECK(exposed != 1);
+        fd = open_user(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+        CHECK(fd < 0);
+        if (fd >= 0)
+            close(fd);
+        else if (exposed == 0) {
+            CHECK_INT(counters_open_reason(-fd, 1, exposed, why, sizeof why), ==, CTR_UNSUPPORTED);
+            CHECK_STR_HAS(why, "no PMU exposed to this machine");
+        }
+    }
+
+    fd = counters_perf_open(&a, 999999999);
+    CHECK_INT(fd, ==, -ESRCH);
+    if (fd >= 0)
+        close(fd);
+    CHECK_INT(counters_open_reason(ESRCH, 0, exposed, why, sizeof why), ==, CTR_ERROR);
 }
 
 static void test_default_set(int pmu)
@@ -707,10 +616,6 @@ int main(void)
     /* LIBPFM_FORCE_PMU hides the generic perf events (software ones
      * included); libpfm4 reads it at its first use, which is below. */
     unsetenv("LIBPFM_FORCE_PMU");
-    test_spec();
-    test_scale();
-    test_derive();
-    test_schedstat_pure();
     test_reasons();
     test_encode();
 
@@ -718,6 +623,7 @@ int main(void)
     int pmu = machine_has_pmu();
     fprintf(stderr, "  this kernel %s; perf_event_paranoid %d; uid %d\n",
             pmu ? "exposes a PMU" : "exposes no PMU", counters_paranoid(), (int)getuid());
+    test_kernel_paths(pmu);
     test_default_set(pmu);
     test_task_clock(pmu);
     test_by_tid_and_roles();
@@ -728,9 +634,7 @@ int main(void)
     fprintf(stderr, "  counters_self_read: %.0f ns per call for %d open event(s) (%.0f ns each)\n",
             cost, nev, nev ? cost / nev : 0.0);
 
-    fprintf(stderr, "checked: -e grammar; scaling (full, multiplexed, never ran, deltas); "
-            "derived figures and their n/a reasons; /proc parsers and the oversubscription "
-            "verdict; errno reasons; libpfm4 encoding of the defaults; each default event's "
+    fprintf(stderr, "checked: errno reasons; reads, the PMU probe and a missing thread through the kernel; libpfm4 encoding of the defaults; each default event's "
             "status on this kernel (%s); task-clock vs the thread CPU clock; opening by tid "
             "from another thread; role split and totals kept after exit; context switches "
             "and run-queue wait under contention; %d threads through the slots with a "

@@ -54,8 +54,7 @@ static void short_why(char *buf, size_t len, const CounterFigure *fig)
 }
 
 /* "# ..." after a counted event, from the derived figures; "" if none. */
-static void derived_note(char *buf, size_t len, const CounterReading *r, const CounterDerived *d,
-                         double wall_ns)
+static void derived_note(char *buf, size_t len, const CounterReading *r, const CounterDerived *d)
 {
     char why[96];
     const CounterFigure *fig = NULL;
@@ -70,11 +69,8 @@ static void derived_note(char *buf, size_t len, const CounterReading *r, const C
     case CTR_KIND_CACHE_MISSES: fig = &d->miss_rate; what = "% of all cache refs"; mul = 100; break;
     case CTR_KIND_BRANCH_MISSES: fig = &d->branch_miss_rate; what = "% of all branches"; mul = 100; break;
     case CTR_KIND_CTX_SWITCHES: fig = &d->cs_per_s; what = " /sec"; decimals = 1; break;
-    case CTR_KIND_MIGRATIONS:
-    case CTR_KIND_PAGE_FAULTS:
-        if (wall_ns > 0)
-            snprintf(buf, len, "# %8.1f /sec", r->value / wall_ns * 1e9);
-        return;
+    case CTR_KIND_MIGRATIONS: fig = &d->migrations_per_s; what = " /sec"; decimals = 1; break;
+    case CTR_KIND_PAGE_FAULTS: fig = &d->faults_per_s; what = " /sec"; decimals = 1; break;
     default:
         return;
     }
@@ -94,7 +90,7 @@ static void derived_note(char *buf, size_t len, const CounterReading *r, const C
     snprintf(buf, len, "# n/a: %s", why);
 }
 
-static void print_event(FILE *f, const CounterReading *r, const CounterDerived *d, double wall_ns)
+static void print_event(FILE *f, const CounterReading *r, const CounterDerived *d)
 {
     char num[64], note[160], line[1024]; /* always enough: see the widths */
     int clock = r->kind == CTR_KIND_TASK_CLOCK || r->kind == CTR_KIND_CPU_CLOCK;
@@ -109,7 +105,7 @@ static void print_event(FILE *f, const CounterReading *r, const CounterDerived *
         counters_fmt_number(num, sizeof num, r->value / 1e6, 2);
     else
         counters_fmt_number(num, sizeof num, r->value, 0);
-    derived_note(note, sizeof note, r, d, wall_ns);
+    derived_note(note, sizeof note, r, d);
     int len = snprintf(line, sizeof line, "  %18s %-4s %-26s %-34s", num, clock ? "msec" : "",
                        r->name, note);
     if (len > 0 && r->fraction < 0.9995)
@@ -167,7 +163,7 @@ void counters_fmt_block(FILE *f, const char *title, const CounterReading *r, int
     else
         fprintf(f, " Counters, %s: over %.2f s\n", title, wall_ns / 1e9);
     for (int i = 0; i < n; i++)
-        print_event(f, &r[i], &d, wall_ns);
+        print_event(f, &r[i], &d);
     if (s)
         print_sched(f, s);
 }

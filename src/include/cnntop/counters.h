@@ -117,6 +117,8 @@ typedef struct CounterDerived {
     CounterFigure branch_miss_rate; /* branch-misses / branches, 0..1 */
     CounterFigure cpu_util;    /* task-clock ns / wall ns: CPUs busy, e.g. 3.7 */
     CounterFigure cs_per_s;    /* context switches per second of wall */
+    CounterFigure migrations_per_s; /* CPU migrations per second of wall */
+    CounterFigure faults_per_s;     /* page faults per second of wall */
 } CounterDerived;
 
 /* The scheduler's view of a role, from /proc/self/task/<tid>/{schedstat,status},
@@ -249,6 +251,10 @@ CounterRaw counters_raw_sub(const CounterRaw *later, const CounterRaw *earlier);
  * figure says which input is missing when it cannot be had.  Pure.
  */
 void counters_derive(const CounterReading *r, int n, double wall_ns, CounterDerived *out);
+
+/* A figure as a plain number: its value, or NAN when it is n/a (for
+ * fields where NAN means "not counted"; the reason is then f->why). */
+double counters_figure_value(const CounterFigure *f);
 
 /*
  * The same figures from plain counts of the set's first n events:

@@ -1,0 +1,20 @@
+/*
+ * key.h: a calibration's key, the machine and setup it was measured on
+ * (CPU model, cores, OpenBLAS kernel, compute threads), which a cached
+ * file must match (calibrate_key_matches) and which names the file
+ * (calibrate_cache_path).
+ */
+#ifndef CNNTOP_CALIB_KEY_H
+#define CNNTOP_CALIB_KEY_H
+
+#include "cnntop/calibrate.h"
+
+/* Fills c's key (and llc_mib) for this machine with `threads` compute
+ * threads (0: the cores this process may use). */
+void key_fill(Calibration *c, int threads);
+
+/* Replaces every byte of s outside printable ASCII with '?', so that keys
+ * and quoted text stay one line and compare exactly. */
+void key_sanitize(char *s);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * sketch.c: the time on paper (cnntop/calibrate.h says the arithmetic):
+ * compute at the FMA peak plus memory traffic at the triad's bandwidth,
+ * and the check of a measured time against it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cnntop/calibrate.h"
+#include "cnntop/err.h"
+#include "nn/model.h"
+
+double calibrate_bytes_per_image(void)
+{
+    /* The arena's growth from B to 2B images is exactly the per-image
+     * buffers (everything else depends on the threads or the model). */
+    const int B = 1024;
+    double per = (double)(acts_bytes(2 * B, 1) - acts_bytes(B, 1)) / B;
+
+    return 3.0 * per;
+}
+
+/* The model-shape rate at `batch`, interpolated in log2(batch). */
+static double rate_at(const Calibration *c, int batch)
+{
+    double b0 = c->batch[0], b1 = c->batch[1], r0 = c->model_gflops[0],
+           r1 = c->model_gflops[1];
+
+    if (b1 <= b0 || batch <= b0)
+        return r0;
+    if (batch >= b1)
+        return r1;
+    double w = (log2(batch) - log2(b0)) / (log2(b1) - log2(b0));
+    return r0 + w * (r1 - r0);
+}
+
+int calibrate_sketch(const Calibration *c, long images, int batch, Sketch *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!c || images < 0 || batch < 1 || c->batch[0] < 1 || !(c->model_gflops[0] > 0.0) ||
+        !(c->model_gflops[1] > 0.0) || !(c->triad_gbps > 0.0))
+        return -CN_EINVAL;
+    out->images = images;
+    out->batch = batch;
+    out->flops = (double)images * model_flops_executed();
+    out->bytes = (double)images * calibrate_bytes_per_image();
+    double peak = calibrate_peak(c, NULL);
+    out->peak = peak > 0.0;
+    out->gflops = out->peak ? peak : rate_at(c, batch);
+    out->gbps = c->triad_gbps;
+    out->compute_s = out->flops / (out->gflops * 1e9);
+    out->memory_s = out->bytes / (out->gbps * 1e9);
+    out->seconds = out->compute_s + out->memory_s;
+    return 0;
+}
+
+int calibrate_check(const Sketch *s, double measured_s, char *msg, size_t len)
+{
+    if (msg && len)
+        msg[0] = '\0';
+    if (!s || !(s->seconds > 0.0) || !(measured_s > 0.0))
+        return 0;
+    double ratio = measured_s > s->seconds ? measured_s / s->seconds : s->seconds / measured_s;
+    if (ratio < CALIB_GAP_FACTOR)
+        return 0;
+    if (msg && len)
+        snprintf(msg, len, "measured %.3g s, the sketch says %.3g s: a %gx gap is a sign "
+                 "of a real problem (see DESIGN.md)", measured_s, s->seconds,
+                 CALIB_GAP_FACTOR);
+    return 1;
+}

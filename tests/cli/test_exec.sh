@@ -150,8 +150,12 @@ if [ -n "$PY" ] && "$PY" -c 'import torch' 2>/dev/null; then
     has "^  Bound:  *compute-bound\|^  Bound:  *loader-bound"
     run 0 exec -e task-clock -- "$PY" "$SCRIPT" --workers 0 --images 256 --batch 64 --threads 1
     fast=$(wait_pct)
-    run 0 exec -e task-clock -- "$PY" "$SCRIPT" --workers 0 --images 256 --batch 64 --threads 1 \
-        --slow 0.01
+    # 40 ms a sample, 2.6 s a batch of sleep, against about 0.4 s of
+    # compute a batch alone: the share stays above 20% until other load
+    # makes the compute some 15 times slower (10 ms a sample fell to 14%
+    # at a load of 10).
+    run 0 exec -e task-clock -- "$PY" "$SCRIPT" --workers 0 --images 192 --batch 64 --threads 1 \
+        --slow 0.04
     slow=$(wait_pct)
     awk -v f="$fast" -v s="$slow" 'BEGIN { exit !(f != "" && s != "" && s > 3 * f && s > 20) }' ||
         fail "data wait: slow dataset $slow%, plain $fast%: not clearly higher"

@@ -1,5 +1,5 @@
 /*
- * fuzz_json.c: libFuzzer target for the JSON parser (src/util/json.c), the door
+ * fuzz_json.c: libFuzzer target for the JSON parser (src/util/json_parse.c), the door
  * through which `cnntop report` and the run history read files.
  *
  * Each input is handed to json_parse() as it is (not NUL-terminated).  On

@@ -297,36 +297,39 @@ static void check_range_in(const Setting *s, int opt, const char *text, const ch
     CHECK(strstr(text, want) != NULL);
 }
 
-static void check_docs_row(const Setting *s, const char *man, const char *conf,
-                           const char *help, const char *compl)
+/* --help, the man page's OPTIONS and the completion name row s's option. */
+static void check_docs_option(const Setting *s, const OptionDesc *d, const char *man,
+                              const char *help, const char *compl)
 {
-    const OptionDesc *d = option_of(s->key);
-    char want[256], esc[128], dflt[128];
+    char want[256], esc[128], name[64] = "--";
+
+    for (size_t i = 0; s->key[i] && i + 3 < sizeof name; i++)
+        name[i + 2] = s->key[i] == '_' ? '-' : s->key[i], name[i + 3] = '\0';
+    CHECK(!strcmp(d->name, name) || !strcmp(s->key, "data"));
+    snprintf(want, sizeof want, "\n  %s %s ", d->name, s->arg);
+    CHECK_STR_HAS(help, want);
+    roff(d->name, esc, sizeof esc);
+    snprintf(want, sizeof want, "\n.BI %s \" %s\"", esc, s->arg);
+    const char *at = strstr(man, want);
+    if (!at)
+        fprintf(stderr, "man page lacks '%s'\n", want + 1);
+    CHECK(at != NULL);
+    if (at && s->type != SETTING_PATH) {
+        char *p = paragraph(at + 1, "\n.TP");
+        check_range_in(s, 1, p, "man page OPTIONS", 0);
+        free(p);
+    }
+    snprintf(want, sizeof want, " %s", d->name);
+    CHECK_STR_HAS(compl, want);
+}
+
+/* The man page's settings file and assets/config give row s's key with
+ * its default, and its range. */
+static void check_docs_key(const Setting *s, const char *man, const char *conf)
+{
+    char want[256], dflt[128];
     TuiSettings t;
 
-    if (d) { /* --help, the man page's OPTIONS, the completion */
-        char name[64] = "--";
-        for (size_t i = 0; s->key[i] && i + 3 < sizeof name; i++)
-            name[i + 2] = s->key[i] == '_' ? '-' : s->key[i], name[i + 3] = '\0';
-        CHECK(!strcmp(d->name, name) || !strcmp(s->key, "data"));
-        snprintf(want, sizeof want, "\n  %s %s ", d->name, s->arg);
-        CHECK_STR_HAS(help, want);
-        roff(d->name, esc, sizeof esc);
-        snprintf(want, sizeof want, "\n.BI %s \" %s\"", esc, s->arg);
-        const char *at = strstr(man, want);
-        if (!at)
-            fprintf(stderr, "man page lacks '%s'\n", want + 1);
-        CHECK(at != NULL);
-        if (at && s->type != SETTING_PATH) {
-            char *p = paragraph(at + 1, "\n.TP");
-            check_range_in(s, 1, p, "man page OPTIONS", 0);
-            free(p);
-        }
-        snprintf(want, sizeof want, " %s", d->name);
-        CHECK_STR_HAS(compl, want);
-    }
-    if (s->flags & SETTING_NO_FILE)
-        return;
     memset(&t, 0, sizeof t);
     settings_set_defaults(settings_run, &t.cfg);
     settings_set_defaults(settings_ui, &t);
@@ -347,22 +350,22 @@ static void check_docs_row(const Setting *s, const char *man, const char *conf,
     if (!at)
         fprintf(stderr, "assets/config lacks '%s'\n", want + 1);
     CHECK(at != NULL);
-    if (at) { /* the comment above the line */
-        const char *b = at; /* back to the first of the '#' lines just above */
-        for (;;) {
-            const char *ls = b;
-            while (ls > conf && ls[-1] != '\n')
-                ls--;
-            if (ls == b || *ls != '#')
-                break;
-            b = ls > conf ? ls - 1 : ls;
-            if (ls == conf)
-                break;
-        }
-        char *p = paragraph(b, want);
-        check_range_in(s, 0, p, "assets/config", 1);
-        free(p);
+    if (!at)
+        return;
+    const char *b = at; /* back to the first of the '#' lines just above */
+    for (;;) {
+        const char *ls = b;
+        while (ls > conf && ls[-1] != '\n')
+            ls--;
+        if (ls == b || *ls != '#')
+            break;
+        b = ls > conf ? ls - 1 : ls;
+        if (ls == conf)
+            break;
     }
+    char *p = paragraph(b, want);
+    check_range_in(s, 0, p, "assets/config", 1);
+    free(p);
 }
 
 static void test_docs(void)
@@ -384,7 +387,10 @@ static void test_docs(void)
             if (t == 0 && !option_of(s->key))
                 fprintf(stderr, "%s has no option\n", s->key);
             CHECK(t == 1 || option_of(s->key) != NULL);
-            check_docs_row(s, man, conf, help, compl);
+            if (option_of(s->key))
+                check_docs_option(s, option_of(s->key), man, help, compl);
+            if (!(s->flags & SETTING_NO_FILE))
+                check_docs_key(s, man, conf);
         }
     free(man);
     free(conf);

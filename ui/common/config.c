@@ -82,12 +82,6 @@ static int key_index(const char *key)
     return -1;
 }
 
-const Setting *settings_key(const char *key, int *in_cfg)
-{
-    int i = key_index(key);
-    return i < 0 ? NULL : key_at((size_t)i, in_cfg);
-}
-
 /* Parses v for key i into *s; returns 0, or -1 with err set (s unchanged). */
 static int key_parse(int i, TuiSettings *s, const char *v, char *err, size_t errlen)
 {

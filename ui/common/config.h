@@ -42,11 +42,6 @@ typedef struct TuiSettings {
  * order the t key cycles them), sort, blas_kernel.  Ends with a NULL key. */
 extern const Setting settings_ui[];
 
-/* The row of either table for a settings-file key (a row marked
- * SETTING_NO_FILE is not one), or NULL; *in_cfg says whether its offset is
- * into TuiSettings.cfg (settings_run) or TuiSettings (settings_ui). */
-const Setting *settings_key(const char *key, int *in_cfg);
-
 /*
  * Sets the key's value in *s from text as the settings file holds it (the
  * dashboard's typed values go through here too, so both take the same

@@ -363,6 +363,61 @@ static Command command_of(const char *s)
     return CMD_TUI;
 }
 
+/* Parses the option argv[*i] (and its value, which may be the next word:
+ * *i moves past it).  Returns 0 or 2 with err set. */
+static int parse_option(Options *o, int argc, char **argv, int *i, char *err, size_t errlen)
+{
+    char name[64];
+    const char *a = argv[*i], *eq = strchr(a, '='), *v = NULL;
+
+    snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
+    const OptionDesc *d = find_option(name);
+    if (!d) {
+        snprintf(err, errlen, "unknown option '%s' (see cnntop --help)", a);
+        return 2;
+    }
+    if (!(d->cmds & (1u << o->cmd))) {
+        snprintf(err, errlen, "%s does not apply to %s", name,
+                 o->cmd == CMD_TUI ? "the dashboard" : argv[1]);
+        return 2;
+    }
+    if (!options_arg(d)) {
+        if (eq) {
+            snprintf(err, errlen, "%s takes no value", d->name);
+            return 2;
+        }
+    } else if (eq)
+        v = eq + 1;
+    else if (*i + 1 < argc)
+        v = argv[++*i];
+    else {
+        snprintf(err, errlen, "%s needs a value (%s)", d->name, options_arg(d));
+        return 2;
+    }
+    if (options_arg(d) && check_path_arg(d, v, err, errlen) != 0)
+        return 2;
+    if (!d->setting)
+        apply(o, d->name, v ? v : "");
+    else if (apply_setting(o, d, v, err, errlen) != 0)
+        return 2;
+    return 0;
+}
+
+/* A word that is no option: one of report's files. */
+static int parse_positional(Options *o, const char *a, char *err, size_t errlen)
+{
+    if (o->cmd != CMD_REPORT) {
+        snprintf(err, errlen, "unexpected argument '%s' (see cnntop --help)", a);
+        return 2;
+    }
+    if (o->n_positional == OPT_MAX_POSITIONAL) {
+        snprintf(err, errlen, "report: more than %d files", OPT_MAX_POSITIONAL);
+        return 2;
+    }
+    o->positional[o->n_positional++] = a;
+    return 0;
+}
+
 int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen)
 {
     int i = 1;
@@ -370,8 +425,8 @@ int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen)
 
     memset(o, 0, sizeof *o);
     engine_config_default(&o->cfg);
+    settings_set_defaults(option_numbers, o);
     o->cmd = CMD_TUI;
-    o->runs = 1;
     o->argc = argc;
     o->argv = argv;
     if (no_color && *no_color)
@@ -383,56 +438,17 @@ int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen)
         return 2;
     }
     for (; i < argc; i++) {
-        char name[64];
-        const char *a = argv[i], *eq = strchr(a, '='), *v = NULL;
+        const char *a = argv[i];
         Command c = command_of(a);
         if (c == CMD_HELP || c == CMD_VERSION) {
             o->help_for = o->cmd; /* `cnntop run --help`: run's own */
             o->cmd = c;
             return 0;
         }
-        if (a[0] != '-' || !strcmp(a, "-")) {
-            if (o->cmd != CMD_REPORT) {
-                snprintf(err, errlen, "unexpected argument '%s' (see cnntop --help)", a);
-                return 2;
-            }
-            if (o->n_positional == OPT_MAX_POSITIONAL) {
-                snprintf(err, errlen, "report: more than %d files", OPT_MAX_POSITIONAL);
-                return 2;
-            }
-            o->positional[o->n_positional++] = a;
-            continue;
-        }
-        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
-        const OptionDesc *d = find_option(name);
-        if (!d) {
-            snprintf(err, errlen, "unknown option '%s' (see cnntop --help)", a);
-            return 2;
-        }
-        if (!(d->cmds & (1u << o->cmd))) {
-            snprintf(err, errlen, "%s does not apply to %s", name,
-                     o->cmd == CMD_TUI ? "the dashboard" : argv[1]);
-            return 2;
-        }
-        if (!options_arg(d)) {
-            if (eq) {
-                snprintf(err, errlen, "%s takes no value", d->name);
-                return 2;
-            }
-        } else if (eq)
-            v = eq + 1;
-        else if (i + 1 < argc)
-            v = argv[++i];
-        else {
-            snprintf(err, errlen, "%s needs a value (%s)", d->name, options_arg(d));
-            return 2;
-        }
-        if (options_arg(d) && check_path_arg(d, v, err, errlen) != 0)
-            return 2;
-        if (!d->setting)
-            apply(o, d->name, v ? v : "");
-        else if (apply_setting(o, d, v, err, errlen) != 0)
-            return 2;
+        int rc = a[0] != '-' || !strcmp(a, "-") ? parse_positional(o, a, err, errlen)
+                                                : parse_option(o, argc, argv, &i, err, errlen);
+        if (rc != 0)
+            return rc;
     }
     if (o->cmd == CMD_EVAL && !o->load) {
         snprintf(err, errlen, "eval needs --load FILE");

@@ -41,12 +41,13 @@ static const Setting option_numbers[] = {
 };
 
 /* An option of its own. */
-#define OPT(opt, a, h, cmd) {.name = opt, .arg = a, .help = h, .cmds = cmd}
+#define OPT(opt, a, h, cmd) {.name = (opt), .arg = (a), .help = (h), .cmds = (cmd)}
 /* A setting's option: arg and help come from its settings row. */
-#define SET(opt, key, cmd, bit) {.name = opt, .cmds = cmd, .setting = key, .optset = bit}
+#define SET(opt, key, cmd, bit) {.name = (opt), .cmds = (cmd), .setting = (key), .optset = (bit)}
 /* ... one that cnntop sweep takes a comma list of. */
 #define SET_LIST(opt, key, cmd, bit) \
-    {.name = opt, .help = "a list for sweep", .cmds = cmd, .setting = key, .optset = bit, .list = 1}
+    {.name = (opt), .help = "a list for sweep", .cmds = (cmd), .setting = (key), .optset = (bit), \
+     .list = 1}
 const OptionDesc option_table[] = {
     SET("--data", "data", TRAIN | EVAL, OPTSET_DATA),
     SET_LIST("--batch", "batch", TRAIN | EVAL, OPTSET_BATCH),
@@ -381,23 +382,25 @@ static int parse_option(Options *o, int argc, char **argv, int *i, char *err, si
                  o->cmd == CMD_TUI ? "the dashboard" : argv[1]);
         return 2;
     }
-    if (!options_arg(d)) {
+    const char *arg = options_arg(d);
+    if (!arg) {
         if (eq) {
             snprintf(err, errlen, "%s takes no value", d->name);
             return 2;
         }
+        v = "";
     } else if (eq)
         v = eq + 1;
     else if (*i + 1 < argc)
         v = argv[++*i];
     else {
-        snprintf(err, errlen, "%s needs a value (%s)", d->name, options_arg(d));
+        snprintf(err, errlen, "%s needs a value (%s)", d->name, arg);
         return 2;
     }
-    if (options_arg(d) && check_path_arg(d, v, err, errlen) != 0)
+    if (arg && check_path_arg(d, v, err, errlen) != 0)
         return 2;
     if (!d->setting)
-        apply(o, d->name, v ? v : "");
+        apply(o, d->name, v);
     else if (apply_setting(o, d, v, err, errlen) != 0)
         return 2;
     return 0;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "common/exit.h"
 #include "common/blas_auto.h"
 #include "cmd/calibrate.h"
 #include "cmd/events.h"
@@ -12,7 +13,7 @@
 #include "common/signals.h"
 #include "cmd/sweep.h"
 #include "cmd/report.h"
-#include "tui/tui_main.h"
+#include "tui/dashboard.h"
 #include "cnntop/version.h"
 
 int main(int argc, char **argv)
@@ -42,9 +43,9 @@ int main(int argc, char **argv)
         signals_install(NULL); /* run and sweep stop gracefully instead */
     switch (o.cmd) {
     case CMD_RUN:
-        return headless_run(&o, argc, argv);
+        return run_main(&o, argc, argv);
     case CMD_EVAL:
-        return headless_eval(&o);
+        return run_eval(&o);
     case CMD_EVENTS:
         return events_main(&o);
     case CMD_CALIBRATE:
@@ -60,7 +61,7 @@ int main(int argc, char **argv)
         options_usage(stdout, o.help_for);
         return EXIT_OK;
     case CMD_TUI:
-        return tui_main(&o);
+        return dashboard_main(&o);
     default:
         options_usage(stderr, CMD_TUI);
         return EXIT_USAGE;

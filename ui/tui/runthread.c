@@ -1,13 +1,13 @@
 /*
- * run.c: the dashboard's run thread (see tui_run.h for the DESIGN).
+ * runthread.c: the dashboard's run thread (see runthread.h for the DESIGN).
  */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#include "tui/counters.h"
-#include "tui/run.h"
+#include "tui/counter_figs.h"
+#include "tui/runthread.h"
 
 static double now_s(void)
 {
@@ -16,7 +16,7 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void tuirun_init(TuiRun *r)
+void runthread_init(TuiRun *r)
 {
     memset(r, 0, sizeof *r);
     record_init(&r->rec);
@@ -51,7 +51,7 @@ static int on_progress(const Progress *p, void *ud)
     r->view.p = *p;
     r->view.have_p = 1;
     if (copy_prof) {
-        r->view.nprof = engine_profile(r->engine, r->view.prof, TUIRUN_MAX_LAYERS);
+        r->view.nprof = engine_profile(r->engine, r->view.prof, RUNTHREAD_MAX_LAYERS);
         r->view.prof_steps = p->step;
         r->view.prof_images = p->images;
     }
@@ -84,7 +84,7 @@ static void finish(TuiRun *r, Engine *e, int trc, const char *err)
     pthread_mutex_lock(&r->mu);
     r->view.st = st;
     r->view.have_st = 1;
-    r->view.nprof = engine_profile(e, r->view.prof, TUIRUN_MAX_LAYERS);
+    r->view.nprof = engine_profile(e, r->view.prof, RUNTHREAD_MAX_LAYERS);
     r->view.prof_steps = st.steps;
     r->view.prof_images = st.images;
     pthread_mutex_unlock(&r->mu);
@@ -112,7 +112,7 @@ static void finish(TuiRun *r, Engine *e, int trc, const char *err)
 static void attach_counters(TuiRun *r, Engine *e)
 {
     char why[CTR_REASON_LEN];
-    CounterSet *cs = tui_counters_new(why, sizeof why);
+    CounterSet *cs = counter_figs_new(why, sizeof why);
 
     if (cs)
         engine_set_counters(e, cs);
@@ -156,7 +156,7 @@ static void *run_main(void *arg)
     return NULL;
 }
 
-int tuirun_busy(TuiRun *r)
+int runthread_busy(TuiRun *r)
 {
     pthread_mutex_lock(&r->mu);
     RunState s = r->view.state;
@@ -184,11 +184,11 @@ static void reap(TuiRun *r)
     record_init(&r->rec);
 }
 
-int tuirun_start(TuiRun *r, const RunConfig *cfg, int seq, char *err, size_t errlen)
+int runthread_start(TuiRun *r, const RunConfig *cfg, int seq, char *err, size_t errlen)
 {
     sigset_t all, old;
 
-    if (tuirun_busy(r)) {
+    if (runthread_busy(r)) {
         snprintf(err, errlen, "a run is going: stop it first (x)");
         return -1;
     }
@@ -217,7 +217,7 @@ int tuirun_start(TuiRun *r, const RunConfig *cfg, int seq, char *err, size_t err
     return 0;
 }
 
-void tuirun_stop(TuiRun *r, int quitting)
+void runthread_stop(TuiRun *r, int quitting)
 {
     if (quitting)
         atomic_store(&r->quitting, 1);
@@ -228,14 +228,14 @@ void tuirun_stop(TuiRun *r, int quitting)
     pthread_mutex_unlock(&r->mu);
 }
 
-void tuirun_view(TuiRun *r, RunView *out)
+void runthread_view(TuiRun *r, RunView *out)
 {
     pthread_mutex_lock(&r->mu);
     *out = r->view;
     pthread_mutex_unlock(&r->mu);
 }
 
-Engine *tuirun_engine(TuiRun *r)
+Engine *runthread_engine(TuiRun *r)
 {
     pthread_mutex_lock(&r->mu);
     Engine *e = r->engine;
@@ -243,7 +243,7 @@ Engine *tuirun_engine(TuiRun *r)
     return e;
 }
 
-CounterSet *tuirun_counters(TuiRun *r, char *why)
+CounterSet *runthread_counters(TuiRun *r, char *why)
 {
     pthread_mutex_lock(&r->mu);
     CounterSet *cs = r->cs;
@@ -252,7 +252,7 @@ CounterSet *tuirun_counters(TuiRun *r, char *why)
     return cs;
 }
 
-RunRecord *tuirun_record(TuiRun *r)
+RunRecord *runthread_record(TuiRun *r)
 {
     pthread_mutex_lock(&r->mu);
     int ok = r->have_rec && r->view.state >= RUN_FINISHED;
@@ -260,9 +260,9 @@ RunRecord *tuirun_record(TuiRun *r)
     return ok ? &r->rec : NULL;
 }
 
-void tuirun_done(TuiRun *r)
+void runthread_done(TuiRun *r)
 {
-    tuirun_stop(r, 1);
+    runthread_stop(r, 1);
     reap(r);
     record_done(&r->rec);
     pthread_mutex_destroy(&r->mu);

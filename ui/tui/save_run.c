@@ -1,5 +1,5 @@
 /*
- * export.c: the `e` key: the dashboard's last run as a run record
+ * save_run.c: the `e` key: the dashboard's last run as a run record
  * (src/include/cnntop/record.h), in the format of the file's extension.
  * The record is the one the run thread built with record_fill() when the
  * run ended, as `cnntop run` builds its own; this adds what the front end
@@ -12,11 +12,11 @@
 #include "cnntop/calibrate.h"
 #include "cnntop/record.h"
 #include "cmd/runner.h"
-#include "tui/export.h"
+#include "tui/save_run.h"
 
 /* The machine's calibration for rec's setup, from the cache or measured
  * now (a few seconds, once per setup, as `cnntop run` does after its first
- * run).  No run is going (tui_export() checks), so nothing competes. */
+ * run).  No run is going (save_run() checks), so nothing competes. */
 static void add_peak(Tui *t, RunRecord *rec)
 {
     Calibration c;
@@ -42,7 +42,7 @@ static void add_peak(Tui *t, RunRecord *rec)
     runner_set_peak(rec, &c);
 }
 
-int tui_export(Tui *t, const char *path, char *err, size_t errlen)
+int save_run(Tui *t, const char *path, char *err, size_t errlen)
 {
     ExportFormat fmt;
 
@@ -50,7 +50,7 @@ int tui_export(Tui *t, const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "run %d is going: export it when it ends (x stops it)", t->rv.seq);
         return -1;
     }
-    RunRecord *rec = tuirun_record(&t->run);
+    RunRecord *rec = runthread_record(&t->run);
     if (t->rv.seq == 0 || !t->rv.have_st || !rec) {
         snprintf(err, errlen, "no finished run to export yet");
         return -1;

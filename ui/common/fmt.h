@@ -1,13 +1,15 @@
 /*
- * fmt.h: numbers as the dashboard prints them.
+ * fmt.h: numbers and words as the front ends print them.
  *
- * Pure functions, no curses: SI prefixes, durations, byte sizes, progress
- * bars, "mean ±sd", "n/a: <reason>", and column-aware truncation of UTF-8
- * text.  Every function writes a NUL-terminated string into buf (of len
- * bytes, len >= 1), truncating if it must, and returns buf.
+ * Pure functions, no curses, shared by the commands (ui/cmd) and the
+ * dashboard (ui/tui): SI prefixes, durations, byte sizes, progress bars,
+ * "mean ± sd", "n/a: <reason>", plural endings, and column-aware
+ * truncation of UTF-8 text.  Every function that takes buf writes a
+ * NUL-terminated string into it (of len bytes, len >= 1), truncating if
+ * it must, and returns buf.
  */
-#ifndef CNNTOP_TUI_FMT_H
-#define CNNTOP_TUI_FMT_H
+#ifndef CNNTOP_COMMON_FMT_H
+#define CNNTOP_COMMON_FMT_H
 
 #include <stddef.h>
 
@@ -24,8 +26,20 @@ char *fmt_bytes(char *buf, size_t len, double bytes);
 /* "n/a: reason" (reason may be NULL: just "n/a"). */
 char *fmt_na(char *buf, size_t len, const char *reason);
 
-/* "1203 ±31" with the precision the spread deserves; sd <= 0 -> "1203". */
-char *fmt_pm(char *buf, size_t len, double mean, double sd);
+/* FMT_PM_AUTO as fmt_pm's dec: the precision the spread deserves. */
+#define FMT_PM_AUTO (-1)
+
+/*
+ * "1203 ± 31": mean and sd with dec decimals (FMT_PM_AUTO: to the decimal
+ * of sd's leading digit, at most 4).  The one rule for what is missing:
+ * a mean that is NaN or infinite -> "n/a"; an sd that is NaN or infinite
+ * (no spread known: one run, too few steps) -> the mean alone.
+ */
+char *fmt_pm(char *buf, size_t len, double mean, double sd, int dec);
+
+/* The plural ending of a count: "" for 1, "s" otherwise ("1 thread",
+ * "2 threads").  A string constant, not a buffer. */
+const char *fmt_plural(long n);
 
 /* A bar of `width` columns (width >= 2): "[#####     ]" for frac 0.5, frac
  * clamped to 0..1. */

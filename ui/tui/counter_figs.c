@@ -1,22 +1,22 @@
 /*
- * counters.c: the dashboard's side of the counters (see
- * tui_counters.h).  The figures are the engine's (its samples); what is
+ * counter_figs.c: the dashboard's side of the counters (see
+ * counter_figs.h).  The figures are the engine's (its samples); what is
  * computed here is only the reason when there is no figure.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "tui/counters.h"
+#include "tui/counter_figs.h"
 
 static const char *spec; /* -e LIST, or NULL: the defaults; set before runs */
 
-void tui_counters_set_events(const char *events)
+void counter_figs_set_events(const char *events)
 {
     spec = events;
 }
 
-CounterSet *tui_counters_new(char *why, size_t len)
+CounterSet *counter_figs_new(char *why, size_t len)
 {
     CounterSet *cs = NULL;
     char err[256];
@@ -38,7 +38,7 @@ static void why_not(char *buf, size_t len, const CounterFigure *fig)
         snprintf(buf, len, "counting, first interval pending");
 }
 
-void tui_counters_read(TuiCounterFigs *out, CounterSet *cs, const Sample *last,
+void counter_figs_read(TuiCounterFigs *out, CounterSet *cs, const Sample *last,
                        const char *why_none)
 {
     CounterReading r[CTR_MAX_EVENTS];
@@ -64,7 +64,7 @@ void tui_counters_read(TuiCounterFigs *out, CounterSet *cs, const Sample *last,
     why_not(out->why, sizeof out->why, out->ipc_ok ? &d.miss_rate : &d.ipc);
 }
 
-void tui_counters_describe(char *buf, size_t len)
+void counter_figs_describe(char *buf, size_t len)
 {
     CounterSet *cs;
     CounterEventInfo ev;

@@ -1,6 +1,6 @@
 /*
- * history.c: session history, repeats, speedups and the --history
- * file (see tui_history.h).
+ * hist.c: session history, repeats, speedups and the --history
+ * file (see hist.h).
  */
 #include <errno.h>
 #include <math.h>
@@ -9,16 +9,16 @@
 #include <string.h>
 
 #include "common/options.h"
-#include "tui/history.h"
+#include "tui/hist.h"
 #include "common/config.h"
 
-void tuihist_init(TuiHistory *h)
+void hist_init(TuiHistory *h)
 {
     h->n = 0;
     h->baseline = -1;
 }
 
-void tuihist_add(TuiHistory *h, const HistRow *r)
+void hist_add(TuiHistory *h, const HistRow *r)
 {
     if (h->n == HIST_MAX) {
         memmove(h->rows, h->rows + 1, sizeof h->rows[0] * (HIST_MAX - 1));
@@ -29,14 +29,14 @@ void tuihist_add(TuiHistory *h, const HistRow *r)
     h->rows[h->n++] = *r;
 }
 
-int tuihist_same_config(const HistRow *a, const HistRow *b)
+int hist_same_config(const HistRow *a, const HistRow *b)
 {
     return a->batch == b->batch && a->workers == b->workers && a->prefetch == b->prefetch &&
            a->threads == b->threads && a->augment == b->augment && a->epochs == b->epochs &&
            a->steps == b->steps && a->limit == b->limit;
 }
 
-const char *tuihist_why_not(const HistRow *r)
+const char *hist_why_not(const HistRow *r)
 {
     if (!strcmp(r->state, "failed"))
         return "failed";
@@ -49,10 +49,10 @@ const char *tuihist_why_not(const HistRow *r)
 
 static int comparable(const HistRow *r)
 {
-    return tuihist_why_not(r) == NULL;
+    return hist_why_not(r) == NULL;
 }
 
-int tuihist_group(const TuiHistory *h, int i, double *mean, double *sd)
+int hist_group(const TuiHistory *h, int i, double *mean, double *sd)
 {
     double sum = 0, sum2 = 0;
     int n = 0;
@@ -62,22 +62,22 @@ int tuihist_group(const TuiHistory *h, int i, double *mean, double *sd)
     if (i < 0 || i >= h->n || !comparable(&h->rows[i]))
         return 0;
     for (int k = 0; k < h->n; k++)
-        if (comparable(&h->rows[k]) && tuihist_same_config(&h->rows[k], &h->rows[i])) {
+        if (comparable(&h->rows[k]) && hist_same_config(&h->rows[k], &h->rows[i])) {
             sum += h->rows[k].ips;
             n++;
         }
     *mean = sum / n;
     for (int k = 0; k < h->n; k++)
-        if (comparable(&h->rows[k]) && tuihist_same_config(&h->rows[k], &h->rows[i]))
+        if (comparable(&h->rows[k]) && hist_same_config(&h->rows[k], &h->rows[i]))
             sum2 += (h->rows[k].ips - *mean) * (h->rows[k].ips - *mean);
     *sd = n > 1 ? sqrt(sum2 / (n - 1)) : 0.0;
     return n;
 }
 
-int tuihist_speedup(const TuiHistory *h, int i, double *ratio, double *err)
+int hist_speedup(const TuiHistory *h, int i, double *ratio, double *err)
 {
     double ma, sa, mb, sb;
-    int na = tuihist_group(h, i, &ma, &sa), nb = tuihist_group(h, h->baseline, &mb, &sb);
+    int na = hist_group(h, i, &ma, &sa), nb = hist_group(h, h->baseline, &mb, &sb);
 
     *ratio = NAN;
     *err = NAN;
@@ -89,7 +89,7 @@ int tuihist_speedup(const TuiHistory *h, int i, double *ratio, double *err)
     return 0;
 }
 
-void tuihist_format_line(const HistRow *r, char *buf, size_t len)
+void hist_format_line(const HistRow *r, char *buf, size_t len)
 {
     char aug[64];
 
@@ -161,7 +161,7 @@ static int set_field(HistRow *r, const char *k, const char *v, char *err, size_t
     return 0;
 }
 
-int tuihist_parse_line(const char *line, HistRow *r, char *err, size_t errlen)
+int hist_parse_line(const char *line, HistRow *r, char *err, size_t errlen)
 {
     char *buf = strdup(line);
     int rc = 0;
@@ -192,7 +192,7 @@ int tuihist_parse_line(const char *line, HistRow *r, char *err, size_t errlen)
     return rc;
 }
 
-int tuihist_load(TuiHistory *h, const char *path, char *err, size_t errlen)
+int hist_load(TuiHistory *h, const char *path, char *err, size_t errlen)
 {
     char *line = NULL, msg[256];
     size_t cap = 0;
@@ -211,20 +211,20 @@ int tuihist_load(TuiHistory *h, const char *path, char *err, size_t errlen)
         lineno++;
         if (line[0] == '#' || line[0] == '\n')
             continue;
-        if (tuihist_parse_line(line, &r, msg, sizeof msg)) {
+        if (hist_parse_line(line, &r, msg, sizeof msg)) {
             snprintf(err, errlen, "%s:%d: %s", path, lineno, msg);
             rc = -1;
             break;
         }
         r.session = 0;
-        tuihist_add(h, &r);
+        hist_add(h, &r);
     }
     free(line);
     fclose(f);
     return rc;
 }
 
-int tuihist_save(const TuiHistory *h, const char *path, char *err, size_t errlen)
+int hist_save(const TuiHistory *h, const char *path, char *err, size_t errlen)
 {
     size_t cap = 256 + (size_t)h->n * 600, n = 0;
     char *text = malloc(cap);
@@ -237,7 +237,7 @@ int tuihist_save(const TuiHistory *h, const char *path, char *err, size_t errlen
     n += (size_t)snprintf(text, cap,
                           "# cnntop run history: one run per line, tab-separated key=value.\n");
     for (int i = 0; i < h->n && n < cap; i++) {
-        tuihist_format_line(&h->rows[i], text + n, cap - n);
+        hist_format_line(&h->rows[i], text + n, cap - n);
         n += strlen(text + n);
         if (n + 1 < cap)
             text[n++] = '\n';

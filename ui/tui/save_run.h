@@ -1,8 +1,8 @@
 /*
- * export.h: the `e` key: the last run as a run record file.
+ * save_run.h: the `e` key: the last run as a run record file.
  */
-#ifndef CNNTOP_TUI_EXPORT_H
-#define CNNTOP_TUI_EXPORT_H
+#ifndef CNNTOP_TUI_SAVE_RUN_H
+#define CNNTOP_TUI_SAVE_RUN_H
 
 #include <stddef.h>
 
@@ -12,6 +12,6 @@
  * the dashboard's command line and the machine's measured peak added) to
  * path, the format chosen by the extension (.json, .csv, .md).  Returns 0,
  * or -1 with err naming the file and the problem. */
-int tui_export(Tui *t, const char *path, char *err, size_t errlen);
+int save_run(Tui *t, const char *path, char *err, size_t errlen);
 
 #endif

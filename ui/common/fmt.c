@@ -1,11 +1,11 @@
 /*
- * fmt.c: number formatting for the dashboard (see tui_fmt.h).
+ * fmt.c: numbers and words as the front ends print them (see fmt.h).
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "tui/fmt.h"
+#include "common/fmt.h"
 
 char *fmt_si(char *buf, size_t len, double v)
 {
@@ -81,20 +81,26 @@ char *fmt_na(char *buf, size_t len, const char *reason)
     return buf;
 }
 
-char *fmt_pm(char *buf, size_t len, double mean, double sd)
+char *fmt_pm(char *buf, size_t len, double mean, double sd, int dec)
 {
     if (!isfinite(mean))
         return fmt_na(buf, len, NULL);
-    if (!(sd > 0) || !isfinite(sd)) {
-        snprintf(buf, len, "%.0f", mean);
-        return buf;
+    if (dec == FMT_PM_AUTO) {
+        /* The mean to the decimal place of the spread's leading digit. */
+        dec = !(sd > 0) || !isfinite(sd) || sd >= 1.0 ? 0 : (int)ceil(-log10(sd));
+        if (dec > 4)
+            dec = 4;
     }
-    /* Show the mean to the decimal place of the spread's leading digit. */
-    int dec = sd >= 1.0 ? 0 : (int)ceil(-log10(sd));
-    if (dec > 4)
-        dec = 4;
-    snprintf(buf, len, "%.*f \xc2\xb1%.*f", dec, mean, dec, sd);
+    if (!isfinite(sd))
+        snprintf(buf, len, "%.*f", dec, mean);
+    else
+        snprintf(buf, len, "%.*f \xc2\xb1 %.*f", dec, mean, dec, sd);
     return buf;
+}
+
+const char *fmt_plural(long n)
+{
+    return n == 1 ? "" : "s";
 }
 
 char *fmt_bar(char *buf, size_t len, double frac, int width)

@@ -1,5 +1,5 @@
 /*
- * run.h: the dashboard's run thread.
+ * runthread.h: the dashboard's run thread.
  *
  * The dashboard trains on a thread of its own, so that the UI thread never
  * waits on the engine.  A TuiRun makes an Engine (reading the data set),
@@ -10,12 +10,12 @@
  *
  * DESIGN
  * - `mu` guards `view`, `engine`, `cs` and `have_rec`.  The run thread
- *   writes them; the UI thread reads them through tuirun_view() /
- *   tuirun_engine() / tuirun_counters() / tuirun_record().
+ *   writes them; the UI thread reads them through runthread_view() /
+ *   runthread_engine() / runthread_counters() / runthread_record().
  * - The run thread makes the engine and its counter set (attached with
  *   engine_set_counters(), the engine's own path, as `cnntop run` does);
  *   only the UI thread frees them, engine first, after joining the run
- *   thread (in tuirun_start() for the next run and in tuirun_done()), so a
+ *   thread (in runthread_start() for the next run and in runthread_done()), so a
  *   pointer the UI thread got stays valid until then.
  * - The run thread builds `rec` with record_fill() when the run ends,
  *   before it sets the final state; from then on it is the UI thread's.
@@ -27,8 +27,8 @@
  * - The run thread and every engine thread it starts block all signals;
  *   the UI thread alone handles them.
  */
-#ifndef CNNTOP_TUI_RUN_H
-#define CNNTOP_TUI_RUN_H
+#ifndef CNNTOP_TUI_RUNTHREAD_H
+#define CNNTOP_TUI_RUNTHREAD_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -47,7 +47,7 @@ typedef enum RunState {
     RUN_FAILED      /* see reason */
 } RunState;
 
-#define TUIRUN_MAX_LAYERS 64
+#define RUNTHREAD_MAX_LAYERS 64
 
 /* What the UI sees of the run; a plain copy. */
 typedef struct RunView {
@@ -62,7 +62,7 @@ typedef struct RunView {
     int have_p;
     Progress p;                /* the last progress callback's */
     int nprof;
-    LayerTime prof[TUIRUN_MAX_LAYERS]; /* per-layer time, at most 0.5 s old */
+    LayerTime prof[RUNTHREAD_MAX_LAYERS]; /* per-layer time, at most 0.5 s old */
     long prof_steps;           /* steps the profile covers */
     long prof_images;          /* images it covers */
     int have_st;
@@ -88,41 +88,41 @@ typedef struct TuiRun {
     double prof_last;      /* run thread only: when the profile was copied */
 } TuiRun;
 
-void tuirun_init(TuiRun *r);
+void runthread_init(TuiRun *r);
 
 /*
  * Starts run number `seq` with cfg (copied) on a new thread, after joining
  * the previous run's thread and freeing its engine.  Returns 0, or -1 with
  * err when a run is still going or the thread cannot start.
  */
-int tuirun_start(TuiRun *r, const RunConfig *cfg, int seq, char *err, size_t errlen);
+int runthread_start(TuiRun *r, const RunConfig *cfg, int seq, char *err, size_t errlen);
 
 /* Asks the run to stop after the current step (quitting: skip evaluation
  * too).  Returns at once. */
-void tuirun_stop(TuiRun *r, int quitting);
+void runthread_stop(TuiRun *r, int quitting);
 
 /* 1 while loading, training or evaluating. */
-int tuirun_busy(TuiRun *r);
+int runthread_busy(TuiRun *r);
 
 /* Copies the view. */
-void tuirun_view(TuiRun *r, RunView *out);
+void runthread_view(TuiRun *r, RunView *out);
 
 /* The current run's engine, or NULL (not loaded yet, or failed to load).
- * UI thread only; valid until the next tuirun_start() or tuirun_done(). */
-Engine *tuirun_engine(TuiRun *r);
+ * UI thread only; valid until the next runthread_start() or runthread_done(). */
+Engine *runthread_engine(TuiRun *r);
 
 /* The current run's counter set, or NULL with why (at least CTR_REASON_LEN
- * bytes) saying why not.  UI thread only; valid as tuirun_engine()'s. */
-CounterSet *tuirun_counters(TuiRun *r, char *why);
+ * bytes) saying why not.  UI thread only; valid as runthread_engine()'s. */
+CounterSet *runthread_counters(TuiRun *r, char *why);
 
 /* The record of the run once it has ended (finished, stopped or failed
  * after loading), built by record_fill() as `cnntop run` builds its; NULL
- * before.  UI thread only; valid until the next tuirun_start() or
- * tuirun_done(). */
-RunRecord *tuirun_record(TuiRun *r);
+ * before.  UI thread only; valid until the next runthread_start() or
+ * runthread_done(). */
+RunRecord *runthread_record(TuiRun *r);
 
 /* Stops a run that is going (skipping its evaluation), joins the thread
  * and frees the engine. */
-void tuirun_done(TuiRun *r);
+void runthread_done(TuiRun *r);
 
 #endif

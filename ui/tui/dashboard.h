@@ -1,8 +1,8 @@
 /*
- * tui_main.h: the dashboard's entry point, for main.c (no curses here).
+ * dashboard.h: the dashboard's entry point, for main.c (no curses here).
  */
-#ifndef CNNTOP_TUI_MAIN_H
-#define CNNTOP_TUI_MAIN_H
+#ifndef CNNTOP_TUI_DASHBOARD_H
+#define CNNTOP_TUI_DASHBOARD_H
 
 #include "common/options.h"
 
@@ -12,6 +12,6 @@
  * Returns the exit code: 0, 2 without a terminal, 128 + signal when ended
  * by SIGINT, SIGTERM or SIGHUP.
  */
-int tui_main(const Options *o);
+int dashboard_main(const Options *o);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * history.h: the session's finished runs, compared as hyperfine does.
+ * hist.h: the session's finished runs, compared as hyperfine does.
  *
  * A HistRow is one run: its settings, its figures and its test accuracy.
  * Runs with the same settings (batch, workers, prefetch, threads, augment,
@@ -20,8 +20,8 @@
  * (one line in the file; unknown keys are ignored, so later versions can
  * add fields).  The file is rewritten atomically after each run.
  */
-#ifndef CNNTOP_TUI_HISTORY_H
-#define CNNTOP_TUI_HISTORY_H
+#ifndef CNNTOP_TUI_HIST_H
+#define CNNTOP_TUI_HIST_H
 
 #include <stddef.h>
 
@@ -54,25 +54,25 @@ typedef struct TuiHistory {
     int baseline;           /* row index of the baseline, -1: none */
 } TuiHistory;
 
-void tuihist_init(TuiHistory *h);
+void hist_init(TuiHistory *h);
 
 /* Appends r; when full, the oldest row goes (and the baseline index moves). */
-void tuihist_add(TuiHistory *h, const HistRow *r);
+void hist_add(TuiHistory *h, const HistRow *r);
 
 /* 1 when rows a and b are repeats of one configuration. */
-int tuihist_same_config(const HistRow *a, const HistRow *b);
+int hist_same_config(const HistRow *a, const HistRow *b);
 
 /*
  * Why row r cannot be compared with any other, or NULL when it can: a run
  * whose settings changed live mixes two configurations, a failed run and
  * one stopped before its first step have no images/s.
  */
-const char *tuihist_why_not(const HistRow *r);
+const char *hist_why_not(const HistRow *r);
 
 /* Mean and sample standard deviation (0 for one run) of images/s over the
  * comparable repeats of row i; returns how many there are (0: row i is not
  * comparable: live-changed, failed or without a rate). */
-int tuihist_group(const TuiHistory *h, int i, double *mean, double *sd);
+int hist_group(const TuiHistory *h, int i, double *mean, double *sd);
 
 /*
  * Speedup of row i's configuration over the baseline's (mean images/s
@@ -80,20 +80,20 @@ int tuihist_group(const TuiHistory *h, int i, double *mean, double *sd);
  * single run.  Returns 0, or -1 when there is no baseline or either side is
  * not comparable.
  */
-int tuihist_speedup(const TuiHistory *h, int i, double *ratio, double *err);
+int hist_speedup(const TuiHistory *h, int i, double *ratio, double *err);
 
 /* One line of the --history file (no newline). */
-void tuihist_format_line(const HistRow *r, char *buf, size_t len);
+void hist_format_line(const HistRow *r, char *buf, size_t len);
 
 /* Parses one line; returns 0, or -1 with err saying which field is bad. */
-int tuihist_parse_line(const char *line, HistRow *r, char *err, size_t errlen);
+int hist_parse_line(const char *line, HistRow *r, char *err, size_t errlen);
 
 /* Reads `path` into h (rows marked session 0).  Returns 0, 1 when the file
  * does not exist, -1 with err "path:line: problem" (the rows before it are
  * kept). */
-int tuihist_load(TuiHistory *h, const char *path, char *err, size_t errlen);
+int hist_load(TuiHistory *h, const char *path, char *err, size_t errlen);
 
 /* Writes every row to `path` atomically.  Returns 0 or -1 with err. */
-int tuihist_save(const TuiHistory *h, const char *path, char *err, size_t errlen);
+int hist_save(const TuiHistory *h, const char *path, char *err, size_t errlen);
 
 #endif

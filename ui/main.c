@@ -8,6 +8,7 @@
 #include "common/blas_auto.h"
 #include "cmd/calibrate.h"
 #include "cmd/events.h"
+#include "cmd/exec.h"
 #include "cmd/run.h"
 #include "common/options.h"
 #include "common/signals.h"
@@ -48,6 +49,8 @@ int main(int argc, char **argv)
         return run_eval(&o);
     case CMD_EVENTS:
         return events_main(&o);
+    case CMD_EXEC:
+        return exec_main(&o);
     case CMD_CALIBRATE:
         return calibrate_main(&o);
     case CMD_REPORT:

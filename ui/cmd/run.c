@@ -50,7 +50,7 @@ static int stdout_reader_gone(void)
 
 /* Flushes the summary; returns rc, or EXIT_FAIL when stdout could not be
  * written for any reason but a reader that went away (EPIPE). */
-static int stdout_done(int rc)
+int run_stdout_done(int rc)
 {
     stdout_flush();
     if (!stdout_errno && !ferror(stdout))
@@ -165,7 +165,7 @@ int run_main(const Options *o, int argc, char **argv)
                     o->export_path);
     }
     record_done(&rec);
-    return stdout_done(rc);
+    return run_stdout_done(rc);
 }
 
 int run_eval(const Options *o)
@@ -202,5 +202,5 @@ int run_eval(const Options *o)
     summary_print_eval(stdout, &rec);
     record_done(&rec);
     engine_free(e);
-    return stdout_done(EXIT_OK);
+    return run_stdout_done(EXIT_OK);
 }

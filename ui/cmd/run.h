@@ -11,6 +11,11 @@
  * (128 + signal number when stopped by SIGINT/SIGTERM). */
 int run_main(const Options *o, int argc, char **argv);
 
+/* Flushes the summary on stdout; returns rc, or EXIT_FAIL when stdout
+ * could not be written for any reason but a reader that went away
+ * (EPIPE), after saying so on stderr.  Every headless command ends with it. */
+int run_stdout_done(int rc);
+
 /* `cnntop eval`: loads a checkpoint and evaluates it. */
 int run_eval(const Options *o);
 

@@ -151,8 +151,14 @@ static void print_sched(FILE *f, const CounterSched *s)
 void counters_fmt_role(FILE *f, ThreadRole role, const CounterReading *r, int n, double wall_ns,
                        const CounterSched *s)
 {
+    counters_fmt_block(f, ((int)role >= 0 && role < CN_ROLES) ? role_titles[role] : "?", r, n,
+                       wall_ns, s);
+}
+
+void counters_fmt_block(FILE *f, const char *title, const CounterReading *r, int n,
+                        double wall_ns, const CounterSched *s)
+{
     CounterDerived d;
-    const char *title = ((int)role >= 0 && role < CN_ROLES) ? role_titles[role] : "?";
 
     counters_derive(r, n, wall_ns, &d);
     if (s)

@@ -25,7 +25,7 @@ PUBLIC = {
     "machine.h": "nn",
     "data.h": "data",
     "calibrate.h": "calibrate",
-    "engine.h": "engine", "verdict.h": "engine",
+    "engine.h": "engine", "verdict.h": "engine", "settings.h": "engine",
     "record.h": "record",
 }
 

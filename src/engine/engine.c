@@ -33,6 +33,7 @@
 #include "cnntop/counters.h"
 #include "util/err.h"
 #include "cnntop/fileio.h"
+#include "cnntop/settings.h"
 #include "nn/gemm.h"
 #include "engine/history.h"
 #include "data/idx.h"
@@ -93,11 +94,7 @@ struct Engine {
 void engine_config_default(RunConfig *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
-    cfg->data_dir = NULL;
-    cfg->batch = 64;
-    cfg->epochs = 1;
-    cfg->lr = 1e-3;
-    cfg->seed = 1;
+    settings_set_defaults(settings_run, cfg);
 }
 
 double engine_flops_per_image(void)
@@ -116,40 +113,10 @@ size_t engine_memory_estimate(int batch, int threads)
     return acts_bytes(batch, threads) + params;
 }
 
+/* Every setting within the range of its row in settings_run. */
 static int check_config(const RunConfig *c, char *err, size_t errlen)
 {
-    if (c->batch < 1 || c->batch > CN_MAX_BATCH)
-        return cn_fail(err, errlen, -CN_EINVAL, "batch size %d out of range (1..%d)",
-                       c->batch, CN_MAX_BATCH);
-    if (c->steps < 0 || c->steps > CN_MAX_STEPS)
-        return cn_fail(err, errlen, -CN_EINVAL, "steps %ld out of range (0..%ld)", c->steps,
-                       CN_MAX_STEPS);
-    if (c->steps == 0 && (c->epochs < 1 || c->epochs > CN_MAX_EPOCHS))
-        return cn_fail(err, errlen, -CN_EINVAL, "epochs %d out of range (1..%d)", c->epochs,
-                       CN_MAX_EPOCHS);
-    if (c->limit < 0 || c->test_limit < 0 || c->limit > CN_MAX_IMAGES ||
-        c->test_limit > CN_MAX_IMAGES)
-        return cn_fail(err, errlen, -CN_EINVAL, "limit %ld out of range (0..%ld, 0: all)",
-                       c->limit < 0 || c->limit > CN_MAX_IMAGES ? c->limit : c->test_limit,
-                       CN_MAX_IMAGES);
-    if (c->threads < 0 || c->threads > CN_MAX_THREADS)
-        return cn_fail(err, errlen, -CN_EINVAL, "threads %d out of range (0..%d)",
-                       c->threads, CN_MAX_THREADS);
-    if (c->workers < 0 || c->workers > CN_MAX_WORKERS)
-        return cn_fail(err, errlen, -CN_EINVAL, "workers %d out of range (0..%d)", c->workers,
-                       CN_MAX_WORKERS);
-    if (c->prefetch < 0 || c->prefetch > CN_MAX_PREFETCH)
-        return cn_fail(err, errlen, -CN_EINVAL, "prefetch %d out of range (1..%d, 0: 2 per worker)",
-                       c->prefetch, CN_MAX_PREFETCH);
-    if (c->eval_every < 0 || c->eval_every > CN_MAX_STEPS)
-        return cn_fail(err, errlen, -CN_EINVAL, "eval_every %ld out of range (0..%ld)",
-                       c->eval_every, CN_MAX_STEPS);
-    if (!isfinite(c->lr) || c->lr <= 0.0 || c->lr > 10.0)
-        return cn_fail(err, errlen, -CN_EINVAL, "learning rate %g out of range (0..10]", c->lr);
-    if (c->lr < FLT_MIN)
-        return cn_fail(err, errlen, -CN_EINVAL, "learning rate %g too small: below %g, the "
-                       "smallest normal float (every update would vanish)", c->lr, FLT_MIN);
-    return 0;
+    return settings_check_config(c, err, errlen);
 }
 
 /* Address space OpenBLAS maps per thread that calls it, at its first

@@ -465,7 +465,7 @@ bad_opt "--threads"  "0 is out of range"          run $g --threads 0
 bad_opt "--threads"  "-4 is out of range"         run $g --threads -4
 bad_opt "--threads"  "100000 is out of range"     run $g --threads 100000
 bad_opt "--threads"  "'1.5' is not a whole number" run $g --threads 1.5
-bad_opt "--prefetch" "0 is out of range"          run $g --prefetch 0
+bad_opt "--prefetch" "-1 is out of range (0..256)" run $g --prefetch -1
 bad_opt "--epochs"   "0 is out of range"          run --data "$D/good" --epochs 0
 bad_opt "--steps"    "0 is out of range"          run --data "$D/good" --steps 0
 bad_opt "--limit"    "-5 is out of range"         run $g --limit -5

@@ -4,7 +4,8 @@
  * The input, cut at NUL bytes, is argv[1..] (argv[0] is "cnntop"; at most
  * FUZZ_MAX_ARGS words).  options_parse() must return 0 or 2 without a
  * crash; on 2 it must have written a message, and on 0 every setting must
- * lie in the range the engine accepts, so that nothing the parser lets
+ * lie in the range the engine accepts (settings_check_config, the walk of
+ * the settings table engine_new makes), so that nothing the parser lets
  * through can reach the engine out of range.
  */
 #include <stdint.h>
@@ -36,17 +37,12 @@ static void check_list(const int *list, int n, int lo, int hi)
 static void check_options(const Options *o)
 {
     const RunConfig *c = &o->cfg;
-    char aug[64];
+    char aug[64], err[512];
 
     if (o->cmd < CMD_TUI || o->cmd >= CMD_COUNT)
         fuzz_fail("command out of range");
-    if (c->batch < 1 || c->batch > CN_MAX_BATCH || c->threads < 0 ||
-        c->threads > CN_MAX_THREADS || c->workers < 0 || c->workers > CN_MAX_WORKERS ||
-        c->prefetch < 0 || c->prefetch > CN_MAX_PREFETCH)
-        fuzz_fail("batch, threads, workers or prefetch out of range");
-    if (!(c->lr > 0.0 && c->lr <= 10.0) || c->epochs < 1 || c->steps < 0 || c->limit < 0 ||
-        c->test_limit < 0)
-        fuzz_fail("lr, epochs, steps or limits out of range");
+    if (settings_check_config(c, err, sizeof err) != 0)
+        fuzz_fail(err);
     if (o->runs < 1 || o->warmup < 0 || o->n_positional > OPT_MAX_POSITIONAL)
         fuzz_fail("runs, warmup or positional count out of range");
     check_list(o->batch_list, o->n_batch, 1, CN_MAX_BATCH);

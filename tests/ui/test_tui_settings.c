@@ -3,7 +3,8 @@
  * and written through the functions the dashboard uses.
  *
  *   - a good line is applied even when others are bad (unknown key, bad
- *     value, not key=value, a NUL byte), and the first bad line is named;
+ *     value, not key=value, a NUL byte), and the first bad line is named
+ *     with the key and what it takes (the range, the window's choices);
  *   - lines of any length: a long comment never leaks a setting;
  *   - the command line's values (keep_mask) win over the file;
  *   - a file that cannot be read changes nothing and is never written;
@@ -94,17 +95,24 @@ static void test_bad_lines_keep_good(void)
     static const char lr[] = "lr=0\n";
     write_file(path, lr, sizeof lr - 1);
     CHECK_INT(settings_load(&s, path, 0, err, sizeof err), ==, 2);
-    CHECK_STR_HAS(err, ":1: lr: '0' is not a number in [1.17549e-38, 10]");
+    CHECK_STR_HAS(err, ":1: lr: 0 is out of range (0..10]");
     /* Counts are bounded as the command line bounds them (engine.h). */
     static const char steps[] = "steps=1000000001\n";
     write_file(path, steps, sizeof steps - 1);
     CHECK_INT(settings_load(&s, path, 0, err, sizeof err), ==, 2);
-    CHECK_STR_HAS(err, ":1: steps: '1000000001' is not a whole number in 0..1000000000");
+    CHECK_STR_HAS(err, ":1: steps: 1000000001 is out of range (0..1000000000)");
     static const char big[] = "batch=99999999\n";
     write_file(path, big, sizeof big - 1);
     CHECK_INT(settings_load(&s, path, 0, err, sizeof err), ==, 2);
-    CHECK_STR_HAS(err, "batch: '99999999' is not a whole number in 1..");
+    CHECK_STR_HAS(err, "batch: 99999999 is out of range (1..");
     CHECK_INT(s.cfg.batch, ==, 256);
+    /* The chart window takes only the windows there are (it fell back to
+     * 60 in silence once). */
+    static const char win[] = "window=120\nwindow=300\n";
+    write_file(path, win, sizeof win - 1);
+    CHECK_INT(settings_load(&s, path, 0, err, sizeof err), ==, 2);
+    CHECK_STR_HAS(err, ":1: window: '120' is not 60, 300, 900 or 0");
+    CHECK_INT(s.window, ==, 300);
 }
 
 static void test_long_lines(void)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cnntop/calibrate.h"
+#include "cnntop/settings.h"
 #include "cnntop/stats.h"
 #include "cnntop/verdict.h"
 #include "cmd/summary.h"
@@ -110,15 +111,11 @@ static int queue_cap(const RunRecord *r)
 
 static void print_augment(FILE *f, unsigned aug)
 {
-    static const struct { unsigned bit; const char *name; } names[] = {
-        {CN_AUG_SHIFT, "shift"}, {CN_AUG_ROTATE, "rotate"}, {CN_AUG_ELASTIC, "elastic"}};
-    int any = 0;
+    char names[128];
 
-    fprintf(f, ", augment ");
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (aug & names[i].bit)
-            fprintf(f, "%s%s", any++ ? "," : "", names[i].name);
-    fprintf(f, "%s\n", any ? "" : "none");
+    /* The names of the settings table's augment row, "none" for 0. */
+    settings_format_field(settings_find(settings_run, "augment"), &aug, names, sizeof names);
+    fprintf(f, ", augment %s\n", names);
 }
 
 static void print_loader(FILE *f, const RunRecord *r)

@@ -1,6 +1,6 @@
 /*
- * config.c: load and save the dashboard's settings file (see
- * tui_settings.h for the format).
+ * config.c: load and save the dashboard's settings file (see config.h for
+ * the format), and the table of the front ends' own settings.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,123 +37,102 @@ void settings_fix(TuiSettings *s)
     s->cfg.data_dir = s->data[0] ? s->data : NULL;
 }
 
-/* --- the keys: one table drives reading, writing and comparing ------- */
+/* --- the keys: the two tables drive reading, writing and comparing ---- */
 
-typedef enum KeyKind { KEY_INT, KEY_LONG, KEY_SEED, KEY_LR, KEY_AUGMENT, KEY_BLAS, KEY_DATA } KeyKind;
-
-typedef struct SettingKey {
-    const char *key;
-    int optset;     /* the Options.set_mask bit that keeps it, 0: none */
-    KeyKind kind;
-    long lo, hi;    /* KEY_INT and KEY_LONG */
-    size_t off;     /* offset of the field in TuiSettings */
-} SettingKey;
-
-#define CFG(f) offsetof(TuiSettings, cfg.f)
-static const SettingKey setting_keys[] = {
-    {"batch", OPTSET_BATCH, KEY_INT, 1, CN_MAX_BATCH, CFG(batch)},
-    {"workers", OPTSET_WORKERS, KEY_INT, 0, CN_MAX_WORKERS, CFG(workers)},
-    {"prefetch", OPTSET_PREFETCH, KEY_INT, 0, CN_MAX_PREFETCH, CFG(prefetch)},
-    {"threads", OPTSET_THREADS, KEY_INT, 0, CN_MAX_THREADS, CFG(threads)},
-    {"epochs", OPTSET_EPOCHS, KEY_INT, 1, CN_MAX_EPOCHS, CFG(epochs)},
-    {"steps", OPTSET_STEPS, KEY_LONG, 0, CN_MAX_STEPS, CFG(steps)},
-    {"limit", OPTSET_LIMIT, KEY_LONG, 0, CN_MAX_IMAGES, CFG(limit)},
-    {"test_limit", OPTSET_TEST_LIMIT, KEY_LONG, 0, CN_MAX_IMAGES, CFG(test_limit)},
-    {"lr", OPTSET_LR, KEY_LR, 0, 0, CFG(lr)},
-    {"augment", OPTSET_AUGMENT, KEY_AUGMENT, 0, 0, CFG(augment)},
-    {"seed", OPTSET_SEED, KEY_SEED, 0, LONG_MAX, CFG(seed)},
-    {"data", OPTSET_DATA, KEY_DATA, 0, 0, offsetof(TuiSettings, data)},
-    {"window", 0, KEY_INT, 0, 86400, offsetof(TuiSettings, window)},
-    {"sort", 0, KEY_INT, 0, 2, offsetof(TuiSettings, sort)},
-    {"blas_kernel", OPTSET_BLAS, KEY_BLAS, 0, 0, offsetof(TuiSettings, blas_keep)},
+static const SettingName window_names[] = {
+    {"60", 60}, {"300", 300}, {"900", 900}, {"0", 0}, {NULL, 0},
 };
-#undef CFG
-#define NKEYS (sizeof setting_keys / sizeof setting_keys[0])
+static const SettingName blas_names[] = {{"auto", 0}, {"openblas", 1}, {NULL, 0}};
 
-static const SettingKey *key_find(const char *k)
+const Setting settings_ui[] = {
+    {.key = "window", .what = "chart window", .arg = "SECONDS", .type = SETTING_CHOICE,
+     .offset = offsetof(TuiSettings, window), .dflt = 60, .names = window_names,
+     .help = "chart time window in seconds, 0 for the whole run (t cycles)"},
+    {.key = "sort", .what = "layer order", .arg = "N", .type = SETTING_INT,
+     .offset = offsetof(TuiSettings, sort), .min = 0, .max = 2,
+     .help = "per-layer table order: 0 step order, 1 time, 2 name (o cycles)"},
+    {.key = "blas_kernel", .what = "OpenBLAS kernel", .arg = "WHICH", .type = SETTING_CHOICE,
+     .offset = offsetof(TuiSettings, blas_keep), .names = blas_names,
+     .help = "auto: OpenBLAS runs the kernel matching the CPU; openblas: its own choice"},
+    {.key = NULL},
+};
+
+/* Key i of the file, in the order keys are appended: settings_run's
+ * rows, then settings_ui's; NULL past the end.  Rows that are no file key
+ * stay in the numbering (their bit is never set). */
+static const Setting *key_at(size_t i, int *in_cfg)
 {
-    for (size_t i = 0; i < NKEYS; i++)
-        if (!strcmp(setting_keys[i].key, k))
-            return &setting_keys[i];
-    return NULL;
+    size_t n = 0;
+
+    while (settings_run[n].key)
+        n++;
+    *in_cfg = i < n;
+    return i < n ? &settings_run[i] : settings_ui[i - n].key ? &settings_ui[i - n] : NULL;
 }
 
-static int get_long(const char *v, long lo, long hi, long *out)
+/* The index of a file key (rows marked SETTING_NO_FILE are none), or -1. */
+static int key_index(const char *key)
 {
-    char *end;
+    const Setting *k;
+    int in_cfg;
 
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (*v == '\0' || *end != '\0' || errno == ERANGE || x < lo || x > hi)
-        return -1;
-    *out = x;
-    return 0;
+    for (size_t i = 0; (k = key_at(i, &in_cfg)) != NULL; i++)
+        if (!strcmp(k->key, key) && !(k->flags & SETTING_NO_FILE))
+            return (int)i;
+    return -1;
 }
 
-/* Parses v for key k into *s; returns 0, or -1 with err set (s unchanged). */
-static int key_parse(const SettingKey *k, TuiSettings *s, const char *v, char *err, size_t errlen)
+/* Parses v for key i into *s; returns 0, or -1 with err set (s unchanged). */
+static int key_parse(int i, TuiSettings *s, const char *v, char *err, size_t errlen)
 {
-    char *field = (char *)s + k->off, *end;
-    long x;
+    int in_cfg;
+    const Setting *k = key_at((size_t)i, &in_cfg);
+    TuiSettings u = *s;
 
-    switch (k->kind) {
-    case KEY_INT: case KEY_LONG: case KEY_SEED:
-        if (get_long(v, k->lo, k->hi, &x)) {
-            snprintf(err, errlen, "%s: '%.40s' is not a whole number in %ld..%ld", k->key, v, k->lo,
-                     k->hi);
-            return -1;
-        }
-        if (k->kind == KEY_INT)
-            *(int *)(void *)field = (int)x;
-        else if (k->kind == KEY_LONG)
-            *(long *)(void *)field = x;
-        else
-            *(uint64_t *)(void *)field = (uint64_t)x;
-        return 0;
-    case KEY_LR: {
-        double d = strtod(v, &end);
-        if (*v == '\0' || *end != '\0' || !(d >= FLT_MIN && d <= 10)) {
-            snprintf(err, errlen, "lr: '%.40s' is not a number in [%g, 10]", v, (double)FLT_MIN);
-            return -1;
-        }
-        *(double *)(void *)field = d;
-        return 0;
-    }
-    case KEY_AUGMENT:
-        return options_parse_augment(v, (unsigned *)(void *)field, err, errlen);
-    case KEY_BLAS:
-        if (options_parse_blas_kernel(v, &x) != 0) {
-            snprintf(err, errlen, "blas_kernel: '%.40s' is not auto or openblas", v);
-            return -1;
-        }
-        *(int *)(void *)field = (int)x;
-        return 0;
-    default:
+    if (k->type == SETTING_PATH) {
         if (strlen(v) >= sizeof s->data) {
-            snprintf(err, errlen, "data: path longer than %zu bytes", sizeof s->data - 1);
+            snprintf(err, errlen, "%s: path longer than %zu bytes", k->key, sizeof s->data - 1);
             return -1;
         }
         snprintf(s->data, sizeof s->data, "%s", v);
-        return 0;
-    }
+    } else if (settings_parse(k, k->key, v, 0, in_cfg ? (void *)&u.cfg : (void *)&u, err,
+                              errlen) != 0)
+        return -1;
+    else
+        *s = u;
+    settings_fix(s);
+    return 0;
 }
 
-/* The value of key k in *s as the file holds it. */
-static void key_format(const SettingKey *k, const TuiSettings *s, char *buf, size_t len)
+int settings_set_text(TuiSettings *s, const char *key, const char *text, char *err,
+                      size_t errlen)
 {
-    const char *field = (const char *)s + k->off;
+    int i = key_index(key);
 
-    switch (k->kind) {
-    case KEY_INT: snprintf(buf, len, "%d", *(const int *)(const void *)field); break;
-    case KEY_LONG: snprintf(buf, len, "%ld", *(const long *)(const void *)field); break;
-    case KEY_SEED:
-        snprintf(buf, len, "%llu", (unsigned long long)*(const uint64_t *)(const void *)field);
-        break;
-    case KEY_LR: snprintf(buf, len, "%.9g", *(const double *)(const void *)field); break;
-    case KEY_AUGMENT: options_format_augment(*(const unsigned *)(const void *)field, buf, len); break;
-    case KEY_BLAS: snprintf(buf, len, "%s", *(const int *)(const void *)field ? "openblas" : "auto"); break;
-    default: snprintf(buf, len, "%s", s->data); break;
+    if (i < 0) {
+        snprintf(err, errlen, "unknown key '%.40s'", key);
+        return -1;
     }
+    return key_parse(i, s, text, err, errlen);
+}
+
+/* The value of key i in *s as the file holds it. */
+static void key_format(int i, const TuiSettings *s, char *buf, size_t len)
+{
+    int in_cfg;
+    const Setting *k = key_at((size_t)i, &in_cfg);
+
+    if (k->type == SETTING_PATH)
+        snprintf(buf, len, "%s", s->data);
+    else
+        settings_format(k, in_cfg ? (const void *)&s->cfg : (const void *)s, buf, len);
+}
+
+/* The Options.set_mask bit of key i: the command line's value wins. */
+static int key_optset(int i)
+{
+    int in_cfg;
+    return options_setting_bit(key_at((size_t)i, &in_cfg)->key);
 }
 
 /* --- lines ------------------------------------------------------------ */
@@ -171,13 +150,13 @@ typedef enum LineKind { LINE_BLANK, LINE_SETTING, LINE_BAD } LineKind;
 
 /*
  * Classifies one line of n bytes (it is edited in place): blank or comment,
- * a good setting (*key, *val point into it), or bad (err says why; *key is
- * the key when the line had one).
+ * a good setting (*key its index, *val points into it), or bad (err says
+ * why; *key is the key's index when the line had one, else -1).
  */
-static LineKind line_parse(char *line, size_t n, const SettingKey **key, char **val, char *err,
+static LineKind line_parse(char *line, size_t n, int *key, char **val, char *err,
                            size_t errlen)
 {
-    *key = NULL;
+    *key = -1;
     if (strlen(line) != n) {
         snprintf(err, errlen, "a NUL byte: not a text line");
         return LINE_BAD;
@@ -193,8 +172,8 @@ static LineKind line_parse(char *line, size_t n, const SettingKey **key, char **
     *eq = '\0';
     k = trim(k);
     *val = trim(eq + 1);
-    *key = key_find(k);
-    if (!*key) {
+    *key = key_index(k);
+    if (*key < 0) {
         snprintf(err, errlen, "unknown key '%.40s'", k);
         return LINE_BAD;
     }
@@ -217,7 +196,7 @@ int settings_load(TuiSettings *s, const char *path, int keep_mask, char *err, si
         return -1;
     }
     while ((n = getline(&line, &cap, f)) >= 0) {
-        const SettingKey *k;
+        int k;
         char *v;
         TuiSettings u = t;
         lineno++;
@@ -226,7 +205,7 @@ int settings_load(TuiSettings *s, const char *path, int keep_mask, char *err, si
             lk = LINE_BAD;
         if (lk == LINE_BAD && bad++ == 0)
             snprintf(err, errlen, "%s:%d: %s", path, lineno, msg);
-        if (lk == LINE_SETTING && !(keep_mask & k->optset))
+        if (lk == LINE_SETTING && !(keep_mask & key_optset(k)))
             t = u;
     }
     int rerr = ferror(f) ? errno : 0;
@@ -256,12 +235,13 @@ int settings_write_atomic(const char *path, const char *text, size_t len, char *
     return 0;
 }
 
-static void text_setting(FILE *out, const SettingKey *k, const TuiSettings *s)
+static void text_setting(FILE *out, int i, const TuiSettings *s)
 {
     char val[4200];
+    int in_cfg;
 
-    key_format(k, s, val, sizeof val);
-    fprintf(out, "%s=%s\n", k->key, val);
+    key_format(i, s, val, sizeof val);
+    fprintf(out, "%s=%s\n", key_at((size_t)i, &in_cfg)->key, val);
 }
 
 /*
@@ -278,7 +258,7 @@ static int rewrite_lines(FILE *f, const TuiSettings *now, unsigned changed, FILE
     int bad = 0;
 
     while ((n = getline(&line, &cap, f)) >= 0) {
-        const SettingKey *k;
+        int k;
         char *v;
         char *c = realloc(copy, (size_t)n + 1);
         if (!c) {
@@ -290,8 +270,8 @@ static int rewrite_lines(FILE *f, const TuiSettings *now, unsigned changed, FILE
         LineKind lk = line_parse(copy, (size_t)n, &k, &v, msg, sizeof msg);
         if (lk == LINE_BAD)
             bad++;
-        unsigned bit = k ? 1u << (k - setting_keys) : 0;
-        if (k && (changed & bit)) {
+        unsigned bit = k >= 0 ? 1u << k : 0;
+        if (changed & bit) {
             /* A bad line of a changed key is replaced too: the user set it. */
             text_setting(out, k, now);
             *seen |= bit;
@@ -312,9 +292,13 @@ static unsigned changed_keys(const TuiSettings *a, const TuiSettings *b)
     unsigned m = 0;
     char va[4200], vb[4200];
 
-    for (size_t i = 0; i < NKEYS; i++) {
-        key_format(&setting_keys[i], a, va, sizeof va);
-        key_format(&setting_keys[i], b, vb, sizeof vb);
+    int in_cfg;
+
+    for (int i = 0; key_at((size_t)i, &in_cfg); i++) {
+        if (key_at((size_t)i, &in_cfg)->flags & SETTING_NO_FILE)
+            continue;
+        key_format(i, a, va, sizeof va);
+        key_format(i, b, vb, sizeof vb);
         if (strcmp(va, vb))
             m |= 1u << i;
     }
@@ -342,7 +326,7 @@ int settings_save_changes(const TuiSettings *launch, const TuiSettings *now, con
     unsigned changed = changed_keys(launch, now), seen = 0;
     char *text = NULL;
     size_t len = 0;
-    int bad = 0, written = 0, rerr = 0;
+    int bad = 0, written = 0, rerr = 0, in_cfg;
 
     if (!changed)
         return 0;
@@ -365,11 +349,11 @@ int settings_save_changes(const TuiSettings *launch, const TuiSettings *now, con
         fputs("# cnntop dashboard settings: what was changed in the dashboard (see cnntop(1)).\n",
               out);
     }
-    for (size_t i = 0; i < NKEYS; i++) {
+    for (int i = 0; key_at((size_t)i, &in_cfg); i++) {
         if (changed & (1u << i))
             written++;
         if ((changed & ~seen) & (1u << i))
-            text_setting(out, &setting_keys[i], now);
+            text_setting(out, i, now);
     }
     int rc = -1;
     if (fclose(out) != 0 || rerr)

@@ -6,24 +6,10 @@
  * on quit, atomically (a temporary file in the same directory, fsync,
  * rename), so a crash never leaves half a file.  The format is one
  * `key=value` per line; blank lines and lines starting with '#' are
- * ignored; assets/config is the documented default:
- *
- *   batch=64          images per step, 1..65536
- *   workers=0         loader threads, 0..64 (0: load inline)
- *   prefetch=0        loader queue capacity in batches, 0..256 (0: 2 per worker)
- *   threads=0         compute threads, 0..256 (0: every core this process may use)
- *   epochs=1          epochs per run, 1..100000 (when steps=0)
- *   steps=0           optimiser steps per run (0: whole epochs)
- *   limit=0           train on the first N images (0: all)
- *   test_limit=0      evaluate on the first N test images (0: all)
- *   lr=0.001          Adam learning rate, (0, 10]
- *   augment=none      none, or a comma list of shift, rotate, elastic
- *   seed=1            seed of initial weights, shuffling and dropout
- *   data=             data directory (empty: the default)
- *   window=60         chart time window in seconds (0: the whole run)
- *   sort=0            per-layer table order: 0 step order, 1 time, 2 name
- *   blas_kernel=auto  auto: OpenBLAS runs the kernel matching the CPU; openblas:
- *                     OpenBLAS's own choice (read by every command, see blas_auto.h)
+ * ignored.  The keys are the rows of settings_run (cnntop/settings.h: the
+ * next run's settings) and of settings_ui below (the dashboard's own and
+ * blas_kernel, which every command reads); each row gives the key's type,
+ * range and default, and assets/config documents them (a test compares).
  *
  * Values given on the command line win over the file for that launch
  * only (Options.set_mask).  The reader applies every good line and
@@ -41,6 +27,7 @@
 #include <stddef.h>
 
 #include "cnntop/engine.h"
+#include "cnntop/settings.h"
 
 typedef struct TuiSettings {
     RunConfig cfg;   /* the next run's settings; cfg.data_dir is NULL or data */
@@ -49,6 +36,19 @@ typedef struct TuiSettings {
     int sort;        /* per-layer table order, 0..2 */
     int blas_keep;   /* blas_kernel=openblas: 1, auto: 0 */
 } TuiSettings;
+
+/* The front ends' settings, rows of the same shape as settings_run with
+ * offsets into TuiSettings: window (the chart window's choices, in the
+ * order the t key cycles them), sort, blas_kernel.  Ends with a NULL key. */
+extern const Setting settings_ui[];
+
+/*
+ * Sets the key's value in *s from text as the settings file holds it (the
+ * dashboard's typed values go through here too, so both take the same
+ * values).  Returns 0, or -1 with err = "key: problem" and *s unchanged.
+ */
+int settings_set_text(TuiSettings *s, const char *key, const char *text, char *err,
+                      size_t errlen);
 
 /* Writes the settings file's path into buf.  Returns 0, or -1 when neither
  * XDG_CONFIG_HOME nor HOME is set (then there is no file). */

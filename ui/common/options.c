@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cnntop/fileio.h"
+#include "common/config.h"
 #include "common/options.h"
 
 #define TUI (1u << CMD_TUI)
@@ -21,41 +22,72 @@
 #define EXEC (1u << CMD_EXEC)
 #define TRAIN (TUI | RUN | SWEEP)
 
-const OptionDesc option_table[] = {
-    {"--data", "DIR", "directory with the four MNIST-format IDX files (plain or .gz)", TRAIN | EVAL},
-    {"--batch", "N", "images per training step (default 64; a list for sweep)", TRAIN | EVAL},
-    {"--epochs", "N", "epochs to train (default 1)", TRAIN},
-    {"--steps", "N", "train N optimiser steps instead of whole epochs", TRAIN},
-    {"--limit", "N", "train on the first N training images only", TRAIN},
-    {"--test-limit", "N", "evaluate on the first N test images only", TRAIN | EVAL},
-    {"--threads", "N", "compute threads (default: the cores this process may use)", TRAIN | EVAL},
-    {"--workers", "N", "loader threads; 0 loads inline on the trainer (default 0)", TRAIN},
-    {"--prefetch", "N", "loader queue capacity in batches (default 2 per worker)", TRAIN},
-    {"--augment", "LIST", "shift, rotate, elastic or a comma list of them (default none)", TRAIN},
-    {"--lr", "X", "Adam learning rate (default 0.001)", TRAIN},
-    {"--seed", "N", "seed for initial weights, shuffling and dropout (default 1)", TRAIN},
-    {"--save", "FILE", "write a checkpoint when training ends", RUN},
-    {"--load", "FILE", "start from a checkpoint (required for eval)", RUN | EVAL},
-    {"--events", "LIST", "counters to read (-e; a leading + adds to the defaults)", TRAIN | EVENTS | EXEC},
-    {"--export", "FILE", "write the run record: .json, .csv or .md by extension", TRAIN},
-    {"--force", NULL, "overwrite an existing export file", TRAIN},
-    {"--trace", "FILE", "write a Chrome trace-event timeline (JSON)", RUN},
-    {"--runs", "N", "repeat each run N times and report mean and spread (default 1)", RUN | SWEEP},
-    {"--warmup", "N", "runs to do and discard before the measured ones (default 0)", RUN | SWEEP},
-    {"--vary-seed", NULL, "give each repeat its own seed", RUN | SWEEP},
-    {"--eval-every", "N", "evaluate every N steps as well as at each epoch's end", RUN | SWEEP},
-    {"--target-accuracy", "X", "report the time to reach this test accuracy (0..1)", RUN | SWEEP},
-    {"--budget", "SECONDS", "bound a sweep's total time; say what was skipped", SWEEP},
-    {"--autostart", NULL, "start the first run at once", TUI},
-    {"--no-color", NULL, "draw without colours (NO_COLOR does the same)", TUI},
-    {"--history", "FILE", "keep the run history in FILE across sessions", TUI},
-    {"--all", NULL, "list every event libpfm4 can encode", EVENTS},
-    {"--no-hook", NULL, "do not load the Python hook (no DataLoader figures)", EXEC},
-    {"--progress", "REGEX", "read a figure (e.g. images/s) from the command's output lines", EXEC},
-    {"--recalibrate", NULL, "measure again instead of using the cached figures", CALIB | RUN},
-    {"--blas-kernel", "WHICH", "auto: OpenBLAS runs the kernel matching the CPU (default); "
-     "openblas: its own choice", TRAIN | EVAL | CALIB},
+/* The command line's own numbers, rows of the same shape as the settings
+ * (offsets into Options), so that they are parsed and described alike. */
+static const Setting option_numbers[] = {
+    {.key = "runs", .what = "runs", .arg = "N", .type = SETTING_INT, .offset = offsetof(Options, runs),
+     .min = 1, .max = 10000, .dflt = 1, .help = "repeat each run N times and report mean and spread"},
+    {.key = "warmup", .what = "warm-up runs", .arg = "N", .type = SETTING_INT,
+     .offset = offsetof(Options, warmup), .min = 0, .max = 10000,
+     .help = "runs to do and discard before the measured ones"},
+    {.key = "target_accuracy", .what = "target accuracy", .arg = "X", .type = SETTING_REAL,
+     .offset = offsetof(Options, target_accuracy), .min = 0, .max = 1, .tiny = DBL_MIN,
+     .why_tiny = "a subnormal number", .zero = "none",
+     .help = "report the time to reach this test accuracy"},
+    {.key = "budget", .what = "budget", .arg = "SECONDS", .type = SETTING_REAL,
+     .offset = offsetof(Options, budget), .min = 0, .max = INFINITY, .tiny = 1e-3,
+     .why_tiny = "a millisecond", .zero = "none",
+     .help = "bound a sweep's total time; say what was skipped"},
+    {.key = NULL},
 };
+
+/* An option of its own. */
+#define OPT(opt, a, h, cmd) {.name = (opt), .arg = (a), .help = (h), .cmds = (cmd)}
+/* A setting's option: arg and help come from its settings row. */
+#define SET(opt, key, cmd, bit) {.name = (opt), .cmds = (cmd), .setting = (key), .optset = (bit)}
+/* ... one that cnntop sweep takes a comma list of. */
+#define SET_LIST(opt, key, cmd, bit) \
+    {.name = (opt), .help = "a list for sweep", .cmds = (cmd), .setting = (key), .optset = (bit), \
+     .list = 1}
+const OptionDesc option_table[] = {
+    SET("--data", "data", TRAIN | EVAL, OPTSET_DATA),
+    SET_LIST("--batch", "batch", TRAIN | EVAL, OPTSET_BATCH),
+    SET("--epochs", "epochs", TRAIN, OPTSET_EPOCHS),
+    SET("--steps", "steps", TRAIN, OPTSET_STEPS),
+    SET("--limit", "limit", TRAIN, OPTSET_LIMIT),
+    SET("--test-limit", "test_limit", TRAIN | EVAL, OPTSET_TEST_LIMIT),
+    SET_LIST("--threads", "threads", TRAIN | EVAL, OPTSET_THREADS),
+    SET_LIST("--workers", "workers", TRAIN, OPTSET_WORKERS),
+    SET("--prefetch", "prefetch", TRAIN, OPTSET_PREFETCH),
+    SET("--augment", "augment", TRAIN, OPTSET_AUGMENT),
+    SET("--lr", "lr", TRAIN, OPTSET_LR),
+    SET("--seed", "seed", TRAIN, OPTSET_SEED),
+    OPT("--save", "FILE", "write a checkpoint when training ends", RUN),
+    OPT("--load", "FILE", "start from a checkpoint (required for eval)", RUN | EVAL),
+    OPT("--events", "LIST", "counters to read (-e; a leading + adds to the defaults)",
+        TRAIN | EVENTS | EXEC),
+    OPT("--export", "FILE", "write the run record: .json, .csv or .md by extension", TRAIN),
+    OPT("--force", NULL, "overwrite an existing export file", TRAIN),
+    OPT("--trace", "FILE", "write a Chrome trace-event timeline (JSON)", RUN),
+    SET("--runs", "runs", RUN | SWEEP, 0),
+    SET("--warmup", "warmup", RUN | SWEEP, 0),
+    OPT("--vary-seed", NULL, "give each repeat its own seed", RUN | SWEEP),
+    SET("--eval-every", "eval_every", RUN | SWEEP, 0),
+    SET("--target-accuracy", "target_accuracy", RUN | SWEEP, 0),
+    SET("--budget", "budget", SWEEP, 0),
+    OPT("--autostart", NULL, "start the first run at once", TUI),
+    OPT("--no-color", NULL, "draw without colours (NO_COLOR does the same)", TUI),
+    OPT("--history", "FILE", "keep the run history in FILE across sessions", TUI),
+    OPT("--all", NULL, "list every event libpfm4 can encode", EVENTS),
+    OPT("--no-hook", NULL, "do not load the Python hook (no DataLoader figures)", EXEC),
+    OPT("--progress", "REGEX", "read a figure (e.g. images/s) from the command's output lines",
+        EXEC),
+    OPT("--recalibrate", NULL, "measure again instead of using the cached figures", CALIB | RUN),
+    SET("--blas-kernel", "blas_kernel", TRAIN | EVAL | CALIB, OPTSET_BLAS),
+};
+#undef OPT
+#undef SET
+#undef SET_LIST
 const size_t option_count = sizeof option_table / sizeof option_table[0];
 
 /* The commands, for the usage texts: synopsis and what each does. */
@@ -81,13 +113,69 @@ static const char *const command_names[CMD_COUNT] = {
     [CMD_REPORT] = "report", [CMD_EVENTS] = "events", [CMD_CALIBRATE] = "calibrate",
     [CMD_EXEC] = "exec"};
 
+/* The row of an option's setting and the table it is in. */
+typedef enum RowTable { ROW_RUN, ROW_UI, ROW_OWN } RowTable;
+
+static const Setting *option_row(const OptionDesc *d, RowTable *in)
+{
+    static const Setting *const tables[] = {settings_run, settings_ui, option_numbers};
+    const Setting *s;
+
+    for (int t = 0; d->setting && t < 3; t++)
+        if ((s = settings_find(tables[t], d->setting)) != NULL) {
+            *in = (RowTable)t;
+            return s;
+        }
+    return NULL;
+}
+
+const Setting *options_setting(const OptionDesc *d)
+{
+    RowTable in = ROW_RUN;
+    return option_row(d, &in);
+}
+
+int options_setting_bit(const char *key)
+{
+    for (size_t i = 0; i < option_count; i++)
+        if (option_table[i].setting && !strcmp(option_table[i].setting, key))
+            return option_table[i].optset;
+    return 0;
+}
+
+const char *options_arg(const OptionDesc *d)
+{
+    const Setting *s = options_setting(d);
+    return s ? s->arg : d->arg;
+}
+
+/* A setting's help line, from its row: "images per training step,
+ * 1..65536 (default 64; a list for sweep)". */
+static void setting_help(const OptionDesc *d, const Setting *s, char *buf, size_t len)
+{
+    char range[128] = "", dflt[128] = "";
+    const char *extra = d->help ? d->help : "";
+
+    if (s->type != SETTING_CHOICE && s->type != SETTING_PATH)
+        settings_range_text(s, 1, range, sizeof range);
+    if (s->type != SETTING_PATH)
+        settings_default_text(s, 1, dflt, sizeof dflt);
+    snprintf(buf, len, "%s%s%s%s%s%s%s%s", s->help, *range && s->type != SETTING_FLAGS ? "," : "",
+             *range ? " " : "", range, *dflt || *extra ? " (" : "", dflt,
+             *dflt && *extra ? "; " : "", extra);
+    if (*dflt || *extra)
+        snprintf(buf + strlen(buf), len - strlen(buf), ")");
+}
+
 /* One option's line; with `tags`, the commands it is for when it is not
  * for all that train. */
 static void usage_option(FILE *f, const OptionDesc *d, int tags)
 {
-    char left[40], cmds[64] = "";
+    char left[40], cmds[64] = "", help[512];
+    const Setting *s = options_setting(d);
+    const char *arg = options_arg(d);
 
-    snprintf(left, sizeof left, "%s%s%s", d->name, d->arg ? " " : "", d->arg ? d->arg : "");
+    snprintf(left, sizeof left, "%s%s%s", d->name, arg ? " " : "", arg ? arg : "");
     if (tags && (d->cmds & ~EVAL) != TRAIN) {
         size_t n = 0;
         for (int c = 0; c < CMD_COUNT; c++)
@@ -97,7 +185,11 @@ static void usage_option(FILE *f, const OptionDesc *d, int tags)
         if (n)
             snprintf(cmds + n, sizeof cmds - n, "]");
     }
-    fprintf(f, "  %-22s %s%s\n", left, d->help, cmds);
+    if (s)
+        setting_help(d, s, help, sizeof help);
+    else
+        snprintf(help, sizeof help, "%s", d->help);
+    fprintf(f, "  %-22s %s%s\n", left, help, cmds);
 }
 
 void options_usage(FILE *f, Command cmd)
@@ -134,78 +226,17 @@ void options_usage(FILE *f, Command cmd)
             CN_DEFAULT_DATA_DIR);
 }
 
-static int parse_long(const char *name, const char *s, long lo, long hi, long *out,
-                      char *err, size_t errlen)
-{
-    char *end;
-
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0') {
-        snprintf(err, errlen, "%s: '%s' is not a whole number", name, s);
-        return 2;
-    }
-    if (errno == ERANGE || v < lo || v > hi) {
-        /* A number too long for a long is out of range too, not "not a number". */
-        if (hi == LONG_MAX)
-            snprintf(err, errlen, "%s: %s is out of range (at least %ld)", name, s, lo);
-        else
-            snprintf(err, errlen, "%s: %s is out of range (%ld..%ld)", name, s, lo, hi);
-        return 2;
-    }
-    *out = v;
-    return 0;
-}
-
-/* A finite number in (0, hi]; one whose magnitude is below `tiny` (a
- * subnormal double, or a value the engine cannot use) is refused as too
- * small, not as out of range or not a number. */
-static int parse_positive(const char *name, const char *s, double hi, double tiny,
-                          const char *why_tiny, double *out, char *err, size_t errlen)
-{
-    char *end;
-
-    errno = 0;
-    double v = strtod(s, &end);
-    if (*s == '\0' || *end != '\0' || isnan(v) || (isinf(v) && errno != ERANGE)) {
-        snprintf(err, errlen, "%s: '%s' is not a finite number", name, s);
-        return 2;
-    }
-    if (!(v > 0.0 && v <= hi) || isinf(v)) { /* 1e999 overflows: out of range too */
-        if (isinf(hi))
-            snprintf(err, errlen, "%s: %s is out of range (it must be positive and finite)",
-                     name, s);
-        else
-            snprintf(err, errlen, "%s: %s is out of range (0..%g]", name, s, hi);
-        return 2;
-    }
-    if (v < tiny) {
-        snprintf(err, errlen, "%s: %s is too small: below %g, %s", name, s, tiny, why_tiny);
-        return 2;
-    }
-    *out = v;
-    return 0;
-}
-
-int options_parse_blas_kernel(const char *s, long *keep)
-{
-    if (!strcmp(s, "auto") || !strcmp(s, "openblas")) {
-        *keep = !strcmp(s, "openblas");
-        return 0;
-    }
-    return -1;
-}
-
 /* A path option's value: empty, too long, or (for a FILE) ending in / is
  * refused here, before anything runs. */
 static int check_path_arg(const OptionDesc *d, const char *v, char *err, size_t errlen)
 {
-    int file = !strcmp(d->arg, "FILE");
+    const char *arg = options_arg(d);
+    int file = !strcmp(arg, "FILE");
     char why[256];
 
-    if (!file && !strcmp(d->arg, "DIR") && *v && v[strlen(v) - 1] == '/')
+    if (!file && !strcmp(arg, "DIR") && *v && v[strlen(v) - 1] == '/')
         return 0; /* a directory may end in / */
-    if (!file && strcmp(d->arg, "DIR"))
+    if (!file && strcmp(arg, "DIR"))
         return 0;
     if (fileio_check_path(v, why, sizeof why) == 0)
         return 0;
@@ -223,86 +254,85 @@ static const OptionDesc *find_option(const char *name)
     return NULL;
 }
 
-static const struct { const char *name; unsigned bit; } augment_names[] = {
-    {"shift", CN_AUG_SHIFT}, {"rotate", CN_AUG_ROTATE}, {"elastic", CN_AUG_ELASTIC},
-};
-
 int options_parse_augment(const char *s, unsigned *out, char *err, size_t errlen)
 {
-    unsigned bits = 0;
-
-    if (!strcmp(s, "none")) {
-        *out = 0;
-        return 0;
-    }
-    while (*s) {
-        size_t len = strcspn(s, ","), k;
-        for (k = 0; k < sizeof augment_names / sizeof augment_names[0]; k++)
-            if (strlen(augment_names[k].name) == len && !strncmp(s, augment_names[k].name, len))
-                break;
-        if (k == sizeof augment_names / sizeof augment_names[0]) {
-            snprintf(err, errlen, "--augment: unknown augmentation '%.*s' (shift, rotate, elastic)",
-                     (int)len, s);
-            return -1;
-        }
-        bits |= augment_names[k].bit;
-        s += len + (s[len] == ',');
-    }
-    *out = bits;
-    return 0;
+    return settings_parse_field(settings_find(settings_run, "augment"), "--augment", s, 1, out,
+                                err, errlen) ? -1 : 0;
 }
 
 void options_format_augment(unsigned aug, char *buf, size_t len)
 {
-    size_t n = 0;
-
-    buf[0] = '\0';
-    for (size_t k = 0; k < sizeof augment_names / sizeof augment_names[0]; k++)
-        if (aug & augment_names[k].bit)
-            n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? "," : "",
-                                  augment_names[k].name);
-    if (!aug)
-        snprintf(buf, len, "none");
+    settings_format_field(settings_find(settings_run, "augment"), &aug, buf, len);
 }
 
-/* "64,128,256" -> list; a single number is a list of one. */
-static int parse_list(const char *name, const char *v, long lo, long hi, int *list, int *n,
+/* The sweep list of an int setting that takes one (OptionDesc.list). */
+static int *setting_list(Options *o, const char *key, int **n)
+{
+    if (!strcmp(key, "batch"))
+        return *n = &o->n_batch, o->batch_list;
+    if (!strcmp(key, "workers"))
+        return *n = &o->n_workers, o->workers_list;
+    return *n = &o->n_threads, o->threads_list;
+}
+
+/* "64,128,256" -> the sweep list, each value parsed by the row (a single
+ * number is a list of one); the setting itself gets the first. */
+static int parse_list(Options *o, const OptionDesc *d, const Setting *s, const char *v,
                       char *err, size_t errlen)
 {
     char item[32];
+    int *n, *list = setting_list(o, d->setting, &n);
+    RunConfig c = o->cfg;
 
     *n = 0;
     while (*v) {
         size_t len = strcspn(v, ",");
-        long x;
         if (*n == OPT_MAX_LIST) {
-            snprintf(err, errlen, "%s: more than %d values", name, OPT_MAX_LIST);
+            snprintf(err, errlen, "%s: more than %d values", d->name, OPT_MAX_LIST);
             return 2;
         }
         snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), v);
-        if (parse_long(name, item, lo, hi, &x, err, errlen))
+        if (settings_parse(s, d->name, item, 1, &c, err, errlen) != 0)
             return 2;
-        list[(*n)++] = (int)x;
+        memcpy(&list[(*n)++], (const char *)&c + s->offset, sizeof(int));
         v += len + (v[len] == ',');
     }
     if (*n == 0) {
-        snprintf(err, errlen, "%s: empty list", name);
+        snprintf(err, errlen, "%s: empty list", d->name);
         return 2;
     }
+    if (*n > 1 && o->cmd != CMD_SWEEP) {
+        snprintf(err, errlen, "%s: a list of values is for cnntop sweep", d->name);
+        return 2;
+    }
+    memcpy((char *)&o->cfg + s->offset, &list[0], sizeof(int));
     return 0;
 }
 
-/* Applies one option with its value ("" for a flag) to o. */
-static int apply(Options *o, const char *name, const char *v, char *err, size_t errlen)
+/* An option that sets a setting: parsed and bounded by its row. */
+static int apply_setting(Options *o, const OptionDesc *d, const char *v, char *err,
+                         size_t errlen)
 {
-    RunConfig *c = &o->cfg;
-    long n = 0;
-    int rc = 0, sweep = o->cmd == CMD_SWEEP;
+    RowTable in = ROW_RUN;
+    const Setting *s = option_row(d, &in);
 
-    if (!strcmp(name, "--data")) {
-        c->data_dir = v;
-        o->set_mask |= OPTSET_DATA;
-    } else if (!strcmp(name, "--save"))
+    o->set_mask |= d->optset;
+    if (d->list)
+        return parse_list(o, d, s, v, err, errlen);
+    /* blas_kernel is the one front-end setting (settings_ui) the command
+     * line takes. */
+    void *field = in == ROW_RUN ? (char *)&o->cfg + s->offset
+                  : in == ROW_OWN ? (char *)o + s->offset : (void *)&o->blas_keep;
+    if (settings_parse_field(s, d->name, v, 1, field, err, errlen) != 0)
+        return 2;
+    o->eval_every = o->cfg.eval_every;
+    return 0;
+}
+
+/* Applies one option that is no setting: a path or a flag ("" for v). */
+static void apply(Options *o, const char *name, const char *v)
+{
+    if (!strcmp(name, "--save"))
         o->save = v;
     else if (!strcmp(name, "--load"))
         o->load = v;
@@ -330,95 +360,6 @@ static int apply(Options *o, const char *name, const char *v, char *err, size_t 
         o->no_hook = 1;
     else if (!strcmp(name, "--recalibrate"))
         o->recalibrate = 1;
-    else if (!strcmp(name, "--blas-kernel")) {
-        long keep = 0;
-        if (options_parse_blas_kernel(v, &keep) != 0) {
-            snprintf(err, errlen, "--blas-kernel: '%s' is not auto or openblas", v);
-            rc = 2;
-        }
-        o->blas_keep = (int)keep;
-        o->set_mask |= OPTSET_BLAS;
-    }
-    else if (!strcmp(name, "--lr")) {
-        rc = parse_positive(name, v, 10.0, FLT_MIN,
-                            "the smallest normal float (every update would vanish)", &c->lr,
-                            err, errlen);
-        o->set_mask |= OPTSET_LR;
-    } else if (!strcmp(name, "--target-accuracy")) {
-        rc = parse_positive(name, v, 1.0, DBL_MIN, "a subnormal number", &o->target_accuracy,
-                            err, errlen);
-    } else if (!strcmp(name, "--budget")) {
-        rc = parse_positive(name, v, HUGE_VAL, 1e-3, "a millisecond", &o->budget, err, errlen);
-    } else if (!strcmp(name, "--batch")) {
-        if (!(rc = parse_list(name, v, 1, CN_MAX_BATCH, o->batch_list, &o->n_batch, err, errlen)))
-            c->batch = o->batch_list[0];
-        if (!rc && o->n_batch > 1 && !sweep) {
-            snprintf(err, errlen, "--batch: a list of values is for cnntop sweep");
-            rc = 2;
-        }
-        o->set_mask |= OPTSET_BATCH;
-    } else if (!strcmp(name, "--workers")) {
-        if (!(rc = parse_list(name, v, 0, CN_MAX_WORKERS, o->workers_list, &o->n_workers, err,
-                              errlen)))
-            c->workers = o->workers_list[0];
-        if (!rc && o->n_workers > 1 && !sweep) {
-            snprintf(err, errlen, "--workers: a list of values is for cnntop sweep");
-            rc = 2;
-        }
-        o->set_mask |= OPTSET_WORKERS;
-    } else if (!strcmp(name, "--threads")) {
-        if (!(rc = parse_list(name, v, 1, CN_MAX_THREADS, o->threads_list, &o->n_threads, err,
-                              errlen)))
-            c->threads = o->threads_list[0];
-        if (!rc && o->n_threads > 1 && !sweep) {
-            snprintf(err, errlen, "--threads: a list of values is for cnntop sweep");
-            rc = 2;
-        }
-        o->set_mask |= OPTSET_THREADS;
-    } else if (!strcmp(name, "--prefetch")) {
-        if (!(rc = parse_long(name, v, 1, CN_MAX_PREFETCH, &n, err, errlen)))
-            c->prefetch = (int)n;
-        o->set_mask |= OPTSET_PREFETCH;
-    } else if (!strcmp(name, "--augment")) {
-        rc = options_parse_augment(v, &c->augment, err, errlen) ? 2 : 0;
-        o->set_mask |= OPTSET_AUGMENT;
-    } else if (!strcmp(name, "--epochs")) {
-        if (!(rc = parse_long(name, v, 1, CN_MAX_EPOCHS, &n, err, errlen)))
-            c->epochs = (int)n;
-        o->set_mask |= OPTSET_EPOCHS;
-    } else if (!strcmp(name, "--steps")) {
-        rc = parse_long(name, v, 1, CN_MAX_STEPS, &c->steps, err, errlen);
-        o->set_mask |= OPTSET_STEPS;
-    } else if (!strcmp(name, "--limit")) {
-        rc = parse_long(name, v, 1, CN_MAX_IMAGES, &c->limit, err, errlen);
-        o->set_mask |= OPTSET_LIMIT;
-    } else if (!strcmp(name, "--test-limit")) {
-        rc = parse_long(name, v, 1, CN_MAX_IMAGES, &c->test_limit, err, errlen);
-        o->set_mask |= OPTSET_TEST_LIMIT;
-    } else if (!strcmp(name, "--runs")) {
-        if (!(rc = parse_long(name, v, 1, 10000, &n, err, errlen)))
-            o->runs = (int)n;
-    } else if (!strcmp(name, "--warmup")) {
-        if (!(rc = parse_long(name, v, 0, 10000, &n, err, errlen)))
-            o->warmup = (int)n;
-    } else if (!strcmp(name, "--eval-every")) {
-        rc = parse_long(name, v, 1, CN_MAX_STEPS, &o->eval_every, err, errlen);
-    } else if (!strcmp(name, "--seed")) {
-        unsigned long long s;
-        char *end;
-        errno = 0;
-        s = strtoull(v, &end, 10);
-        if (*v == '\0' || *end != '\0' || strchr(v, '-')) {
-            snprintf(err, errlen, "--seed: '%s' is not a non-negative whole number", v);
-            rc = 2;
-        } else if (errno == ERANGE) {
-            snprintf(err, errlen, "--seed: %s is out of range (0..%llu)", v, ULLONG_MAX);
-            rc = 2;
-        } else
-            c->seed = (uint64_t)s;
-        o->set_mask |= OPTSET_SEED;
-    }
-    return rc;
 }
 
 static Command command_of(const char *s)
@@ -434,6 +375,63 @@ static Command command_of(const char *s)
     return CMD_TUI;
 }
 
+/* Parses the option argv[*i] (and its value, which may be the next word:
+ * *i moves past it).  Returns 0 or 2 with err set. */
+static int parse_option(Options *o, int argc, char **argv, int *i, char *err, size_t errlen)
+{
+    char name[64];
+    const char *a = argv[*i], *eq = strchr(a, '='), *v = NULL;
+
+    snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
+    const OptionDesc *d = find_option(name);
+    if (!d) {
+        snprintf(err, errlen, "unknown option '%s' (see cnntop --help)", a);
+        return 2;
+    }
+    if (!(d->cmds & (1u << o->cmd))) {
+        snprintf(err, errlen, "%s does not apply to %s", name,
+                 o->cmd == CMD_TUI ? "the dashboard" : argv[1]);
+        return 2;
+    }
+    const char *arg = options_arg(d);
+    if (!arg) {
+        if (eq) {
+            snprintf(err, errlen, "%s takes no value", d->name);
+            return 2;
+        }
+        v = "";
+    } else if (eq)
+        v = eq + 1;
+    else if (*i + 1 < argc)
+        v = argv[++*i];
+    else {
+        snprintf(err, errlen, "%s needs a value (%s)", d->name, arg);
+        return 2;
+    }
+    if (arg && check_path_arg(d, v, err, errlen) != 0)
+        return 2;
+    if (!d->setting)
+        apply(o, d->name, v);
+    else if (apply_setting(o, d, v, err, errlen) != 0)
+        return 2;
+    return 0;
+}
+
+/* A word that is no option: one of report's files. */
+static int parse_positional(Options *o, const char *a, char *err, size_t errlen)
+{
+    if (o->cmd != CMD_REPORT) {
+        snprintf(err, errlen, "unexpected argument '%s' (see cnntop --help)", a);
+        return 2;
+    }
+    if (o->n_positional == OPT_MAX_POSITIONAL) {
+        snprintf(err, errlen, "report: more than %d files", OPT_MAX_POSITIONAL);
+        return 2;
+    }
+    o->positional[o->n_positional++] = a;
+    return 0;
+}
+
 int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen)
 {
     int i = 1;
@@ -441,8 +439,8 @@ int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen)
 
     memset(o, 0, sizeof *o);
     engine_config_default(&o->cfg);
+    settings_set_defaults(option_numbers, o);
     o->cmd = CMD_TUI;
-    o->runs = 1;
     o->argc = argc;
     o->argv = argv;
     if (no_color && *no_color)
@@ -454,8 +452,7 @@ int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen)
         return 2;
     }
     for (; i < argc; i++) {
-        char name[64];
-        const char *a = argv[i], *eq = strchr(a, '='), *v = NULL;
+        const char *a = argv[i];
         Command c = command_of(a);
         if (o->cmd == CMD_EXEC && (!strcmp(a, "--") || a[0] != '-')) {
             o->exec_argv = argv + i + !strcmp(a, "--"); /* argv[argc] is NULL */
@@ -466,46 +463,10 @@ int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen)
             o->cmd = c;
             return 0;
         }
-        if (a[0] != '-' || !strcmp(a, "-")) {
-            if (o->cmd != CMD_REPORT) {
-                snprintf(err, errlen, "unexpected argument '%s' (see cnntop --help)", a);
-                return 2;
-            }
-            if (o->n_positional == OPT_MAX_POSITIONAL) {
-                snprintf(err, errlen, "report: more than %d files", OPT_MAX_POSITIONAL);
-                return 2;
-            }
-            o->positional[o->n_positional++] = a;
-            continue;
-        }
-        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
-        const OptionDesc *d = find_option(name);
-        if (!d) {
-            snprintf(err, errlen, "unknown option '%s' (see cnntop --help)", a);
-            return 2;
-        }
-        if (!(d->cmds & (1u << o->cmd))) {
-            snprintf(err, errlen, "%s does not apply to %s", name,
-                     o->cmd == CMD_TUI ? "the dashboard" : argv[1]);
-            return 2;
-        }
-        if (!d->arg) {
-            if (eq) {
-                snprintf(err, errlen, "%s takes no value", d->name);
-                return 2;
-            }
-        } else if (eq)
-            v = eq + 1;
-        else if (i + 1 < argc)
-            v = argv[++i];
-        else {
-            snprintf(err, errlen, "%s needs a value (%s)", d->name, d->arg);
-            return 2;
-        }
-        if (d->arg && check_path_arg(d, v, err, errlen) != 0)
-            return 2;
-        if (apply(o, d->name, v ? v : "", err, errlen) != 0)
-            return 2;
+        int rc = a[0] != '-' || !strcmp(a, "-") ? parse_positional(o, a, err, errlen)
+                                                : parse_option(o, argc, argv, &i, err, errlen);
+        if (rc != 0)
+            return rc;
     }
     if (o->cmd == CMD_EVAL && !o->load) {
         snprintf(err, errlen, "eval needs --load FILE");

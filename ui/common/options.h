@@ -1,9 +1,13 @@
 /*
  * options.h: the command line, table-driven.
  *
- * One table lists every option with its argument and help text; the parser,
+ * One table lists every option with the commands that take it; the parser,
  * `cnntop --help` and the test that compares --help with the man page all
- * read it, so they cannot drift apart.
+ * read it, so they cannot drift apart.  An option that sets a setting
+ * (--batch, --lr, ...) names its row of the settings tables
+ * (cnntop/settings.h, common/config.h), which gives its argument, range,
+ * default and help line: the parser bounds it and --help describes it from
+ * that row, as the settings file and the engine do.
  */
 #ifndef CNNTOP_OPTIONS_H
 #define CNNTOP_OPTIONS_H
@@ -12,6 +16,7 @@
 #include <stdio.h>
 
 #include "cnntop/engine.h"
+#include "cnntop/settings.h"
 
 /* CMD_TUI is `cnntop` with no command: the dashboard. */
 typedef enum Command {
@@ -36,7 +41,7 @@ typedef struct Options {
     int warmup;            /* --warmup K (default 0) */
     int vary_seed;         /* --vary-seed */
     double budget;         /* --budget SECONDS for a sweep, 0: none */
-    long eval_every;       /* --eval-every N steps, 0: at each epoch's end */
+    long eval_every;       /* --eval-every N steps, 0: at each epoch's end (= cfg.eval_every) */
     double target_accuracy;/* --target-accuracy X (0..1), 0: none */
     int autostart;         /* --autostart (dashboard) */
     int no_color;          /* --no-color, or NO_COLOR set */
@@ -67,22 +72,33 @@ enum {
     OPTSET_BLAS = 1 << 12
 };
 
-/* "shift,rotate" -> CN_AUG_* bits; returns 0 or -1 (unknown name in err). */
+/* "shift,rotate" -> CN_AUG_* bits (the augment row of settings_run);
+ * returns 0 or -1 (unknown name in err, as "--augment: ..."). */
 int options_parse_augment(const char *s, unsigned *out, char *err, size_t errlen);
-
-/* "auto" -> 0, "openblas" -> 1 (keep OpenBLAS's own kernel); returns 0 or -1. */
-int options_parse_blas_kernel(const char *s, long *keep);
 
 /* The augment bits as a comma list ("none" for 0). */
 void options_format_augment(unsigned aug, char *buf, size_t len);
 
 /* What one option looks like, for --help and the parser. */
 typedef struct OptionDesc {
-    const char *name;   /* "--batch" */
-    const char *arg;    /* "N", or NULL for a flag */
-    const char *help;   /* one line */
-    unsigned cmds;      /* bit (1 << Command) for each command that takes it */
+    const char *name;    /* "--batch" */
+    const char *arg;     /* "N", or NULL for a flag; NULL for a setting (its row's) */
+    const char *help;    /* one line; for a setting, what the command line adds
+                          * to its row's help ("a list for sweep"), or NULL */
+    unsigned cmds;       /* bit (1 << Command) for each command that takes it */
+    const char *setting; /* the key of its settings row ("test_limit"), or NULL */
+    int optset;          /* its OPTSET_* bit, 0: none */
+    int list;            /* 1: cnntop sweep takes a comma list (batch, workers, threads) */
 } OptionDesc;
+
+/* The settings row an option sets (settings_run or settings_ui), or NULL. */
+const Setting *options_setting(const OptionDesc *d);
+
+/* The OPTSET_* bit of the option that sets the setting `key`, 0: none. */
+int options_setting_bit(const char *key);
+
+/* The option's argument as --help shows it ("N"), NULL for a flag. */
+const char *options_arg(const OptionDesc *d);
 
 extern const OptionDesc option_table[];
 extern const size_t option_count;

@@ -32,7 +32,7 @@ static void load_settings(Tui *t)
 
     t->set.cfg = t->o->cfg;
     snprintf(t->set.data, sizeof t->set.data, "%s", t->o->cfg.data_dir ? t->o->cfg.data_dir : "");
-    t->set.window = 60;
+    t->set.window = (int)settings_find(settings_ui, "window")->dflt;
     t->set.blas_keep = t->o->blas_keep;
     settings_fix(&t->set);
     if (settings_path(t->cfg_path, sizeof t->cfg_path) != 0)

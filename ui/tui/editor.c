@@ -13,64 +13,43 @@
 #include "common/fmt.h"
 #include "tui/editor.h"
 
-static const struct {
-    const char *name;
-    int live;
-} setting_desc[SET_COUNT] = {
-    [SET_BATCH] = {"batch", 1},     [SET_WORKERS] = {"workers", 1}, [SET_PREFETCH] = {"prefetch", 1},
-    [SET_THREADS] = {"threads", 0}, [SET_EPOCHS] = {"epochs", 0},   [SET_STEPS] = {"steps", 0},
-    [SET_LIMIT] = {"limit", 0},     [SET_LR] = {"lr", 0},           [SET_AUGMENT] = {"augment", 0},
-    [SET_SEED] = {"seed", 0},       [SET_DATA] = {"data", 0},
+/* The panel's rows, by their settings_run keys (the row gives the range,
+ * the default, whether it applies live and what 0 shows as). */
+static const char *const setting_keys[SET_COUNT] = {
+    [SET_BATCH] = "batch", [SET_WORKERS] = "workers", [SET_PREFETCH] = "prefetch",
+    [SET_THREADS] = "threads", [SET_EPOCHS] = "epochs", [SET_STEPS] = "steps",
+    [SET_LIMIT] = "limit", [SET_LR] = "lr", [SET_AUGMENT] = "augment", [SET_SEED] = "seed",
+    [SET_DATA] = "data",
 };
+
+static const Setting *row_setting(int i)
+{
+    return settings_find(settings_run, setting_keys[i]);
+}
 
 const char *editor_name(int i)
 {
-    return setting_desc[i].name;
+    return setting_keys[i];
 }
 
 int editor_live(int i)
 {
-    return setting_desc[i].live;
+    return (row_setting(i)->flags & SETTING_LIVE) != 0;
 }
 
 void editor_format(const Tui *t, int i, const RunConfig *c, const char *data, char *buf,
                         size_t len)
 {
+    const Setting *s = row_setting(i);
+
     (void)t;
-    switch (i) {
-    case SET_BATCH: snprintf(buf, len, "%d", c->batch); break;
-    case SET_WORKERS: snprintf(buf, len, "%d", c->workers); break;
-    case SET_PREFETCH:
-        if (c->prefetch)
-            snprintf(buf, len, "%d", c->prefetch);
-        else
-            snprintf(buf, len, "auto");
-        break;
-    case SET_THREADS:
-        if (c->threads)
-            snprintf(buf, len, "%d", c->threads);
-        else
-            snprintf(buf, len, "all");
-        break;
-    case SET_EPOCHS: snprintf(buf, len, "%d", c->epochs); break;
-    case SET_STEPS:
-        if (c->steps)
-            snprintf(buf, len, "%ld", c->steps);
-        else
-            snprintf(buf, len, "epochs");
-        break;
-    case SET_LIMIT:
-        if (c->limit)
-            snprintf(buf, len, "%ld", c->limit);
-        else
-            snprintf(buf, len, "all");
-        break;
-    case SET_LR: snprintf(buf, len, "%g", c->lr); break;
-    case SET_AUGMENT: options_format_augment(c->augment, buf, len); break;
-    case SET_SEED: snprintf(buf, len, "%llu", (unsigned long long)c->seed); break;
-    default: /* whole: the drawing cuts it, keeping the tail */
-        snprintf(buf, len, "%s", data && *data ? data : "default");
-        break;
+    /* The path whole: the drawing cuts it, keeping the tail. */
+    if (s->type == SETTING_PATH)
+        snprintf(buf, len, "%s", data && *data ? data : s->label0);
+    else {
+        settings_format(s, c, buf, len);
+        if (s->label0 && !strcmp(buf, "0")) /* "auto", "all": what 0 means */
+            snprintf(buf, len, "%s", s->label0);
     }
 }
 
@@ -100,9 +79,9 @@ static void after_change(Tui *t, int i)
     const RunConfig *c = &t->set.cfg;
 
     editor_format(t, i, c, t->set.data, val, sizeof val);
-    if (!setting_desc[i].live || !t->engine || t->rv.state != RUN_TRAINING) {
-        tui_message(t, 0, "%s %s: for the next run%s", setting_desc[i].name, val,
-                    setting_desc[i].live ? "" : " (applies only to a new run)");
+    if (!editor_live(i) || !t->engine || t->rv.state != RUN_TRAINING) {
+        tui_message(t, 0, "%s %s: for the next run%s", editor_name(i), val,
+                    editor_live(i) ? "" : " (applies only to a new run)");
         return;
     }
     int v = i == SET_BATCH ? c->batch : i == SET_WORKERS ? c->workers : c->prefetch;
@@ -111,7 +90,7 @@ static void after_change(Tui *t, int i)
         return;
     }
     t->live_changed = 1;
-    tui_message(t, 0, "%s %s: applied live%s; a new segment starts", setting_desc[i].name, val,
+    tui_message(t, 0, "%s %s: applied live%s; a new segment starts", editor_name(i), val,
                 i == SET_BATCH ? " at the next step" : "");
 }
 
@@ -124,18 +103,22 @@ static long step_long(long v, int dir, long lo, long hi)
 void editor_change(Tui *t, int i, int dir)
 {
     RunConfig *c = &t->set.cfg;
+    const Setting *s = row_setting(i);
+    long lo = (long)s->min, hi = (long)s->max;
 
     switch (i) {
     case SET_BATCH:
-        c->batch = dir > 0 ? (c->batch * 2 > CN_MAX_BATCH ? CN_MAX_BATCH : c->batch * 2)
-                           : (c->batch / 2 < 1 ? 1 : c->batch / 2);
+        c->batch = dir > 0 ? (c->batch * 2 > hi ? (int)hi : c->batch * 2)
+                           : (c->batch / 2 < lo ? (int)lo : c->batch / 2);
         break;
-    case SET_WORKERS: c->workers = (int)step_long(c->workers, dir, 0, CN_MAX_WORKERS); break;
-    case SET_PREFETCH: c->prefetch = (int)step_long(c->prefetch, dir, 0, CN_MAX_PREFETCH); break;
-    case SET_THREADS: c->threads = (int)step_long(c->threads, dir, 0, CN_MAX_THREADS); break;
-    case SET_EPOCHS: c->epochs = (int)step_long(c->epochs, dir, 1, 100000); break;
+    case SET_WORKERS: case SET_PREFETCH: case SET_THREADS: case SET_EPOCHS: {
+        int *v = (int *)(void *)((char *)c + s->offset);
+        *v = (int)step_long(*v, dir, lo, hi);
+        break;
+    }
     case SET_STEPS:
         c->steps = dir > 0 ? (c->steps ? c->steps * 2 : 100) : (c->steps <= 100 ? 0 : c->steps / 2);
+        c->steps = c->steps > hi ? hi : c->steps;
         break;
     case SET_LIMIT:
         if (dir > 0)
@@ -144,9 +127,16 @@ void editor_change(Tui *t, int i, int dir)
             c->limit = c->limit ? (c->limit / 2 < 1 ? 1 : c->limit / 2) : 30000;
         break;
     case SET_LR:
-        c->lr = dir > 0 ? (c->lr * 2 > 10 ? 10 : c->lr * 2) : c->lr / 2;
+        c->lr = dir > 0 ? (c->lr * 2 > s->max ? s->max : c->lr * 2)
+                        : (c->lr / 2 < s->tiny ? c->lr : c->lr / 2);
         break;
-    case SET_AUGMENT: c->augment = (c->augment + (dir > 0 ? 1u : 7u)) & 7u; break;
+    case SET_AUGMENT: {
+        unsigned all = 0; /* every combination of the names, in turn */
+        for (const SettingName *n = s->names; n->name; n++)
+            all |= (unsigned)n->value;
+        c->augment = (c->augment + (dir > 0 ? 1u : all)) & all;
+        break;
+    }
     case SET_SEED: c->seed = dir < 0 && c->seed == 0 ? 0 : c->seed + (uint64_t)(int64_t)dir; break;
     default:
         tui_message(t, 0, "type the data directory: press c, then Enter");
@@ -155,49 +145,15 @@ void editor_change(Tui *t, int i, int dir)
     after_change(t, i);
 }
 
-/* Sets setting i from typed text; returns 0 or -1 with a message. */
+/* Sets setting i from typed text, as the settings file reads it (the same
+ * ranges and messages); returns 0 or -1 with a message. */
 int editor_type(Tui *t, int i, const char *text)
 {
-    RunConfig *c = &t->set.cfg;
-    char *end, err[256];
+    char err[256];
 
-    if (i == SET_DATA) {
-        snprintf(t->set.data, sizeof t->set.data, "%s", text);
-        settings_fix(&t->set);
-        after_change(t, i);
-        return 0;
-    }
-    if (i == SET_AUGMENT) {
-        unsigned a;
-        if (options_parse_augment(text, &a, err, sizeof err)) {
-            tui_message(t, 1, "%s", err);
-            return -1;
-        }
-        c->augment = a;
-        after_change(t, i);
-        return 0;
-    }
-    double v = strtod(text, &end);
-    static const double lo[SET_COUNT] = {1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0};
-    static const double hi[SET_COUNT] = {CN_MAX_BATCH, CN_MAX_WORKERS, CN_MAX_PREFETCH,
-                                         CN_MAX_THREADS, CN_MAX_EPOCHS, CN_MAX_STEPS,
-                                         CN_MAX_IMAGES, 10, 0, 1e18, 0};
-    if (!*text || *end || !isfinite(v) || v < lo[i] || v > hi[i] || (i == SET_LR && v < FLT_MIN) ||
-        (i != SET_LR && v != floor(v))) {
-        tui_message(t, 1, "%s: '%s' is not a %s in %g..%g", setting_desc[i].name, text,
-                    i == SET_LR ? "number" : "whole number", lo[i], hi[i]);
+    if (settings_set_text(&t->set, editor_name(i), text, err, sizeof err) != 0) {
+        tui_message(t, 1, "%s", err);
         return -1;
-    }
-    switch (i) {
-    case SET_BATCH: c->batch = (int)v; break;
-    case SET_WORKERS: c->workers = (int)v; break;
-    case SET_PREFETCH: c->prefetch = (int)v; break;
-    case SET_THREADS: c->threads = (int)v; break;
-    case SET_EPOCHS: c->epochs = (int)v; break;
-    case SET_STEPS: c->steps = (long)v; break;
-    case SET_LIMIT: c->limit = (long)v; break;
-    case SET_LR: c->lr = v; break;
-    default: c->seed = (uint64_t)v; break;
     }
     after_change(t, i);
     return 0;
@@ -213,6 +169,6 @@ void editor_show_whole(Tui *t)
     editor_format(t, t->sel, &t->rv.cfg, t->rv.data_dir, last, sizeof last);
     int cut_last = t->rv.seq && fmt_cols(last) > w;
     if (fmt_cols(next) > w || cut_last)
-        tui_message(t, 0, "%s: next run %s%s%s", setting_desc[t->sel].name, next,
+        tui_message(t, 0, "%s: next run %s%s%s", editor_name(t->sel), next,
                     cut_last ? ", last run " : "", cut_last ? last : "");
 }

@@ -213,7 +213,8 @@ static int act_view(Tui *t, int ch)
 static int act_sort(Tui *t, int ch)
 {
     (void)ch;
-    t->set.sort = (t->set.sort + 1) % 3;
+    /* The orders settings_ui's sort row takes, in turn. */
+    t->set.sort = (t->set.sort + 1) % ((int)settings_find(settings_ui, "sort")->max + 1);
     return TUI_REDRAW;
 }
 

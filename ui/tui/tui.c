@@ -21,6 +21,7 @@ void tui_message(Tui *t, int is_error, const char *fmt, ...)
 
 int tui_window_seconds(int i)
 {
-    static const int w[TUI_WINDOWS] = {60, 300, 900, 0};
-    return w[((i % TUI_WINDOWS) + TUI_WINDOWS) % TUI_WINDOWS];
+    /* The window key's choices (settings_ui), in the order t cycles them. */
+    const SettingName *w = settings_find(settings_ui, "window")->names;
+    return w[((i % TUI_WINDOWS) + TUI_WINDOWS) % TUI_WINDOWS].value;
 }

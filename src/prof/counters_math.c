@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cnntop/counters.h"
+#include "prof/counters_reading.h"
 #include "prof/counters_say.h"
 
 const char *counters_status_name(CtrStatus s)
@@ -125,4 +126,41 @@ void counters_derive(const CounterReading *r, int n, double wall_ns, CounterDeri
 double counters_figure_value(const CounterFigure *f)
 {
     return f->ok ? f->value : NAN;
+}
+
+void counters_reading_fill(const CounterEventInfo *ev, const CounterSum *sum,
+                           const CounterMiss *miss, const char *no_thread, CounterReading *out)
+{
+    memset(out, 0, sizeof *out);
+    counters_say(out->name, sizeof out->name, "%s", ev->name);
+    out->unit = (ev->kind == CTR_KIND_TASK_CLOCK || ev->kind == CTR_KIND_CPU_CLOCK) ? "ns" : "";
+    out->kind = ev->kind;
+    out->value = sum->scaled;
+    out->raw = sum->raw;
+    out->enabled = sum->enabled;
+    out->running = sum->running;
+    out->threads = sum->threads;
+    out->fraction = sum->enabled ? (double)sum->running / (double)sum->enabled : 0.0;
+    if (out->fraction > 1.0)
+        out->fraction = 1.0;
+    out->status = CTR_NOT_COUNTED;
+    if (ev->status != CTR_OK) {
+        out->status = ev->status;
+        counters_say(out->reason, sizeof out->reason, "%s", ev->reason);
+    } else if (sum->threads == 0 && miss->threads) {
+        out->status = miss->status;
+        counters_say(out->reason, sizeof out->reason, "%s", miss->reason);
+    } else if (sum->threads == 0) {
+        counters_say(out->reason, sizeof out->reason, "%s", no_thread);
+    } else if (sum->running == 0) {
+        counters_say(out->reason, sizeof out->reason, "never got a counter on the PMU "
+                     "(all counters taken?)");
+    } else {
+        out->status = CTR_OK;
+        if (miss->threads)
+            counters_say(out->reason, sizeof out->reason, "not counted on %d thread(s): %s",
+                         miss->threads, miss->reason);
+        else if (ev->user_only)
+            counters_say(out->reason, sizeof out->reason, "user space only");
+    }
 }

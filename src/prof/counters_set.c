@@ -57,20 +57,13 @@
 
 #include "prof/counters_encode.h"
 #include "prof/counters_kernel.h"
+#include "prof/counters_reading.h"
 #include "prof/counters_say.h"
 #include "prof/counters_spec.h"
 #include "prof/schedstat.h"
 #include "util/err.h"
 
 /* A sum over threads of one event's readings. */
-typedef struct CtrAcc {
-    double scaled;       /* sum of each thread's scaled value */
-    uint64_t raw;        /* sum of raw values */
-    uint64_t enabled;    /* ns */
-    uint64_t running;    /* ns */
-    int threads;         /* threads whose counter was read */
-} CtrAcc;
-
 typedef struct CtrEvent {
     char name[CTR_NAME_LEN];
     char encoding[160];
@@ -83,7 +76,7 @@ typedef struct CtrEvent {
 } CtrEvent;
 
 typedef struct CtrRole {
-    CtrAcc acc[CTR_MAX_EVENTS];         /* detached threads */
+    CounterSum acc[CTR_MAX_EVENTS];         /* detached threads */
     int fails[CTR_MAX_EVENTS];          /* threads on which the open failed */
     CtrStatus fail_status[CTR_MAX_EVENTS];
     char fail_reason[CTR_MAX_EVENTS][CTR_REASON_LEN];
@@ -132,7 +125,7 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static void acc_add(CtrAcc *a, const CounterRaw *r)
+static void acc_add(CounterSum *a, const CounterRaw *r)
 {
     double v, f;
 
@@ -427,48 +420,20 @@ int counters_detach(CounterSet *set, int tid)
 
 /* The reading of event i for role ro from the summed acc. */
 static void reading_fill(const CounterSet *set, const CtrRole *ro, ThreadRole role, int i,
-                         const CtrAcc *a, CounterReading *out)
+                         const CounterSum *a, CounterReading *out)
 {
-    const CtrEvent *ev = &set->ev[i];
+    CounterEventInfo ev;
+    CounterMiss miss = {ro->fails[i], ro->fail_status[i], ro->fail_reason[i]};
+    char none[64];
 
-    memset(out, 0, sizeof *out);
-    counters_say(out->name, sizeof out->name, "%s", ev->name);
-    out->unit = (ev->kind == CTR_KIND_TASK_CLOCK || ev->kind == CTR_KIND_CPU_CLOCK) ? "ns" : "";
-    out->kind = ev->kind;
-    out->value = a->scaled;
-    out->raw = a->raw;
-    out->enabled = a->enabled;
-    out->running = a->running;
-    out->threads = a->threads;
-    out->fraction = a->enabled ? (double)a->running / (double)a->enabled : 0.0;
-    if (out->fraction > 1.0)
-        out->fraction = 1.0;
-    if (ev->status != CTR_OK) {
-        out->status = ev->status;
-        counters_say(out->reason, sizeof out->reason, "%s", ev->reason);
-    } else if (a->threads == 0 && ro->fails[i]) {
-        out->status = ro->fail_status[i];
-        counters_say(out->reason, sizeof out->reason, "%s", ro->fail_reason[i]);
-    } else if (a->threads == 0) {
-        out->status = CTR_NOT_COUNTED;
-        counters_say(out->reason, sizeof out->reason, "no %s thread has run", role_names[role]);
-    } else if (a->running == 0) {
-        out->status = CTR_NOT_COUNTED;
-        counters_say(out->reason, sizeof out->reason, "never got a counter on the PMU "
-                 "(all counters taken?)");
-    } else {
-        out->status = CTR_OK;
-        if (ro->fails[i])
-            counters_say(out->reason, sizeof out->reason, "not counted on %d thread(s): %s",
-                     ro->fails[i], ro->fail_reason[i]);
-        else if (ev->user_only)
-            counters_say(out->reason, sizeof out->reason, "user space only");
-    }
+    counters_event_info(set, i, &ev);
+    counters_say(none, sizeof none, "no %s thread has run", role_names[role]);
+    counters_reading_fill(&ev, a, &miss, none, out);
 }
 
 int counters_read(CounterSet *set, ThreadRole role, CounterReading *out, int max)
 {
-    CtrAcc acc[CTR_MAX_EVENTS];
+    CounterSum acc[CTR_MAX_EVENTS];
 
     if (!set || (int)role < 0 || role >= CN_ROLES)
         return 0;

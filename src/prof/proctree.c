@@ -25,14 +25,9 @@
 #include "cnntop/proctree.h"
 #include "prof/counters_encode.h"
 #include "prof/counters_kernel.h"
+#include "prof/counters_reading.h"
 #include "prof/procfs.h"
 #include "util/err.h"
-
-typedef struct PtAcc {
-    double scaled;                /* sum of value * enabled / running */
-    uint64_t raw, enabled, running;
-    int threads;                  /* threads whose counter was read */
-} PtAcc;
 
 typedef struct PtThread {
     int tid, proc;                /* proc: index into ProcTree.proc */
@@ -45,7 +40,7 @@ typedef struct PtThread {
 typedef struct PtProc {
     ProcInfo info;
     int64_t found_ns, last_ns;
-    PtAcc acc[CTR_MAX_EVENTS];    /* its threads that ended */
+    CounterSum acc[CTR_MAX_EVENTS];    /* its threads that ended */
     int fails[CTR_MAX_EVENTS];    /* threads on which an event failed to open */
     long rss_kib;                 /* VmRSS at the last poll */
     int seen;                     /* scratch: found in this poll's task list */
@@ -242,7 +237,7 @@ static int fd_read(int fd, CounterRaw *out)
     return 0;
 }
 
-static void acc_add(PtAcc *a, int fd)
+static void acc_add(CounterSum *a, int fd)
 {
     CounterRaw r;
     double v, f;
@@ -501,49 +496,19 @@ int proctree_poll(ProcTree *t)
 
 /* The reading of event i from the summed acc (as counters_read() fills
  * one: status and reason say why a figure is missing). */
-static void reading_fill(const ProcTree *t, ProcRole role, int i, const PtAcc *a, int fails,
+static void reading_fill(const ProcTree *t, ProcRole role, int i, const CounterSum *a, int fails,
                          CounterReading *out)
 {
-    const CounterEventInfo *ev = &t->ev[i];
+    CounterMiss miss = {fails, t->fail_status[i], t->fail_reason[i]};
+    char none[80];
 
-    memset(out, 0, sizeof *out);
-    snprintf(out->name, sizeof out->name, "%s", ev->name);
-    out->unit = (ev->kind == CTR_KIND_TASK_CLOCK || ev->kind == CTR_KIND_CPU_CLOCK) ? "ns" : "";
-    out->kind = ev->kind;
-    out->value = a->scaled;
-    out->raw = a->raw;
-    out->enabled = a->enabled;
-    out->running = a->running;
-    out->threads = a->threads;
-    out->fraction = a->enabled ? (double)a->running / (double)a->enabled : 0.0;
-    if (out->fraction > 1.0)
-        out->fraction = 1.0;
-    out->status = CTR_NOT_COUNTED;
-    if (ev->status != CTR_OK) {
-        out->status = ev->status;
-        snprintf(out->reason, sizeof out->reason, "%s", ev->reason);
-    } else if (a->threads == 0 && fails) {
-        out->status = t->fail_status[i];
-        snprintf(out->reason, sizeof out->reason, "%s", t->fail_reason[i]);
-    } else if (a->threads == 0) {
-        snprintf(out->reason, sizeof out->reason, "no thread of the %s was counted",
-                 role_names[role]);
-    } else if (a->running == 0) {
-        snprintf(out->reason, sizeof out->reason, "never got a counter on the PMU "
-                 "(all counters taken?)");
-    } else {
-        out->status = CTR_OK;
-        if (fails)
-            snprintf(out->reason, sizeof out->reason, "not counted on %d thread(s): %s", fails,
-                     t->fail_reason[i]);
-        else if (ev->user_only)
-            snprintf(out->reason, sizeof out->reason, "user space only");
-    }
+    snprintf(none, sizeof none, "no thread of the %s was counted", role_names[role]);
+    counters_reading_fill(&t->ev[i], a, &miss, none, out);
 }
 
 int proctree_read(ProcTree *t, ProcRole role, CounterReading *out, int max)
 {
-    PtAcc acc[CTR_MAX_EVENTS];
+    CounterSum acc[CTR_MAX_EVENTS];
     int fails[CTR_MAX_EVENTS];
 
     if (!t || (int)role < 0 || role >= PROC_ROLES)

@@ -8,8 +8,10 @@
  * share and the oversubscription verdict (schedstat.c).
  */
 #include <math.h>
+#include <string.h>
 
 #include "check.h"
+#include "prof/counters_reading.h"
 #include "prof/counters_spec.h"
 #include "prof/schedstat.h"
 
@@ -202,6 +204,52 @@ static void test_schedstat_pure(void)
     CHECK_STR_HAS(cs.reason, "no thread");
 }
 
+/* A reading from summed counts: each reason a figure can be missing, in
+ * the order they are judged (counters_reading_fill, shared by the counter
+ * set and exec's process tree). */
+static void test_reading(void)
+{
+    CounterEventInfo ev = {.name = "cycles", .kind = CTR_KIND_CYCLES, .status = CTR_OK};
+    CounterSum sum = {.scaled = 3e9, .raw = 15e8, .enabled = 2000, .running = 1000, .threads = 2};
+    CounterMiss none = {0, CTR_OK, ""}, one = {1, CTR_NO_ACCESS, "perf_event_paranoid is 3"};
+    CounterReading r;
+
+    counters_reading_fill(&ev, &sum, &none, "no train thread has run", &r);
+    CHECK_INT(r.status, ==, CTR_OK);
+    CHECK_NEAR(r.value, 3e9, 1e-6);
+    CHECK_NEAR(r.fraction, 0.5, 1e-12);
+    CHECK_INT(r.threads, ==, 2);
+    CHECK(r.reason[0] == 0);
+    CHECK(r.unit[0] == 0);
+    counters_reading_fill(&ev, &sum, &one, "no train thread has run", &r);
+    CHECK_INT(r.status, ==, CTR_OK); /* counted on the others */
+    CHECK_STR_HAS(r.reason, "not counted on 1 thread(s): perf_event_paranoid is 3");
+    sum.threads = 0;
+    counters_reading_fill(&ev, &sum, &one, "no train thread has run", &r);
+    CHECK_INT(r.status, ==, CTR_NO_ACCESS);
+    CHECK(strcmp(r.reason, "perf_event_paranoid is 3") == 0);
+    counters_reading_fill(&ev, &sum, &none, "no train thread has run", &r);
+    CHECK_INT(r.status, ==, CTR_NOT_COUNTED);
+    CHECK(strcmp(r.reason, "no train thread has run") == 0);
+    sum.threads = 1;
+    sum.running = 0;
+    counters_reading_fill(&ev, &sum, &none, "-", &r);
+    CHECK_INT(r.status, ==, CTR_NOT_COUNTED);
+    CHECK_STR_HAS(r.reason, "never got a counter on the PMU");
+    sum.running = sum.enabled;
+    ev.status = CTR_UNSUPPORTED;
+    snprintf(ev.reason, sizeof ev.reason, "no PMU");
+    counters_reading_fill(&ev, &sum, &none, "-", &r);
+    CHECK_INT(r.status, ==, CTR_UNSUPPORTED);
+    CHECK(strcmp(r.reason, "no PMU") == 0);
+    ev.status = CTR_OK;
+    ev.user_only = 1;
+    ev.kind = CTR_KIND_TASK_CLOCK;
+    counters_reading_fill(&ev, &sum, &none, "-", &r);
+    CHECK(strcmp(r.reason, "user space only") == 0);
+    CHECK(strcmp(r.unit, "ns") == 0);
+}
+
 int main(void)
 {
     test_spec();
@@ -210,8 +258,9 @@ int main(void)
     test_derive_zero();
     test_derive_rates();
     test_schedstat_pure();
+    test_reading();
     fprintf(stderr, "checked: -e grammar; scaling (full, multiplexed, never ran, deltas); "
             "derived figures, their n/a reasons and NAN values; /proc parsers and the "
-            "oversubscription verdict\n");
+            "oversubscription verdict; a reading's missing-figure reasons\n");
     return check_report();
 }

@@ -4,6 +4,10 @@
 # passed through, a signal that kills it reported as such, bad input a
 # one-line error; with PYTHON (Debian's, with torch) the seed-shaped
 # script tests/exec/train_seed.py gets its DataLoader workers their role.
+# The records: `exec --export` writes a cnntop.run/1 record of the command
+# (argv, exit status, wall time, counters per role, the hook's images/s)
+# that `report` reads back; `sweep --cmd TEMPLATE` runs the grid of its
+# {placeholders} as exec runs them and exports a cnntop.sweep/1 record.
 # No timing thresholds: the machine may be loaded.
 set -u
 CNNTOP=$1
@@ -30,9 +34,9 @@ run() {
     [ "$got" -eq "$code" ] || fail "cnntop $*: exit $got (want $code)"
 }
 
-# has PATTERN: the summary has a line matching PATTERN.
+# has PATTERN [FILE]: the summary (or FILE) has a line matching PATTERN.
 has() {
-    grep -q -- "$1" "$tmp/out" || fail "summary lacks /$1/"
+    grep -q -- "$1" "${2:-$tmp/out}" || fail "${2:-summary} lacks /$1/"
 }
 
 # A busy shell with one child: counters for the main process (task-clock
@@ -163,6 +167,40 @@ if [ -n "$PY" ] && "$PY" -c 'import torch' 2>/dev/null; then
     run 0 exec --no-hook -e task-clock -- "$PY" "$SCRIPT" --workers 0 --images 128 --threads 1
     grep -q "Images/s" "$tmp/out" && fail "--no-hook: Images/s still reported"
 fi
+
+# json FILE EXPR: a Python expression over the parsed file d is true.
+json() {
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" \
+        "$1" || fail "$1: not ($2)"
+}
+
+# ---- exec --export ----
+run 3 exec -e task-clock --export "$tmp/e.json" -- sh -c 'i=0; while [ $i -lt 5000 ]; do i=$((i+1)); done; exit 3'
+[ -f "$tmp/e.json" ] || fail "exec --export: no file"
+json "$tmp/e.json" "d['schema'] == 'cnntop.run/1' and d['exec']['status'] == 3 and d['exec']['signal'] == 0"
+json "$tmp/e.json" "d['exec']['command'].startswith(\"sh -c 'i=0\") and d['exit_code'] == 3"
+json "$tmp/e.json" "d['config'] is None and d['train'] is None and d['data'] is None"
+json "$tmp/e.json" "d['exec']['wall'] > 0 and d['exec']['images_per_s'] is None"
+json "$tmp/e.json" "any(c['role'] == 'main' and c['name'] == 'task-clock' and c['value'] > 0 for c in d['exec_counters'])"
+run 0 report "$tmp/e.json"
+has "^ Report of cnntop exec: sh -c 'i=0"
+has "^  Exit:  *status 3$"
+has "^  Images/s:  *n/a: no DataLoader figures"
+has "task-clock"
+# Killed by a signal: status null, the signal named.
+run 137 exec -e task-clock --export "$tmp/k.json" -- sh -c 'kill -9 $$'
+json "$tmp/k.json" "d['exec']['status'] is None and d['exec']['signal'] == 9 and d['exit_code'] == 137"
+run 0 report "$tmp/k.json"
+has "^  Exit:  *killed by signal 9$"
+# An existing file is refused before the command runs (it would say "ran").
+run 1 exec --export "$tmp/e.json" -- sh -c "echo ran"
+grep -q "ran" "$tmp/out" && fail "exec --export onto an existing file still ran the command"
+has "^cnntop: --export: .*e.json" "$tmp/err"
+run 1 exec --export "$tmp/x.txt" -- true
+has "^cnntop: --export: " "$tmp/err"
+# A command that cannot be run: no record.
+run 127 exec --export "$tmp/n.json" -- /nonexistent/cmd
+[ -f "$tmp/n.json" ] && fail "exec --export wrote a record for a command that never ran"
 
 if [ "$fails" -ne 0 ]; then
     echo "test_exec: $fails failure(s)" >&2

@@ -14,6 +14,7 @@
 
 #include "cnntop/record.h"
 #include "cnntop/stats.h"
+#include "cmd/exec.h"
 #include "cmd/report.h"
 #include "cmd/summary.h"
 #include "common/exit.h"
@@ -292,7 +293,9 @@ int report_main(const Options *o)
 
     if (!e)
         return EXIT_FAIL;
-    if (n == 1)
+    if (n == 1 && e[0].r.have_exec)
+        exec_record_print(stdout, &e[0].r, "Report");
+    else if (n == 1)
         summary_print(stdout, &e[0].r, "report");
     else
         print_compare(e, n);

@@ -202,6 +202,61 @@ has "^cnntop: --export: " "$tmp/err"
 run 127 exec --export "$tmp/n.json" -- /nonexistent/cmd
 [ -f "$tmp/n.json" ] && fail "exec --export wrote a record for a command that never ran"
 
+# ---- sweep --cmd ----
+# A 2x2 grid, 2 measured runs after 1 warm-up: each configuration's
+# command, substituted, ran 3 times (its file counts them) and 2 count.
+run 0 sweep -e task-clock --cmd "echo x >>$tmp/n_{batch}_{workers}; echo out; i=0; while [ \$i -lt {batch}000 ]; do i=\$((i+1)); done" \
+    --batch 1,2 --workers 0,3 --runs 2 --warmup 1 --export "$tmp/s.json"
+for c in 1_0 1_3 2_0 2_3; do
+    [ "$(wc -l <"$tmp/n_$c" 2>/dev/null)" -eq 3 ] || fail "sweep --cmd: $c ran $(wc -l <"$tmp/n_$c" 2>/dev/null) times, not 1 + 2"
+done
+grep -q "^out$" "$tmp/out" && fail "sweep --cmd: the command's stdout reached the table"
+has "^ Configuration  *Time \[s\]  *Images/s  *Wait  *CPU \[s\]  *Exit  *Speedup (time)"
+[ "$(grep -c "^ batch [12], workers [03]  *[0-9.]* ± [0-9.]*  *n/a .* 0  *[0-9(]" "$tmp/out")" -eq 4 ] ||
+    fail "sweep --cmd: not 4 configuration rows with mean ± sd and exit 0"
+has "^ batch 1, workers 0  .*1 (baseline)"
+has "^ Fastest: batch [12], workers [03], [0-9.]* s\.$"
+has "^ Against the runner-up (.*): .*Welch's t-test, p = [0-9.]*)\.$"
+has "^ Recommended: batch [12], workers [03]\.$"
+json "$tmp/s.json" "d['schema'] == 'cnntop.sweep/1' and len(d['runs']) == 4 and all(len(r['repeats']) == 2 for r in d['runs'])"
+json "$tmp/s.json" "[r['label'] for r in d['runs']] == ['batch 1, workers 0', 'batch 1, workers 3', 'batch 2, workers 0', 'batch 2, workers 3']"
+json "$tmp/s.json" "d['runs'][3]['exec']['command'].startswith(\"/bin/sh -c 'echo x >>\") and '/n_2_3;' in d['runs'][3]['exec']['command']"
+json "$tmp/s.json" "all(r['config'] is None and r['exec']['status'] == 0 for r in d['runs']) and len(d['results']) == 4"
+run 0 report "$tmp/s.json"
+has "^ Comparison of 4 runs"
+has "^  Configuration  *batch 1, workers 0  *batch 1, workers 3  *batch 2, workers 0  *batch 2, workers 3"
+has "^  Wall time \[s\]  *[0-9.]* ± [0-9.]*  "
+has "^  CPU user+sys \[s\]  *n/a  *n/a"
+# A configuration whose command fails: in the table with its status,
+# never recommended, the sweep's exit 1.
+run 1 sweep --cmd 'exit $(({batch} - 1))' --batch 1,4 --runs 1
+has "^ batch 4  .* 3  "
+has "^ Recommended: batch 1\.$"
+# Bad input, before anything runs: a placeholder with no list, a list with
+# no placeholder; braces that are no placeholder stay as they are.
+rm -f "$tmp"/n_*
+run 2 sweep --cmd "echo >$tmp/n_{batch}" --workers 0,2
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "sweep --cmd, no --batch: not one line"
+has "^cnntop: --cmd: the template has {batch} but no --batch LIST is given$" "$tmp/err"
+run 2 sweep --cmd "echo >$tmp/n_{batch}" --batch 1,2 --workers 0,2
+has "^cnntop: --workers is given but the --cmd template has no {workers}$" "$tmp/err"
+ls "$tmp"/n_* >/dev/null 2>&1 && fail "sweep --cmd ran a command despite bad input"
+run 0 sweep --cmd "echo '{x}' >$tmp/n_{batch}" --batch 1
+grep -q "^{x}$" "$tmp/n_1" || fail "sweep --cmd: {x} (no placeholder) not left as it is"
+run 1 sweep --cmd "echo {batch}" --batch 1,2 --export "$tmp/s.json"
+has "^cnntop: --export: .*s.json" "$tmp/err"
+if [ -n "$PY" ] && "$PY" -c 'import torch' 2>/dev/null; then
+    run 0 sweep -e task-clock --cmd "$PY $SCRIPT --batch {batch} --workers {workers} --images 192 --threads 1" \
+        --batch 32,64 --workers 0,2 --runs 2 --export "$tmp/t.json"
+    has "^ Configuration  *Time \[s\]  *Images/s  *Wait  *CPU \[s\]  *Exit  *Speedup  *$"
+    [ "$(grep -c "^ batch [36][24], workers [02]  *[0-9.]* ± [0-9.]*  *[0-9]* ± [0-9]*  *[0-9.]*%" "$tmp/out")" -eq 4 ] ||
+        fail "sweep --cmd train_seed.py: not 4 rows with images/s and data wait"
+    has "^ Fastest: .*, [0-9]* images/s\.$"
+    json "$tmp/t.json" "all(x['images_per_s'] > 0 for r in d['runs'] for x in r['repeats'])"
+    run 0 report "$tmp/t.json"
+    has "^  Throughput \[img/s\]  *[0-9.]* ± [0-9.]*  "
+fi
+
 if [ "$fails" -ne 0 ]; then
     echo "test_exec: $fails failure(s)" >&2
     exit 1

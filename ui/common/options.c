@@ -80,7 +80,9 @@ const OptionDesc option_table[] = {
     OPT("--no-color", NULL, "draw without colours (NO_COLOR does the same)", TUI),
     OPT("--history", "FILE", "keep the run history in FILE across sessions", TUI),
     OPT("--all", NULL, "list every event libpfm4 can encode", EVENTS),
-    OPT("--no-hook", NULL, "do not load the Python hook (no DataLoader figures)", EXEC),
+    OPT("--no-hook", NULL, "do not load the Python hook (no DataLoader figures)", EXEC | SWEEP),
+    OPT("--cmd", "TEMPLATE",
+        "sweep a command: {batch} {workers} {threads} from the lists, run by /bin/sh -c", SWEEP),
     OPT("--progress", "REGEX", "read a figure (e.g. images/s) from the command's output lines",
         EXEC),
     OPT("--recalibrate", NULL, "measure again instead of using the cached figures", CALIB | RUN),
@@ -357,6 +359,8 @@ static void apply(Options *o, const char *name, const char *v)
         o->all = 1;
     else if (!strcmp(name, "--progress"))
         o->progress = v;
+    else if (!strcmp(name, "--cmd"))
+        o->sweep_cmd = v;
     else if (!strcmp(name, "--no-hook"))
         o->no_hook = 1;
     else if (!strcmp(name, "--recalibrate"))

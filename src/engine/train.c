@@ -339,9 +339,11 @@ int engine_train(Engine *e, ProgressFn fn, void *userdata, char *err, size_t err
                 run.p.steps = step + steps_left(e, run.end_epoch);
         }
         int st = train_step(e, &nb, &loss, &wait, err, errlen);
-        if (st < 0) /* a bug; the run ends with its message, nothing trained on it */
+        if (st == 0)
+            st = run_count_step(e, &run, step, nb, loss, err, errlen);
+        if (st < 0) /* a bug (nothing trained on it) or divergence: ends with its message */
             ret = st;
-        if (st != 0 || (ret = run_count_step(e, &run, step, nb, loss, err, errlen)) != 0)
+        if (st != 0) /* 1: stopped while waiting for data */
             break;
         ts += run_evals(e, &run, step);
         publish_step(e, &run.p, nb, timer_now() - ts, wait);

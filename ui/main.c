@@ -26,10 +26,13 @@ int main(int argc, char **argv)
     }
     /* A headless summary goes out in one piece at its explicit flush, where
      * a failed write keeps its errno (a full disk is "No space left on
-     * device"): with stdio's 4 KiB buffer a longer summary was written from
-     * inside printf(), whose errno is lost, and read as EIO. */
+     * device"): with stdio's own buffer (st_blksize, 4 KiB) a longer
+     * summary was written from inside printf(), whose errno is lost, and
+     * read as EIO.  The buffer must be ours: glibc ignores the size when
+     * setvbuf() is given NULL. */
+    static char outbuf[1 << 20];
     if (o.cmd != CMD_TUI && !isatty(STDOUT_FILENO))
-        setvbuf(stdout, NULL, _IOFBF, (size_t)1 << 20);
+        setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
     /* Before any OpenBLAS call: the commands that run it get the kernel
      * matching the CPU (this may run the program again, once). */
     if (o.cmd == CMD_TUI || o.cmd == CMD_RUN || o.cmd == CMD_EVAL || o.cmd == CMD_SWEEP ||

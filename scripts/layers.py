@@ -21,7 +21,7 @@ UI_LAYERS = ["common", "cmd", "tui"]
 PUBLIC = {
     "err.h": "util", "limits.h": "util", "fileio.h": "util", "json.h": "util",
     "stats.h": "util", "version.h": "util",
-    "counters.h": "prof",
+    "counters.h": "prof", "proctree.h": "prof", "hookfeed.h": "prof",
     "machine.h": "nn",
     "data.h": "data",
     "calibrate.h": "calibrate",

@@ -4,15 +4,17 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "common/exit.h"
 #include "common/blas_auto.h"
 #include "cmd/calibrate.h"
 #include "cmd/events.h"
+#include "cmd/exec.h"
 #include "cmd/run.h"
 #include "common/options.h"
 #include "common/signals.h"
 #include "cmd/sweep.h"
 #include "cmd/report.h"
-#include "tui/tui_main.h"
+#include "tui/dashboard.h"
 #include "cnntop/version.h"
 
 int main(int argc, char **argv)
@@ -42,11 +44,13 @@ int main(int argc, char **argv)
         signals_install(NULL); /* run and sweep stop gracefully instead */
     switch (o.cmd) {
     case CMD_RUN:
-        return headless_run(&o, argc, argv);
+        return run_main(&o, argc, argv);
     case CMD_EVAL:
-        return headless_eval(&o);
+        return run_eval(&o);
     case CMD_EVENTS:
         return events_main(&o);
+    case CMD_EXEC:
+        return exec_main(&o);
     case CMD_CALIBRATE:
         return calibrate_main(&o);
     case CMD_REPORT:
@@ -60,7 +64,7 @@ int main(int argc, char **argv)
         options_usage(stdout, o.help_for);
         return EXIT_OK;
     case CMD_TUI:
-        return tui_main(&o);
+        return dashboard_main(&o);
     default:
         options_usage(stderr, CMD_TUI);
         return EXIT_USAGE;

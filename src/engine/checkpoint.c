@@ -38,7 +38,7 @@ static size_t floats_running(void)
 {
     size_t n = 0;
     for (int r = 0; r < MODEL_NRUNNING; r++)
-        n += tensor_numel(&model_running[r]);
+        n += params_numel(&params_running[r]);
     return n;
 }
 
@@ -89,7 +89,7 @@ static uint64_t get_field(const unsigned char *buf, int f)
 
 static const TensorDesc *ck_desc(int i)
 {
-    return i < MODEL_NTENSORS ? &model_tensors[i] : &model_running[i - MODEL_NTENSORS];
+    return i < MODEL_NTENSORS ? &params_tensors[i] : &params_running[i - MODEL_NTENSORS];
 }
 
 /* Copies every tensor of one block between the padded block and the file:
@@ -98,7 +98,7 @@ static unsigned char *ck_block(unsigned char *f, float *block, const size_t *off
                                int first, int count, int out)
 {
     for (int t = 0; t < count; t++) {
-        size_t n = tensor_numel(ck_desc(first + t)) * sizeof(float);
+        size_t n = params_numel(ck_desc(first + t)) * sizeof(float);
         if (out)
             memcpy(f, block + off[t], n);
         else
@@ -133,7 +133,7 @@ int checkpoint_save(const char *path, const Params *ps, const CkptMeta *meta,
     put_field(buf, CKF_EPOCH_POS, (uint64_t)meta->epoch_pos);
     put_field(buf, CKF_SEED, meta->seed);
     for (int i = 0; i < CK_NT; i++)
-        put_u32(buf + CK_HEADER + 4 * i, (uint32_t)tensor_numel(ck_desc(i)));
+        put_u32(buf + CK_HEADER + 4 * i, (uint32_t)params_numel(ck_desc(i)));
     running_offsets(ps, roff);
     f = buf + CK_HEADER + 4 * CK_NT;
     f = ck_block(f, ps->params, ps->off, 0, MODEL_NTENSORS, 1);
@@ -164,10 +164,10 @@ static int ck_check(const char *path, const unsigned char *buf, size_t len,
         memcmp(buf + 24, model, sizeof model) != 0)
         return cn_fail(err, errlen, -CN_EFORMAT, "%s: checkpoint of another model", path);
     for (int i = 0; i < CK_NT; i++)
-        if (get_u32(buf + CK_HEADER + 4 * i) != tensor_numel(ck_desc(i)))
+        if (get_u32(buf + CK_HEADER + 4 * i) != params_numel(ck_desc(i)))
             return cn_fail(err, errlen, -CN_EFORMAT, "%s: tensor %s has %u elements, want %zu",
                            path, ck_desc(i)->name, get_u32(buf + CK_HEADER + 4 * i),
-                           tensor_numel(ck_desc(i)));
+                           params_numel(ck_desc(i)));
     if (len != checkpoint_size())
         return cn_fail(err, errlen, -CN_EFORMAT, "%s: %s (%zu bytes, want %zu)", path,
                        len < checkpoint_size() ? "truncated" : "trailing data",
@@ -215,7 +215,7 @@ static int ck_check_floats(const char *path, const unsigned char *f, char *err, 
         for (int t = 0; t < ck_blocks[b].count; t++) {
             const TensorDesc *d = ck_desc(ck_blocks[b].first + t);
             int nonneg = ck_blocks[b].nonneg || strstr(d->name, "running_var") != NULL;
-            size_t n = tensor_numel(d);
+            size_t n = params_numel(d);
             for (size_t i = 0; i < n; i++, f += 4) {
                 float x;
                 memcpy(&x, f, sizeof x);

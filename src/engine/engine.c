@@ -178,7 +178,7 @@ static int engine_alloc(Engine *e, char *err, size_t errlen)
         acts_init(&e->acts, e->cap, e->threads) != 0)
         return cn_fail(err, errlen, -CN_ENOMEM, "batch %d needs %.1f MiB: out of memory",
                        e->cfg.batch, need / 1048576.0);
-    if (pool_new(&e->pool, e->threads, &e->reg) != 0)
+    if (workpool_new(&e->pool, e->threads, &e->reg) != 0)
         return cn_fail(err, errlen, -CN_ENOMEM, "cannot start %d compute threads", e->threads);
     if (loader_new(&e->loader, &src, e->cfg.batch, e->cfg.workers, e->cfg.prefetch, 0, 0,
                    &e->reg) != 0)
@@ -240,7 +240,7 @@ void engine_free(Engine *e)
         return;
     loader_free(e->loader);
     trace_free(e->trace);
-    pool_free(e->pool);
+    workpool_free(e->pool);
     acts_done(&e->acts);
     params_done(&e->ps);
     dataset_free(&e->ds);

@@ -56,7 +56,7 @@ struct Engine {
     int cap;             /* arena capacity: batch, capped by the data set's size */
     Params ps;
     Acts acts;
-    Pool *pool;
+    Workpool *pool;
     Profile prof;
     float lut[256];
     uint32_t *eval_idx;  /* (cap) test indices of one evaluation batch */

@@ -5,7 +5,7 @@
  * the running statistics with the unbiased variance (momentum m):
  *   run_mean = (1-m) run_mean + m mean,  run_var = (1-m) run_var + m var*M/(M-1)
  * Evaluation normalises with the running statistics.  The normalisation
- * itself is fused with ReLU and max-pooling (layer_pool.h); this file holds
+ * itself is fused with ReLU and max-pooling (layer_maxpool.h); this file holds
  * the per-channel reductions, done per chunk of images into double partial
  * sums, then combined in chunk order so the result does not depend on
  * which thread did which chunk.

@@ -1,7 +1,7 @@
 /*
  * layer_conv_phase.c: 3x3 convolution of one channel in pool phases.
  *
- * Shape letters: H x W the image, PH = H/2, PW = W/2, Q = PHASE_Q.
+ * Shape letters: H x W the image, PH = H/2, PW = W/2, Q = CONV_PHASE_Q.
  * The padded input xp (H+2, W+2) has xp[i][j] = x[i-1][j-1] inside and 0
  * on the border.  Input plane (e, f) holds xp[2r+e][2s+f] at r*Q + s for
  * r <= PH, s <= PW.  Output (2ph+di, 2pw+dj) reads xp[2ph+di+kh][2pw+dj+kw]
@@ -20,35 +20,35 @@
 
 static size_t plane_in(int H)
 {
-    return (size_t)(H / 2 + 1) * PHASE_Q;
+    return (size_t)(H / 2 + 1) * CONV_PHASE_Q;
 }
 
-size_t phase_input_floats(int H, int W)
+size_t conv_phase_input_floats(int H, int W)
 {
     (void)W;
     return 8 * plane_in(H);
 }
 
-size_t phase_output_floats(int H, int W)
+size_t conv_phase_output_floats(int H, int W)
 {
     (void)W;
-    return 4 * (size_t)(H / 2) * PHASE_Q;
+    return 4 * (size_t)(H / 2) * CONV_PHASE_Q;
 }
 
-void phase_split(float *xq, const float *x, int H, int W)
+void conv_phase_split(float *xq, const float *x, int H, int W)
 {
     const size_t P = plane_in(H);
 
     /* Even rows per phase: the sums take two rows (32 lanes) at a time. */
-    assert(H % 4 == 0 && W % 2 == 0 && W / 2 + 1 <= PHASE_Q);
-    memset(xq, 0, phase_input_floats(H, W) * sizeof *xq);
+    assert(H % 4 == 0 && W % 2 == 0 && W / 2 + 1 <= CONV_PHASE_Q);
+    memset(xq, 0, conv_phase_input_floats(H, W) * sizeof *xq);
     for (int i = 0; i < H; i++) {
         /* x[i][j] is xp[i+1][j+1]: row (i+1)/2 of the planes with e = (i+1)&1;
          * even j go to f = 1 at column j/2, odd j to f = 0 at (j+1)/2. */
         const int u = i + 1;
         const float *restrict xr = x + (size_t)i * W;
-        float *restrict odd = xq + (size_t)(2 * (u & 1) + 1) * P + (size_t)(u >> 1) * PHASE_Q;
-        float *restrict even = xq + (size_t)(2 * (u & 1)) * P + (size_t)(u >> 1) * PHASE_Q + 1;
+        float *restrict odd = xq + (size_t)(2 * (u & 1) + 1) * P + (size_t)(u >> 1) * CONV_PHASE_Q;
+        float *restrict even = xq + (size_t)(2 * (u & 1)) * P + (size_t)(u >> 1) * CONV_PHASE_Q + 1;
         for (int s = 0; s < W / 2; s++) {
             odd[s] = xr[2 * s];
             even[s] = xr[2 * s + 1];
@@ -70,7 +70,7 @@ static void phase_sources(const float *src[9], const float *xq, int H, int k)
         for (int kw = 0; kw < 3; kw++) {
             int u = di + kh, v = dj + kw;
             src[3 * kh + kw] = xq + (size_t)(4 * (v >> 1) + 2 * (u & 1) + (v & 1)) * P +
-                               (size_t)(u >> 1) * PHASE_Q;
+                               (size_t)(u >> 1) * CONV_PHASE_Q;
         }
 }
 
@@ -114,10 +114,10 @@ static void phase_taps2(float *restrict za, float *restrict zb, const float *res
     }
 }
 
-void phase_conv(float *z0, float *z1, const float *xq, const float *w, const float *b, int H,
+void conv_phase_conv(float *z0, float *z1, const float *xq, const float *w, const float *b, int H,
                 int W)
 {
-    const int n = (H / 2) * PHASE_Q;
+    const int n = (H / 2) * CONV_PHASE_Q;
 
     (void)W;
     for (int k = 0; k < 4; k++) {
@@ -138,28 +138,28 @@ void phase_conv(float *z0, float *z1, const float *xq, const float *w, const flo
  * (see sums.h), and add only the valid columns l < PW at the end.  Rows
  * go two at a time: lanes l and l + Q are two SumVecs.
  */
-_Static_assert(PHASE_Q == SUMVEC_LANES, "a phase row is one SumVec");
+_Static_assert(CONV_PHASE_Q == SUMVEC_LANES, "a phase row is one SumVec");
 
-void phase_stats(double acc[2], const float *restrict z, int H, int W)
+void conv_phase_stats(double acc[2], const float *restrict z, int H, int W)
 {
-    const int n = 4 * (H / 2) * PHASE_Q, PW = W / 2;
+    const int n = 4 * (H / 2) * CONV_PHASE_Q, PW = W / 2;
     SumVec s0 = {0}, s1 = {0}, q0 = {0}, q1 = {0};
-    float s[2 * PHASE_Q], ss[2 * PHASE_Q];
+    float s[2 * CONV_PHASE_Q], ss[2 * CONV_PHASE_Q];
 
-    for (int i = 0; i < n; i += 2 * PHASE_Q) {
-        SumVec v0 = SUMVEC_AT(z + i), v1 = SUMVEC_AT(z + i + PHASE_Q);
+    for (int i = 0; i < n; i += 2 * CONV_PHASE_Q) {
+        SumVec v0 = SUMVEC_AT(z + i), v1 = SUMVEC_AT(z + i + CONV_PHASE_Q);
         s0 += v0;
         s1 += v1;
         q0 += v0 * v0;
         q1 += v1 * v1;
     }
     SUMVEC_AT(s) = s0;
-    SUMVEC_AT(s + PHASE_Q) = s1;
+    SUMVEC_AT(s + CONV_PHASE_Q) = s1;
     SUMVEC_AT(ss) = q0;
-    SUMVEC_AT(ss + PHASE_Q) = q1;
+    SUMVEC_AT(ss + CONV_PHASE_Q) = q1;
     for (int l = 0; l < PW; l++) {
-        acc[0] += s[l] + s[l + PHASE_Q];
-        acc[1] += ss[l] + ss[l + PHASE_Q];
+        acc[0] += s[l] + s[l + CONV_PHASE_Q];
+        acc[1] += ss[l] + ss[l + CONV_PHASE_Q];
     }
 }
 
@@ -171,25 +171,25 @@ static void phase_dot3(float *restrict a0, float *restrict a1, float *restrict a
                        const float *restrict g, const float *restrict s0,
                        const float *restrict s1, const float *restrict s2, int n)
 {
-    SumVec t0 = SUMVEC_AT(a0), u0 = SUMVEC_AT(a0 + PHASE_Q);
-    SumVec t1 = SUMVEC_AT(a1), u1 = SUMVEC_AT(a1 + PHASE_Q);
-    SumVec t2 = SUMVEC_AT(a2), u2 = SUMVEC_AT(a2 + PHASE_Q);
+    SumVec t0 = SUMVEC_AT(a0), u0 = SUMVEC_AT(a0 + CONV_PHASE_Q);
+    SumVec t1 = SUMVEC_AT(a1), u1 = SUMVEC_AT(a1 + CONV_PHASE_Q);
+    SumVec t2 = SUMVEC_AT(a2), u2 = SUMVEC_AT(a2 + CONV_PHASE_Q);
 
-    for (int i = 0; i < n; i += 2 * PHASE_Q) {
-        SumVec g0 = SUMVEC_AT(g + i), g1 = SUMVEC_AT(g + i + PHASE_Q);
+    for (int i = 0; i < n; i += 2 * CONV_PHASE_Q) {
+        SumVec g0 = SUMVEC_AT(g + i), g1 = SUMVEC_AT(g + i + CONV_PHASE_Q);
         t0 += g0 * SUMVEC_AT(s0 + i);
-        u0 += g1 * SUMVEC_AT(s0 + i + PHASE_Q);
+        u0 += g1 * SUMVEC_AT(s0 + i + CONV_PHASE_Q);
         t1 += g0 * SUMVEC_AT(s1 + i);
-        u1 += g1 * SUMVEC_AT(s1 + i + PHASE_Q);
+        u1 += g1 * SUMVEC_AT(s1 + i + CONV_PHASE_Q);
         t2 += g0 * SUMVEC_AT(s2 + i);
-        u2 += g1 * SUMVEC_AT(s2 + i + PHASE_Q);
+        u2 += g1 * SUMVEC_AT(s2 + i + CONV_PHASE_Q);
     }
     SUMVEC_AT(a0) = t0;
-    SUMVEC_AT(a0 + PHASE_Q) = u0;
+    SUMVEC_AT(a0 + CONV_PHASE_Q) = u0;
     SUMVEC_AT(a1) = t1;
-    SUMVEC_AT(a1 + PHASE_Q) = u1;
+    SUMVEC_AT(a1 + CONV_PHASE_Q) = u1;
     SUMVEC_AT(a2) = t2;
-    SUMVEC_AT(a2 + PHASE_Q) = u2;
+    SUMVEC_AT(a2 + CONV_PHASE_Q) = u2;
 }
 
 /* The valid columns of lanes a: l and l + Q for l < PW. */
@@ -198,27 +198,27 @@ static float phase_lanes(const float *a, int PW)
     float sum = 0.0f;
 
     for (int l = 0; l < PW; l++)
-        sum += a[l] + a[l + PHASE_Q];
+        sum += a[l] + a[l + CONV_PHASE_Q];
     return sum;
 }
 
 /* a (2Q lanes) += g over n floats, two rows at a time. */
 static void phase_sum(float *restrict a, const float *restrict g, int n)
 {
-    SumVec t = SUMVEC_AT(a), u = SUMVEC_AT(a + PHASE_Q);
+    SumVec t = SUMVEC_AT(a), u = SUMVEC_AT(a + CONV_PHASE_Q);
 
-    for (int i = 0; i < n; i += 2 * PHASE_Q) {
+    for (int i = 0; i < n; i += 2 * CONV_PHASE_Q) {
         t += SUMVEC_AT(g + i);
-        u += SUMVEC_AT(g + i + PHASE_Q);
+        u += SUMVEC_AT(g + i + CONV_PHASE_Q);
     }
     SUMVEC_AT(a) = t;
-    SUMVEC_AT(a + PHASE_Q) = u;
+    SUMVEC_AT(a + CONV_PHASE_Q) = u;
 }
 
-void phase_conv_dw(float *dw, float *db, const float *dz, const float *xq, int H, int W)
+void conv_phase_dw(float *dw, float *db, const float *dz, const float *xq, int H, int W)
 {
-    const int n = (H / 2) * PHASE_Q, PW = W / 2;
-    float a[10][2 * PHASE_Q] = {{0}};
+    const int n = (H / 2) * CONV_PHASE_Q, PW = W / 2;
+    float a[10][2 * CONV_PHASE_Q] = {{0}};
 
     for (int k = 0; k < 4; k++) {
         const float *s[9];

@@ -14,45 +14,45 @@
  *
  * Phases: output (oh, ow) = (2ph + di, 2pw + dj) belongs to phase
  * k = 2*di + dj, the position in its pool window (row-major, as
- * layer_pool.h numbers them).  Each phase is a PH x PW plane stored with
- * row stride PHASE_Q, so the pool is an elementwise maximum over four
+ * layer_maxpool.h numbers them).  Each phase is a PH x PW plane stored with
+ * row stride CONV_PHASE_Q, so the pool is an elementwise maximum over four
  * arrays, with no strided loads.  The zero-padded input is split the same
  * way into four planes of (PH+1) x (PW+1), so every tap of every phase is
  * one constant offset into one input plane: the loops are flat and
- * vectorise.  Columns PW..PHASE_Q-1 of an output phase are junk: their
+ * vectorise.  Columns PW..CONV_PHASE_Q-1 of an output phase are junk: their
  * values are finite and never used (the sums here drop those lanes).
  *
- * Shapes: H a multiple of 4, W even, W/2 + 1 <= PHASE_Q; the kernel is 3x3, padding 1,
- * stride 1 (tests/nn/test_layers.c checks it against a double convolution).
+ * Shapes: H a multiple of 4, W even, W/2 + 1 <= CONV_PHASE_Q; the kernel is 3x3, padding 1,
+ * stride 1 (tests/nn/test_conv_phase.c checks it against a double convolution).
  */
 #ifndef CNNTOP_LAYER_CONV_PHASE_H
 #define CNNTOP_LAYER_CONV_PHASE_H
 
 #include <stddef.h>
 
-#define PHASE_Q 16 /* row stride of every phase plane, in floats */
+#define CONV_PHASE_Q 16 /* row stride of every phase plane, in floats */
 
 /* Floats of the split input (four planes and their copies one column on). */
-size_t phase_input_floats(int H, int W);
+size_t conv_phase_input_floats(int H, int W);
 
-/* Floats of one output channel in phases: 4 * (H/2) * PHASE_Q. */
-size_t phase_output_floats(int H, int W);
+/* Floats of one output channel in phases: 4 * (H/2) * CONV_PHASE_Q. */
+size_t conv_phase_output_floats(int H, int W);
 
 /* xq <- the four phase planes of x (H x W) zero-padded by one. */
-void phase_split(float *xq, const float *x, int H, int W);
+void conv_phase_split(float *xq, const float *x, int H, int W);
 
-/* z0 (4, H/2, PHASE_Q) <- conv(x, w[0..9) (3x3)) + b[0] for one output
+/* z0 (4, H/2, CONV_PHASE_Q) <- conv(x, w[0..9) (3x3)) + b[0] for one output
  * channel and, when z1 is not NULL, z1 likewise from w[9..18) and b[1]
  * for the next (both as one channel alone would give them). */
-void phase_conv(float *z0, float *z1, const float *xq, const float *w, const float *b, int H,
+void conv_phase_conv(float *z0, float *z1, const float *xq, const float *w, const float *b, int H,
                 int W);
 
 /* acc[0] += sum of z, acc[1] += sum of z^2 over the valid outputs. */
-void phase_stats(double acc[2], const float *z, int H, int W);
+void conv_phase_stats(double acc[2], const float *z, int H, int W);
 
 /* dw (3x3) += the weight gradient and *db += the bias gradient of one
- * output channel, given its gradient dz (4, H/2, PHASE_Q); junk columns of
+ * output channel, given its gradient dz (4, H/2, CONV_PHASE_Q); junk columns of
  * dz are ignored. */
-void phase_conv_dw(float *dw, float *db, const float *dz, const float *xq, int H, int W);
+void conv_phase_dw(float *dw, float *db, const float *dz, const float *xq, int H, int W);
 
 #endif

@@ -11,7 +11,7 @@ int dropout_keep(uint64_t key, uint64_t e)
     return (int)((rng_at(key, e >> 6) >> (e & 63)) & 1u);
 }
 
-void relu_dropout_forward(float *h, uint8_t *mask, const float *z, int F,
+void dropout_relu_forward(float *h, uint8_t *mask, const float *z, int F,
                           int n0, int n1, uint64_t key)
 {
     const float scale = 1.0f / (1.0f - DROPOUT_P);
@@ -35,7 +35,7 @@ void relu_dropout_forward(float *h, uint8_t *mask, const float *z, int F,
     }
 }
 
-void relu_dropout_backward(float *dz, const float *dh, const uint8_t *mask,
+void dropout_relu_backward(float *dz, const float *dh, const uint8_t *mask,
                            int F, int n0, int n1)
 {
     const float scale = 1.0f / (1.0f - DROPOUT_P);

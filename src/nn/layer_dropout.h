@@ -16,11 +16,11 @@
 #define DROPOUT_P 0.5f
 
 /* Rows [n0, n1): h = relu(z) (in place allowed), dropped when mask != NULL. */
-void relu_dropout_forward(float *h, uint8_t *mask, const float *z, int F,
+void dropout_relu_forward(float *h, uint8_t *mask, const float *z, int F,
                           int n0, int n1, uint64_t key);
 
 /* Rows [n0, n1): dz = dh * mask / (1 - p) (in place allowed). */
-void relu_dropout_backward(float *dz, const float *dh, const uint8_t *mask,
+void dropout_relu_backward(float *dz, const float *dh, const uint8_t *mask,
                            int F, int n0, int n1);
 
 /* The keep bit of element e under key (exposed for tests and the

@@ -27,7 +27,7 @@ static inline float max4(float a, float b, float c, float d)
 }
 
 /* One window (a b / c d) of conv outputs: the pooled value, the index of
- * the first maximum, or POOL_NOGRAD, and y there.  The first maximum is
+ * the first maximum, or MAXPOOL_NOGRAD, and y there.  The first maximum is
  * found by a chain of strict "<" that only ever moves to a later element
  * when it is larger; unlike a test of each element for equality with the
  * maximum, that needs no NaN check, so even gcc's scalar code selects
@@ -51,18 +51,18 @@ static inline Win pool_window(float ya, float yb, float yc, float yd, float sc, 
     y = m < d ? yd : y;
     k = m < d ? 3.0f : k;
     m = m < d ? d : m;
-    return (Win){.o = m > 0.0f ? m : 0.0f, .y = y, .k = m > 0.0f ? (int)k : POOL_NOGRAD};
+    return (Win){.o = m > 0.0f ? m : 0.0f, .y = y, .k = m > 0.0f ? (int)k : MAXPOOL_NOGRAD};
 }
 
-void pool_tables_init(PoolTables *t, int H, int W)
+void maxpool_tables_init(MaxpoolTables *t, int H, int W)
 {
     const int PH = H / 2, PW = W / 2, PHW = PH * PW, HW = H * W;
 
-    assert(HW >= 1 && HW <= POOL_MAX_PLANE);
+    assert(HW >= 1 && HW <= MAXPOOL_MAX_PLANE);
     memset(t, 0, sizeof *t);
     t->H = H;
     t->W = W;
-    t->G = POOL_MAX_PLANE / HW;
+    t->G = MAXPOOL_MAX_PLANE / HW;
     for (int g = 0; g < t->G; g++) {
         for (int q = 0; q < PHW; q++)
             t->off[g * PHW + q] = g * HW + 2 * (q / PW) * W + 2 * (q % PW);
@@ -99,8 +99,8 @@ static void pool_plane_eval(float *restrict o, const float *restrict y,
     }
 }
 
-void pool_forward(float *out, uint8_t *idx, float *ymax, const float *y, const float *scale,
-                  const float *shift, int C, int N, const PoolTables *t, int n0, int nt)
+void maxpool_forward(float *out, uint8_t *idx, float *ymax, const float *y, const float *scale,
+                  const float *shift, int C, int N, const MaxpoolTables *t, int n0, int nt)
 {
     const int W = t->W, HW = t->H * W, PHW = (t->H / 2) * (W / 2), G = t->G;
 
@@ -140,7 +140,7 @@ static void pool_phases_eval(float *restrict o, const float *restrict z0,
     }
 }
 
-void pool_forward_phases(float *out, uint8_t *idx, float *ymax, const float *z, int n,
+void maxpool_forward_phases(float *out, uint8_t *idx, float *ymax, const float *z, int n,
                          float scale, float shift)
 {
     const float *z1 = z + n, *z2 = z + 2 * (size_t)n, *z3 = z + 3 * (size_t)n;
@@ -151,7 +151,7 @@ void pool_forward_phases(float *out, uint8_t *idx, float *ymax, const float *z, 
         pool_phases_eval(out, z, z1, z2, z3, n, scale, shift);
 }
 
-void pool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
+void maxpool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
                         const float *ymax, const float *mean, const float *invstd,
                         int C, int N, int PHW, int n0, int nt)
 {
@@ -170,7 +170,7 @@ void pool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
             long end = len - i > SUM_BLOCK ? i + SUM_BLOCK : len - (len - i) % SUM_LANES;
             for (; i < end; i += SUM_LANES)
                 for (int k = 0; k < SUM_LANES; k++) {
-                    float gk = ix[i + k] == POOL_NOGRAD ? 0.0f : g[i + k];
+                    float gk = ix[i + k] == MAXPOOL_NOGRAD ? 0.0f : g[i + k];
                     a[k] += gk;
                     b[k] += gk * (ym[i + k] - mu);
                 }
@@ -180,7 +180,7 @@ void pool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
             }
         }
         for (; i < len; i++) { /* multiplied, not branched: the data is random */
-            float gk = (float)(ix[i] != POOL_NOGRAD) * g[i];
+            float gk = (float)(ix[i] != MAXPOOL_NOGRAD) * g[i];
             s += gk;
             sx += gk * (ym[i] - mu);
         }
@@ -192,7 +192,7 @@ void pool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
 /* One pair of rows (2ph, 2ph+1) of dy: the mean terms everywhere, plus
  * k1*g at each window's maximum. */
 /* One plane in place, y in and dy out, flat over its positions with the
- * window's gradient and index loaded through win (PoolTables).  The
+ * window's gradient and index loaded through win (MaxpoolTables).  The
  * indices go to floats first (kf, one per window): a byte cannot be
  * gathered, and a float keeps every lane the same width. */
 static void unpool_plane(float *restrict d, const float *restrict g,
@@ -209,12 +209,13 @@ static void unpool_plane(float *restrict d, const float *restrict g,
     }
 }
 
-void pool_backward(float *yd, const float *dout, const uint8_t *idx, const float *gamma,
+void maxpool_backward(float *yd, const float *dout, const uint8_t *idx, const float *gamma,
                    const float *mean, const float *invstd, const float *mdz, const float *mdzx,
-                   int C, int N, const PoolTables *t, int n0, int nt)
+                   int C, int N, const MaxpoolTables *t, int n0, int nt)
 {
     const int HW = t->H * t->W, PHW = (t->H / 2) * (t->W / 2), G = t->G;
-    float kf[POOL_MAX_PLANE / 4] = {0}; /* zeroed for the analyser: only the filled prefix is read */
+    /* zeroed for the analyser: only the filled prefix is read */
+    float kf[MAXPOOL_MAX_PLANE / 4] = {0};
     const float none = 0.0f;
 
     for (int c = 0; c < C; c++) {
@@ -231,7 +232,7 @@ void pool_backward(float *yd, const float *dout, const uint8_t *idx, const float
     }
 }
 
-void pool_backward_phases(float *dz, const float *z, const float *g, const uint8_t *ix, int n,
+void maxpool_backward_phases(float *dz, const float *z, const float *g, const uint8_t *ix, int n,
                           float a, float bx, float mu, float is, float k1)
 {
     for (int k = 0; k < 4; k++) {

@@ -5,18 +5,18 @@
  * an odd last row or column is dropped).  Doing the three in one pass reads
  * the conv output once and writes a quarter of it.  For backward, each
  * pooled value keeps the index (0..3, row-major in its window) of the first
- * maximum, as PyTorch picks it, or POOL_NOGRAD when that maximum is 0
+ * maximum, as PyTorch picks it, or MAXPOOL_NOGRAD when that maximum is 0
  * (ReLU clipped it, so no gradient flows through the window).
  *
  * Layout as in layer_wino.h: y (C, N, H, W), out and idx (C, N, H/2, W/2).
  */
-#ifndef CNNTOP_LAYER_POOL_H
-#define CNNTOP_LAYER_POOL_H
+#ifndef CNNTOP_LAYER_MAXPOOL_H
+#define CNNTOP_LAYER_MAXPOOL_H
 
 #include <stdint.h>
 
-#define POOL_NOGRAD 4
-#define POOL_MAX_PLANE 4096 /* positions in one flat loop: H*W of G planes */
+#define MAXPOOL_NOGRAD 4
+#define MAXPOOL_MAX_PLANE 4096 /* positions in one flat loop: H*W of G planes */
 
 /*
  * The offset tables of a layer's H x W planes, made once per layer.  The
@@ -29,15 +29,15 @@
  * activations: 2.5 ns per input against 0.5 through the tables (block 2 at
  * batch 512, one thread).
  */
-typedef struct PoolTables {
-    int H, W;                      /* the plane, H*W <= POOL_MAX_PLANE */
-    int G;                         /* planes per loop: POOL_MAX_PLANE / (H*W) */
-    int off[POOL_MAX_PLANE / 4];   /* (G*H/2*W/2) window starts */
-    int win[POOL_MAX_PLANE];       /* (G*H*W) window of each position */
-    float kp[POOL_MAX_PLANE];      /* (G*H*W) place in that window */
-} PoolTables;
+typedef struct MaxpoolTables {
+    int H, W;                      /* the plane, H*W <= MAXPOOL_MAX_PLANE */
+    int G;                         /* planes per loop: MAXPOOL_MAX_PLANE / (H*W) */
+    int off[MAXPOOL_MAX_PLANE / 4];   /* (G*H/2*W/2) window starts */
+    int win[MAXPOOL_MAX_PLANE];       /* (G*H*W) window of each position */
+    float kp[MAXPOOL_MAX_PLANE];      /* (G*H*W) place in that window */
+} MaxpoolTables;
 
-void pool_tables_init(PoolTables *t, int H, int W);
+void maxpool_tables_init(MaxpoolTables *t, int H, int W);
 
 /*
  * Images [n0, n0+nt) of y (C, N, H, W) into out, idx and ymax (C, N, H/2,
@@ -45,19 +45,19 @@ void pool_tables_init(PoolTables *t, int H, int W);
  * H x W.  ymax keeps the conv output y at each window's maximum, which is
  * all the BN backward sums need of y.  idx and ymax are NULL in evaluation.
  */
-void pool_forward(float *out, uint8_t *idx, float *ymax, const float *y, const float *scale,
-                  const float *shift, int C, int N, const PoolTables *t, int n0, int nt);
+void maxpool_forward(float *out, uint8_t *idx, float *ymax, const float *y, const float *scale,
+                  const float *shift, int C, int N, const MaxpoolTables *t, int n0, int nt);
 
 /* The same for a window split into its four elements, z (4, n): window q
  * is z[q], z[n+q], z[2n+q], z[3n+q] (layer_conv_phase.h); out, idx, ymax
  * (n).  idx and ymax are NULL in evaluation. */
-void pool_forward_phases(float *out, uint8_t *idx, float *ymax, const float *z, int n,
+void maxpool_forward_phases(float *out, uint8_t *idx, float *ymax, const float *z, int n,
                          float scale, float shift);
 
 /* acc (C, 2) += {sum dz, sum dz*xhat} over images [n0, n0+nt), where dz is
  * dout routed back through pool and ReLU and xhat = (ymax - mean)*invstd;
  * dout, idx, ymax are (C, N, PHW). */
-void pool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
+void maxpool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
                         const float *ymax, const float *mean, const float *invstd,
                         int C, int N, int PHW, int n0, int nt);
 
@@ -70,13 +70,13 @@ void pool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
  * only y at its own place, so the GEMMs that follow read the gradient
  * where the forward pass left y.  t: the tables of H x W.
  */
-void pool_backward(float *yd, const float *dout, const uint8_t *idx, const float *gamma,
+void maxpool_backward(float *yd, const float *dout, const uint8_t *idx, const float *gamma,
                    const float *mean, const float *invstd, const float *mdz, const float *mdzx,
-                   int C, int N, const PoolTables *t, int n0, int nt);
+                   int C, int N, const MaxpoolTables *t, int n0, int nt);
 
 /* The gradient dz (4, n) of phase-split conv outputs z (4, n), as
- * pool_backward computes it, from g and ix (n). */
-void pool_backward_phases(float *dz, const float *z, const float *g, const uint8_t *ix, int n,
+ * maxpool_backward computes it, from g and ix (n). */
+void maxpool_backward_phases(float *dz, const float *z, const float *g, const uint8_t *ix, int n,
                           float a, float bx, float mu, float is, float k1);
 
 #endif

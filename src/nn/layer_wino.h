@@ -29,7 +29,7 @@
  * 8s weigh: against the largest sum of |terms| of an output plane the
  * error is a few 1e-6; one output against its own sum of |terms| has been
  * seen 4e-5 off (one input channel, 11 x 8), and 1e-6 to 4e-6 at the
- * model's layers.  tests/nn/test_layers.c checks against a double-precision
+ * model's layers.  tests/nn/test_wino.c checks against a double-precision
  * direct convolution.
  *
  * Layout as in the rest of the engine: x (C, N, H, W), y (OC, N, H, W),

@@ -47,7 +47,7 @@
 typedef struct BlockBufs {
     float *y;       /* (OC, B, H, W) conv output before BN; its gradient after
                        the backward pool (none for block 1) */
-    uint8_t *idx;   /* (OC, B, H/2, W/2) pool argmax or POOL_NOGRAD */
+    uint8_t *idx;   /* (OC, B, H/2, W/2) pool argmax or MAXPOOL_NOGRAD */
     float *ymax;    /* (OC, B, H/2, W/2) y at the argmax, for BN backward */
     float *out;     /* (OC, B, H/2, W/2) block output */
     float *dout;    /* (OC, B, H/2, W/2) its gradient */
@@ -64,7 +64,7 @@ typedef struct BlockBufs {
     int group;      /* images per Winograd group, e.g. 2 (0 for block 1) */
     float *U;       /* (16, OC, C) the filters, Winograd-transformed each step */
     WinoTables *wt; /* (layer_wino.h; none for block 1) */
-    PoolTables *pt; /* pool offset tables (layer_pool.h; none for block 1) */
+    MaxpoolTables *pt; /* pool offset tables (layer_maxpool.h; none for block 1) */
 } BlockBufs;
 
 typedef struct Acts {
@@ -95,7 +95,7 @@ void acts_done(Acts *a);
 typedef struct StepCtx {
     Params *ps;
     Acts *a;
-    Pool *pool;
+    Workpool *pool;
     Profile *prof;   /* may be NULL */
     uint64_t seed;   /* for dropout masks */
 } StepCtx;

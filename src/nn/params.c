@@ -9,7 +9,7 @@
 #include "nn/params.h"
 #include "util/rng.h"
 
-const TensorDesc model_tensors[MODEL_NTENSORS] = {
+const TensorDesc params_tensors[MODEL_NTENSORS] = {
     [T_C1W] = {"conv1.weight", 4, {32, 1, 3, 3}, 9, INIT_UNIFORM},
     [T_C1B] = {"conv1.bias", 1, {32}, 9, INIT_UNIFORM},
     [T_BN1G] = {"bn1.weight", 1, {32}, 0, INIT_ONE},
@@ -30,7 +30,7 @@ const TensorDesc model_tensors[MODEL_NTENSORS] = {
     [T_F3B] = {"fc3.bias", 1, {10}, 128, INIT_UNIFORM},
 };
 
-const TensorDesc model_running[MODEL_NRUNNING] = {
+const TensorDesc params_running[MODEL_NRUNNING] = {
     [R_BN1_MEAN] = {"bn1.running_mean", 1, {32}, 0, INIT_ZERO},
     [R_BN1_VAR] = {"bn1.running_var", 1, {32}, 0, INIT_ONE},
     [R_BN2_MEAN] = {"bn2.running_mean", 1, {64}, 0, INIT_ZERO},
@@ -39,7 +39,7 @@ const TensorDesc model_running[MODEL_NRUNNING] = {
     [R_BN3_VAR] = {"bn3.running_var", 1, {128}, 0, INIT_ONE},
 };
 
-size_t tensor_numel(const TensorDesc *d)
+size_t params_numel(const TensorDesc *d)
 {
     size_t n = 1;
     for (int i = 0; i < d->ndim; i++)
@@ -51,7 +51,7 @@ size_t params_count(void)
 {
     size_t n = 0;
     for (int t = 0; t < MODEL_NTENSORS; t++)
-        n += tensor_numel(&model_tensors[t]);
+        n += params_numel(&params_tensors[t]);
     return n;
 }
 
@@ -63,7 +63,7 @@ static size_t pad16(size_t n)
 
 static void tensor_fill(float *x, const TensorDesc *d, uint64_t seed, int t)
 {
-    size_t n = tensor_numel(d);
+    size_t n = params_numel(d);
 
     if (d->init != INIT_UNIFORM) {
         for (size_t i = 0; i < n; i++)
@@ -84,13 +84,13 @@ int params_init(Params *ps, uint64_t seed)
     memset(ps, 0, sizeof *ps);
     for (int t = 0; t < MODEL_NTENSORS; t++) {
         ps->off[t] = off;
-        off += pad16(tensor_numel(&model_tensors[t]));
+        off += pad16(params_numel(&params_tensors[t]));
     }
     ps->nfloats = off;
     off = 0;
     for (int r = 0; r < MODEL_NRUNNING; r++) {
         roff[r] = off;
-        off += pad16(tensor_numel(&model_running[r]));
+        off += pad16(params_numel(&params_running[r]));
     }
     ps->nrunning = off;
 
@@ -107,11 +107,11 @@ int params_init(Params *ps, uint64_t seed)
     for (int t = 0; t < MODEL_NTENSORS; t++) {
         ps->p[t] = ps->params + ps->off[t];
         ps->g[t] = ps->grads + ps->off[t];
-        tensor_fill(ps->p[t], &model_tensors[t], seed, t);
+        tensor_fill(ps->p[t], &params_tensors[t], seed, t);
     }
     for (int r = 0; r < MODEL_NRUNNING; r++) {
         ps->r[r] = ps->running + roff[r];
-        tensor_fill(ps->r[r], &model_running[r], seed, r);
+        tensor_fill(ps->r[r], &params_running[r], seed, r);
     }
     return 0;
 }

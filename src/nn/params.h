@@ -2,7 +2,7 @@
  * params.h: the reference model's tensors and where they live.
  *
  * The learnable tensors (weights, biases, BatchNorm gamma/beta) are one
- * table, model_tensors[], in PyTorch's state_dict order and names.  Four
+ * table, params_tensors[], in PyTorch's state_dict order and names.  Four
  * blocks share its layout: parameters, gradients, Adam's m and v; each
  * tensor starts 64-byte aligned inside its block, and the padding between
  * tensors stays zero.  BatchNorm running statistics are a fifth, smaller
@@ -43,8 +43,8 @@ typedef struct TensorDesc {
     InitKind init;
 } TensorDesc;
 
-extern const TensorDesc model_tensors[MODEL_NTENSORS];
-extern const TensorDesc model_running[MODEL_NRUNNING];
+extern const TensorDesc params_tensors[MODEL_NTENSORS];
+extern const TensorDesc params_running[MODEL_NRUNNING];
 
 typedef struct Params {
     float *params;          /* (nfloats) the parameter block, owned */
@@ -62,7 +62,7 @@ typedef struct Params {
 } Params;
 
 /* Elements of a tensor described by d. */
-size_t tensor_numel(const TensorDesc *d);
+size_t params_numel(const TensorDesc *d);
 
 /* Allocates the blocks and initialises them as PyTorch would (uniform
  * +-1/sqrt(fan_in) weights and biases, BN gamma 1, beta 0, running mean 0,

@@ -37,7 +37,7 @@ typedef float SumVecAt __attribute__((vector_size(4 * SUMVEC_LANES), aligned(4),
 #define SUMVEC_AT(p) (*(SumVecAt *)(p))
 
 /* s + v[0] + v[1] + ... + v[15], in that order, in double. */
-static inline double sumvec_fold(double s, const SumVec *v)
+static inline double sums_vec_fold(double s, const SumVec *v)
 {
     for (int k = 0; k < SUMVEC_LANES; k++)
         s += (*v)[k];
@@ -60,8 +60,8 @@ static inline void sums_sq(const float *restrict x, long n, double *s, double *s
             b0 += v0 * v0;
             b1 += v1 * v1;
         }
-        S = sumvec_fold(sumvec_fold(S, &a0), &a1);
-        SS = sumvec_fold(sumvec_fold(SS, &b0), &b1);
+        S = sums_vec_fold(sums_vec_fold(S, &a0), &a1);
+        SS = sums_vec_fold(sums_vec_fold(SS, &b0), &b1);
     }
     for (; i < n; i++) {
         S += x[i];
@@ -84,7 +84,7 @@ static inline double sums_plain(const float *restrict x, long n)
             a0 += SUMVEC_AT(x + i);
             a1 += SUMVEC_AT(x + i + SUMVEC_LANES);
         }
-        S = sumvec_fold(sumvec_fold(S, &a0), &a1);
+        S = sums_vec_fold(sums_vec_fold(S, &a0), &a1);
     }
     for (; i < n; i++)
         S += x[i];

@@ -2,7 +2,7 @@
  * workpool.c: a fork-join pool for the compute threads.
  *
  * DESIGN
- * pool_run() publishes the job (fn, ctx, nitems) under the mutex `mu`,
+ * workpool_run() publishes the job (fn, ctx, nitems) under the mutex `mu`,
  * then the generation `gen` with a release store, and broadcasts `go`.
  * Each worker that sees a new generation takes items from the atomic
  * counter `next` until they run out, then decrements `busy`; the one that
@@ -32,7 +32,7 @@
 
 #define SPIN_NS 50000 /* how long a side spins before it sleeps */
 
-struct Pool {
+struct Workpool {
     int threads;            /* caller + workers, e.g. 2 */
     pthread_t *th;          /* (threads - 1) workers */
     pthread_mutex_t mu;
@@ -41,7 +41,7 @@ struct Pool {
     atomic_ulong gen;       /* job generation: written under mu, read anywhere */
     atomic_int busy;        /* workers still on this generation */
     atomic_int quit;
-    PoolFn fn;              /* the job: written under mu before gen */
+    WorkpoolFn fn;              /* the job: written under mu before gen */
     void *ctx;
     int nitems;
     atomic_int next;        /* next unclaimed item */
@@ -94,11 +94,11 @@ static int spin_for_workers(atomic_int *busy)
 }
 
 typedef struct WorkerArg {
-    Pool *pool;
+    Workpool *pool;
     int tid;
 } WorkerArg;
 
-static void pool_drain(Pool *p, PoolFn fn, void *ctx, int nitems, int tid)
+static void pool_drain(Workpool *p, WorkpoolFn fn, void *ctx, int nitems, int tid)
 {
     for (;;) {
         int i = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed);
@@ -111,7 +111,7 @@ static void pool_drain(Pool *p, PoolFn fn, void *ctx, int nitems, int tid)
 static void *pool_worker(void *argp)
 {
     WorkerArg arg = *(WorkerArg *)argp;
-    Pool *p = arg.pool;
+    Workpool *p = arg.pool;
     unsigned long seen = 0;
     char name[16];
 
@@ -145,7 +145,7 @@ static void *pool_worker(void *argp)
     return NULL;
 }
 
-static int pool_start_workers(Pool *p)
+static int pool_start_workers(Workpool *p)
 {
     sigset_t all, old;
 
@@ -167,9 +167,9 @@ static int pool_start_workers(Pool *p)
     return 0;
 }
 
-int pool_new(Pool **out, int threads, ThreadReg *reg)
+int workpool_new(Workpool **out, int threads, ThreadReg *reg)
 {
-    Pool *p = calloc(1, sizeof *p);
+    Workpool *p = calloc(1, sizeof *p);
 
     *out = NULL;
     if (!p)
@@ -185,14 +185,14 @@ int pool_new(Pool **out, int threads, ThreadReg *reg)
     atomic_init(&p->quit, 0);
     atomic_init(&p->next, 0);
     if (!p->th || pool_start_workers(p) != 0) {
-        pool_free(p);
+        workpool_free(p);
         return -CN_ENOMEM;
     }
     *out = p;
     return 0;
 }
 
-void pool_free(Pool *p)
+void workpool_free(Workpool *p)
 {
     if (!p)
         return;
@@ -210,7 +210,7 @@ void pool_free(Pool *p)
     free(p);
 }
 
-void pool_run(Pool *p, int nitems, PoolFn fn, void *ctx)
+void workpool_run(Workpool *p, int nitems, WorkpoolFn fn, void *ctx)
 {
     if (nitems <= 0)
         return;
@@ -239,7 +239,7 @@ void pool_run(Pool *p, int nitems, PoolFn fn, void *ctx)
     }
 }
 
-int pool_threads(const Pool *p)
+int workpool_threads(const Workpool *p)
 {
     return p->threads;
 }

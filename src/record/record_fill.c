@@ -2,8 +2,8 @@
  * record_fill.c: a RunRecord from an engine's finished run (record.h).
  *
  * The one way a record is built from a run: `cnntop run` and `cnntop
- * sweep` (ui/cmd/runner.c) and the dashboard's run thread (ui/tui/run.c) all
- * call record_fill(), so that a file exported from the dashboard holds
+ * sweep` (ui/cmd/runner.c) and the dashboard's run thread
+ * (ui/tui/runthread.c) all call record_fill(), so that a file exported from the dashboard holds
  * what `cnntop run --export` holds for the same configuration.  Only
  * engine.h and counters.h figures go in; what only a front end knows (the
  * command line, the measured peak, the repeats) it adds itself.

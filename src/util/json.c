@@ -5,6 +5,8 @@
  * container is an object and whether it has items yet, which is all it
  * takes to place commas and indentation.  Any misuse sets `failed`, which
  * json_writer_finish() reports, so callers need not check every call.
+ * The text goes to an open_memstream() (POSIX 2008), which does the
+ * growing; a failed write (out of memory) counts as misuse does.
  *
  * Parser: recursive descent over text[0..len) with an explicit position;
  * every read checks the position against len first, and the recursion depth
@@ -29,34 +31,27 @@ void json_writer_init(JsonWriter *w, int pretty)
 {
     memset(w, 0, sizeof *w);
     w->pretty = pretty;
+    w->out = open_memstream(&w->buf, &w->len);
+    if (!w->out)
+        w->failed = 1;
 }
 
 void json_writer_done(JsonWriter *w)
 {
+    if (w->out)
+        fclose(w->out);
     free(w->buf);
+    w->out = NULL;
     w->buf = NULL;
-    w->len = w->cap = 0;
+    w->len = 0;
 }
 
 static void put(JsonWriter *w, const char *s, size_t n)
 {
     if (w->failed)
         return;
-    if (w->len + n + 1 > w->cap) {
-        size_t cap = w->cap ? w->cap : 256;
-        while (cap < w->len + n + 1)
-            cap *= 2;
-        char *b = realloc(w->buf, cap);
-        if (!b) {
-            w->failed = 1;
-            return;
-        }
-        w->buf = b;
-        w->cap = cap;
-    }
-    memcpy(w->buf + w->len, s, n);
-    w->len += n;
-    w->buf[w->len] = '\0';
+    if (fwrite(s, 1, n, w->out) != n)
+        w->failed = 1;
 }
 
 static void puts_(JsonWriter *w, const char *s)
@@ -77,8 +72,9 @@ static void newline_indent(JsonWriter *w)
 static void before_value(JsonWriter *w)
 {
     if (w->depth == 0) {
-        if (w->len > 0)
+        if (w->started)
             w->failed = 1; /* a second top-level value */
+        w->started = 1;
         return;
     }
     if (w->is_object[w->depth - 1]) {
@@ -313,18 +309,25 @@ void json_null(JsonWriter *w)
 
 int json_writer_finish(JsonWriter *w, char **out, size_t *len)
 {
+    int bad;
+
     *out = NULL;
     *len = 0;
     if (w->pretty)
         put(w, "\n", 1);
-    if (w->failed || w->depth != 0 || w->want_value || !w->buf) {
+    bad = w->failed || w->depth != 0 || w->want_value || !w->started || !w->out ||
+          ferror(w->out);
+    if (w->out && fclose(w->out) != 0)
+        bad = 1;
+    w->out = NULL;
+    if (bad) {
         json_writer_done(w);
         return -1;
     }
     *out = w->buf;
     *len = w->len;
     w->buf = NULL;
-    w->len = w->cap = 0;
+    w->len = 0;
     return 0;
 }
 

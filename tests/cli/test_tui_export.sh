@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_tui_export.sh CNNTOP: the dashboard's export (`e`) holds what
+# test_tui_export.sh CNNTOP FIELDS: the dashboard's export (`e`) holds what
 # `cnntop run --export` holds for the same configuration, field by field.
 # Both records are built by record_fill(); this drives the real dashboard
 # through a private tmux server, runs `cnntop run` beside it, and compares
@@ -8,12 +8,14 @@
 # machine, peak, step and image counts, losses, accuracies, epochs,
 # evaluations, layer names and calls, counter names, statuses and reasons)
 # is equal.  Timings, rates, the date and the command line are compared for
-# presence and type only.  The dashboard honours --export (the name e
-# offers) and --force (a second export replaces the file), as the man page
-# says.  Polls with timeouts; exits 77 without tmux,
-# python3 or the data.
+# presence and type only: the members the record's field table flags as
+# varying, listed by FIELDS --varies (test_record_fields).  The dashboard
+# honours --export (the name e offers) and --force (a second export
+# replaces the file), as the man page says.  Polls with timeouts; exits 77
+# without tmux, python3 or the data.
 set -u
 CNNTOP=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+FIELDS=${2:?usage: test_tui_export.sh CNNTOP FIELDS (the test_record_fields program)}
 DATA=/usr/share/datasets/fashion-mnist
 PY=/usr/bin/python3
 command -v tmux >/dev/null 2>&1 || { echo "test_tui_export: skipped: tmux is not installed"; exit 77; }
@@ -81,17 +83,15 @@ done
 T send-keys -t t q
 need "^tui\\$ *$" 15 "q quits"
 
-$PY - "$tmp/run.json" "$tmp/tui.json" <<'PYEOF' || fails=$((fails + 1))
-import json, sys
+"$FIELDS" --varies >"$tmp/varies" && [ -s "$tmp/varies" ] ||
+    { fail "$FIELDS --varies listed nothing"; exit 1; }
+$PY - "$tmp/run.json" "$tmp/tui.json" "$tmp/varies" <<'PYEOF' || fails=$((fails + 1))
+import json, re, sys
 
 run, tui = (json.load(open(p)) for p in sys.argv[1:3])
-# Keys whose values depend on timing or on the command line: same
-# presence and type, any value.
-VARY = {"date", "command", "wall", "images_per_s", "images_per_s_sd", "gflops", "cpu_user",
-        "cpu_sys", "user", "system", "minor_faults", "seconds", "t", "t0", "data", "forward",
-        "backward", "optimizer", "value", "scaled", "peak_rss_kib", "loader_samples_per_s",
-        "mean", "median", "min", "max", "stddev", "times", "queue_fill", "data_wait_share",
-        "ipc", "miss_rate", "run_queue_wait", "mfu", "executed_share"}
+# Members whose values depend on timing or on the command line (paths
+# such as "train.wall", "samples[].t"): same presence and type, any value.
+VARY = set(open(sys.argv[3]).read().split())
 # Lists whose length depends on timing: each element's keys and types.
 BY_SHAPE = {"samples"}
 bad = []
@@ -99,6 +99,9 @@ bad = []
 def kind(v):
     return "null" if v is None else "number" if isinstance(v, (int, float)) and not \
         isinstance(v, bool) else type(v).__name__
+
+def varies(path):
+    return re.sub(r"\[\d+\]", "[]", path).lstrip(".") in VARY
 
 def cmp(a, b, path, vary):
     if kind(a) != kind(b):
@@ -110,7 +113,7 @@ def cmp(a, b, path, vary):
             elif k in BY_SHAPE:
                 shape(a[k], b[k], path + "." + k)
             else:
-                cmp(a[k], b[k], path + "." + k, vary or k in VARY)
+                cmp(a[k], b[k], path + "." + k, vary or varies(path + "." + k))
     elif isinstance(a, list):
         if len(a) != len(b) and not vary:
             bad.append("%s: %d entries in run, %d in the dashboard's" % (path, len(a), len(b)))

@@ -212,17 +212,23 @@ static void test_clean_stop(const LoaderSrc *src)
     Loader *l;
     Batch b;
 
-    /* Workers blocked on a full queue: free returns at once. */
+    /* Workers blocked on a full queue: free returns at once.  The bounds
+     * on time here are hang detectors, not speed targets: on a loaded
+     * machine a wake-up takes what the scheduler gives it (a 0.2 s bound
+     * failed under load), and the latency is printed. */
     CHECK_INT(loader_new(&l, src, 16, 4, 2, 0, 0, NULL), ==, 0);
     CHECK_INT(loader_next(l, &b, NULL), ==, 0);
-    usleep(50000);
     LoaderStats ls;
-    loader_stats(l, &ls);
-    CHECK_INT(ls.ready, ==, 2);
     double t0 = timer_now();
+    do { /* until both slots of the queue are ready: the workers then block */
+        usleep(10000);
+        loader_stats(l, &ls);
+    } while (ls.ready < 2 && timer_now() - t0 < 30.0);
+    CHECK_INT(ls.ready, ==, 2);
+    t0 = timer_now();
     loader_free(l);
     double dt = timer_now() - t0;
-    CHECK(dt < 0.5);
+    CHECK(dt < 10.0);
     fprintf(stderr, "  stop with workers blocked on a full queue: %.1f ms\n", dt * 1e3);
 
     /* A trainer waiting on an empty queue: one worker preparing a batch of
@@ -250,8 +256,11 @@ static void test_clean_stop(const LoaderSrc *src)
     loader_free(l);
     fprintf(stderr, "  stop while the trainer waits: returned %s after %.1f ms\n",
             rc ? "stopped" : "with a batch", dt * 1e3);
+    /* Stopped, not with a batch: loader_next() returns a batch whenever
+     * one is ready, so 1 shows it gave up the wait before the worker had
+     * finished (a few hundred ms alone, seconds under load). */
     CHECK_INT(rc, ==, 1);
-    CHECK(dt < 0.2);
+    CHECK(dt < 10.0);
     free(img);
     free(lab);
 }

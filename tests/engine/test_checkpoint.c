@@ -157,8 +157,8 @@ static void test_floats(void)
     for (int blk = 0; blk < 4; blk++) {
         int running = blk == 1, n = running ? MODEL_NRUNNING : MODEL_NTENSORS;
         for (int t = 0; t < n; t++) {
-            const TensorDesc *d = running ? &model_running[t] : &model_tensors[t];
-            size_t numel = tensor_numel(d), at = off + 4 * (numel - 1); /* the last element */
+            const TensorDesc *d = running ? &params_running[t] : &params_tensors[t];
+            size_t numel = params_numel(d), at = off + 4 * (numel - 1); /* the last element */
             int nonneg = blk == 3 || strstr(d->name, "running_var");
             const float *vals[] = {&nan, &inf, &neg};
             unsigned char keep[4];

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cnntop/json.h"
+#include "../json_emit.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -21,47 +22,6 @@ static void fuzz_fail(const char *what)
 {
     fprintf(stderr, "fuzz_json: contract broken: %s\n", what);
     abort();
-}
-
-static void emit(JsonWriter *w, const JsonValue *v)
-{
-    switch (v->type) {
-    case JSON_NULL:
-        json_null(w);
-        break;
-    case JSON_BOOL:
-        json_bool(w, v->boolean);
-        break;
-    case JSON_NUMBER:
-        /* -0 is an exact integer with the sign set; only json_number() keeps the sign. */
-        if (v->int_exact && v->negative && v->magnitude == 0)
-            json_number(w, v->number);
-        else if (v->int_exact && v->negative && v->magnitude <= (uint64_t)INT64_MAX + 1)
-            json_int(w, v->magnitude == (uint64_t)INT64_MAX + 1 ? INT64_MIN
-                                                               : -(int64_t)v->magnitude);
-        else if (v->int_exact && !v->negative)
-            json_uint(w, v->magnitude);
-        else
-            json_number(w, v->number);
-        break;
-    case JSON_STRING:
-        json_string_n(w, v->str, v->len);
-        break;
-    case JSON_ARRAY:
-        json_begin_array(w);
-        for (size_t i = 0; i < v->len; i++)
-            emit(w, &v->items[i]);
-        json_end_array(w);
-        break;
-    case JSON_OBJECT:
-        json_begin_object(w);
-        for (size_t i = 0; i < v->len; i++) {
-            json_key(w, v->members[i].key);
-            emit(w, &v->members[i].value);
-        }
-        json_end_object(w);
-        break;
-    }
 }
 
 /* Parses text and writes it back; returns the new text (free it) or NULL
@@ -78,7 +38,7 @@ static char *roundtrip(const char *text, size_t len, size_t *outlen, char *err, 
         return NULL;
     }
     json_writer_init(&w, 0);
-    emit(&w, v);
+    emit_tree(&w, v);
     json_free(v);
     if (json_writer_finish(&w, &out, outlen) != 0)
         fuzz_fail("the writer cannot write what the parser read");

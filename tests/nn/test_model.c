@@ -29,14 +29,18 @@
 #include <string.h>
 
 #include "check.h"
+#include "gradcheck.h"
 #include "nn/model.h"
 #include "util/rng.h"
 
 #define N 4
 #define EPS 1e-3f
 
-static double loss_at(StepCtx *s)
+/* The loss of the step at the parameters' current values (ctx: StepCtx). */
+static double loss_at(void *ctx)
 {
+    StepCtx *s = ctx;
+
     model_forward(s, N, 1, 7);
     return model_loss(s, N);
 }
@@ -72,22 +76,19 @@ static void top_k(const float *g, size_t n, size_t *out, int k)
 static void check_tensor(StepCtx *s, const float *gsave, int t)
 {
     Params *ps = s->ps;
-    const TensorDesc *d = &model_tensors[t];
-    size_t n = tensor_numel(d), pick[5];
+    const TensorDesc *d = &params_tensors[t];
+    size_t n = params_numel(d), pick[5];
     const float *g = gsave + ps->off[t];
     int misses = 0;
 
     top_k(g, n, pick, 3);
     pick[3] = rng_at(rng_key(1, 2, (uint64_t)t), 0) % n;
     pick[4] = rng_at(rng_key(1, 2, (uint64_t)t), 1) % n;
+    const GradCheck gc = {.loss = loss_at, .ctx = s, .eps = EPS};
+    const GradInput in = {.f = ps->p[t], .n = n, .grad = g};
+
     for (int j = 0; j < 5; j++) {
-        float *w = ps->p[t] + pick[j], keep = *w;
-        *w = keep + EPS;
-        double lp = loss_at(s);
-        *w = keep - EPS;
-        double lm = loss_at(s);
-        *w = keep;
-        double fd = (lp - lm) / (2.0 * EPS), an = g[pick[j]];
+        double fd = gradcheck_diff(&gc, &in, pick[j], NULL), an = g[pick[j]];
         if (fabs(fd - an) > 0.05 * fabs(an) + 3e-4) {
             misses++;
             fprintf(stderr, "%s[%zu]: analytic %.6g, finite difference %.6g\n", d->name,
@@ -100,7 +101,7 @@ static void check_tensor(StepCtx *s, const float *gsave, int t)
 /* max |g| over tensor t. */
 static float tensor_max(const Params *ps, const float *g, int t)
 {
-    size_t n = tensor_numel(&model_tensors[t]);
+    size_t n = params_numel(&params_tensors[t]);
     float m = 0.0f;
     for (size_t i = 0; i < n; i++)
         m = fmaxf(m, fabsf(g[ps->off[t] + i]));
@@ -118,7 +119,7 @@ static int is_conv_bias(int t)
 /* The gradients of one step on a batch of NG (2 chunks of 8 images), the
  * Acts made with CNNTOP_GROUP_KB = kb (NULL: unset). */
 #define NG 16
-static float *group_grads(Params *ps, Pool *pool, const char *kb, int *group2)
+static float *group_grads(Params *ps, Workpool *pool, const char *kb, int *group2)
 {
     Acts a;
     float *g = malloc(ps->nfloats * sizeof(float));
@@ -140,7 +141,7 @@ static float *group_grads(Params *ps, Pool *pool, const char *kb, int *group2)
     return g;
 }
 
-static void test_groups(Params *ps, Pool *pool)
+static void test_groups(Params *ps, Workpool *pool)
 {
     int gdef, gone;
     double most = 0.0;
@@ -150,7 +151,7 @@ static void test_groups(Params *ps, Pool *pool)
     CHECK_INT(gone, ==, 1);
     CHECK_INT(gdef, >, 1);
     for (int t = 0; t < MODEL_NTENSORS; t++) {
-        size_t n = tensor_numel(&model_tensors[t]);
+        size_t n = params_numel(&params_tensors[t]);
         float ref = tensor_max(ps, g0, t), worst = 0.0f;
         for (int l = 0; l < 3; l++)
             if (t == conv_bias[l])
@@ -159,7 +160,7 @@ static void test_groups(Params *ps, Pool *pool)
             worst = fmaxf(worst, fabsf(g1[ps->off[t] + i] - g0[ps->off[t] + i]));
         if (!(worst <= 1e-4f * ref))
             fprintf(stderr, "groups of one image: %s differs by %.3g (largest |g| %.3g)\n",
-                    model_tensors[t].name, worst, ref);
+                    params_tensors[t].name, worst, ref);
         CHECK(worst <= 1e-4f * ref);
         if (ref > 0.0f && worst / ref > most)
             most = worst / ref;
@@ -175,12 +176,12 @@ int main(void)
 {
     Params ps;
     Acts a;
-    Pool *pool;
+    Workpool *pool;
     StepCtx s;
 
     CHECK_INT(params_init(&ps, 3), ==, 0);
     CHECK_INT(acts_init(&a, N, 1), ==, 0);
-    CHECK_INT(pool_new(&pool, 1, NULL), ==, 0);
+    CHECK_INT(workpool_new(&pool, 1, NULL), ==, 0);
     s = (StepCtx){.ps = &ps, .a = &a, .pool = pool, .prof = NULL, .seed = 5};
     fill_batch(&a, N);
 
@@ -196,8 +197,8 @@ int main(void)
             check_tensor(&s, gsave, t);
     }
     for (int l = 0; l < 3; l++) {
-        size_t nb = tensor_numel(&model_tensors[conv_bias[l]]);
-        size_t nw = tensor_numel(&model_tensors[conv_w[l]]);
+        size_t nb = params_numel(&params_tensors[conv_bias[l]]);
+        size_t nw = params_numel(&params_tensors[conv_w[l]]);
         float gb = 0, gw = 0;
         for (size_t i = 0; i < nb; i++)
             gb = fmaxf(gb, fabsf(gsave[ps.off[conv_bias[l]] + i]));
@@ -207,7 +208,7 @@ int main(void)
     }
     free(gsave);
     test_groups(&ps, pool);
-    pool_free(pool);
+    workpool_free(pool);
     acts_done(&a);
     params_done(&ps);
     return check_report();

@@ -32,24 +32,24 @@ int main(void)
     static Ctx c;
 
     for (int T = 1; T <= 4; T++) {
-        Pool *p;
-        CHECK_INT(pool_new(&p, T, NULL), ==, 0);
-        CHECK_INT(pool_threads(p), ==, T);
+        Workpool *p;
+        CHECK_INT(workpool_new(&p, T, NULL), ==, 0);
+        CHECK_INT(workpool_threads(p), ==, T);
         c.threads = T;
         for (int round = 0; round < 300; round++) {
             int n = (round * 37) % MAXN;
             for (int i = 0; i < MAXN; i++)
                 atomic_store(&c.hits[i], 0);
             memset(c.sum, 0, sizeof c.sum);
-            pool_run(p, n, work, &c);
+            workpool_run(p, n, work, &c);
             int wrong = 0;
             for (int i = 0; i < MAXN; i++)
                 wrong += atomic_load(&c.hits[i]) != (i < n) || c.sum[i] != (i < n ? i : 0);
             CHECK_INT(wrong, ==, 0);
         }
         CHECK_INT(atomic_load(&c.bad_tid), ==, 0);
-        pool_free(p);
+        workpool_free(p);
     }
-    pool_free(NULL);
+    workpool_free(NULL);
     return check_report();
 }

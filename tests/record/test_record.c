@@ -12,160 +12,7 @@
  * goes through the same.  When hyperfine is installed, its own JSON export
  * is made and every field name of its "results" must be in cnntop's.
  */
-#include <dirent.h>
-#include <math.h>
-#include <stdint.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include "check.h"
-#include "cnntop/json.h"
-#include "cnntop/record.h"
-#include "cnntop/fileio.h"
-
-static char dir[256];
-
-static const char *in_dir(const char *name)
-{
-    static char path[4][512];
-    static int k;
-
-    k = (k + 1) % 4;
-    snprintf(path[k], sizeof path[k], "%s/%s", dir, name);
-    return path[k];
-}
-
-static char *slurp(const char *path)
-{
-    unsigned char *buf;
-    size_t len;
-    char err[256];
-
-    if (fileio_read_all(path, 1 << 24, &buf, &len, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
-        return NULL;
-    }
-    return (char *)buf;
-}
-
-static void spit(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
-static void build(RunRecord *r)
-{
-    char *argv[] = {"cnntop", "run", "--batch", "64", "--data", "/tmp/my data's dir"};
-    RunConfig cfg;
-
-    record_init(r);
-    snprintf(r->date, sizeof r->date, "2025-01-31T12:34:56Z");
-    CHECK_INT(record_set_command(r, 6, argv), ==, 0);
-    CHECK(!strcmp(r->command, "cnntop run --batch 64 --data '/tmp/my data'\\''s dir'"));
-    engine_config_default(&cfg);
-    cfg.batch = 64;
-    cfg.epochs = 3;
-    cfg.steps = 0;
-    cfg.limit = 6000;
-    cfg.test_limit = 1000;
-    cfg.threads = 0;
-    cfg.lr = 0.001;
-    cfg.seed = UINT64_MAX - 5; /* does not fit a double: must survive exactly */
-    cfg.workers = 2;
-    cfg.prefetch = 4;
-    cfg.augment = CN_AUG_SHIFT | CN_AUG_ELASTIC;
-    cfg.data_dir = "/usr/share/datasets/fashion-mnist";
-    CHECK_INT(record_set_config(r, &cfg), ==, 0);
-    CHECK(r->config.data_dir == r->data_dir && !strcmp(r->data_dir, cfg.data_dir));
-    r->train_images = 6000;
-    r->test_images = 1000;
-    r->threads_used = 8;
-    snprintf(r->machine.cpu_model, sizeof r->machine.cpu_model, "AMD EPYC \"9B45\" | x");
-    r->machine.cores = 8;
-    snprintf(r->machine.blas_core, sizeof r->machine.blas_core, "Zen");
-    snprintf(r->machine.blas_config, sizeof r->machine.blas_config, "OpenBLAS 0.3.21 DYNAMIC_ARCH");
-    r->peak_gflops = NAN; /* not calibrated */
-    r->fma_peak_gflops = 400.0;
-    snprintf(r->fma_peak_isa, sizeof r->fma_peak_isa, "AVX-512");
-    snprintf(r->machine.cpu_isa, sizeof r->machine.cpu_isa, "AVX-512");
-    snprintf(r->machine.blas_isa, sizeof r->machine.blas_isa, "AVX2+FMA");
-    snprintf(r->machine.blas_note, sizeof r->machine.blas_note, "OPENBLAS_CORETYPE=Zen selects");
-    r->flops_per_image = 46.8e6;
-    r->flops_executed_per_image = 17032704.0;
-    r->train = (TrainStats){.steps = 282, .images = 18000, .epochs_done = 3, .wall = 12.5,
-                            .images_per_s = 1440.0, .cpu_user = 80.25, .cpu_sys = 1.5,
-                            .minor_faults = 12345, .last_loss = 0.4375f, .final_loss = 0.51,
-                            .stopped = 0,
-                            .split = {.data = 0.5, .forward = 4, .backward = 7, .optimizer = 1}};
-    r->have_eval = 1;
-    r->eval = (EvalResult){.images = 1000, .correct = 853, .accuracy = 0.853, .loss = 0.41,
-                           .wall = 0.25};
-    r->peak_rss_kib = 204800;
-    r->loader_samples_per_s = 5120.5;
-    r->run_queue_wait = 0.3125;
-    r->ipc = 1.5;
-    snprintf(r->miss_rate_na, sizeof r->miss_rate_na, "cache-misses not supported: no PMU");
-    r->interrupted = 0;
-    r->exit_code = 0;
-    CHECK_INT(record_set_label(r, "batch 64, 2 workers"), ==, 0);
-
-    for (int e = 0; e < 3; e++) {
-        RecordEpoch ep = {.epoch = e, .loss = 0.9 - 0.2 * e, .accuracy = e == 1 ? NAN : 0.8 + 0.02 * e,
-                          .wall = 4.0 * (e + 1)};
-        CHECK_INT(record_add_epoch(r, &ep), ==, 0);
-    }
-    /* The engine's figures, then the counters' additions: sample 1 has no
-     * queue (inline loading) and no counters. */
-    Sample s0 = {.t = 0.5, .step = 10, .images = 640, .loss = 2.25f, .images_per_s = 1234.5f,
-                 .queue_fill = 0.75f, .data_wait_share = 0.125f, .workers = 2, .batch = 64,
-                 .segment = 0};
-    Sample s1 = {.t = 1.0, .step = 20, .images = 1280, .loss = 1.5f, .images_per_s = 1300.25f,
-                 .queue_fill = -1, .data_wait_share = 0.5f, .workers = 0, .batch = 64,
-                 .segment = 1};
-    CHECK_INT(record_add_sample(r, &s0, 0, 1.75, 0.0625), ==, 0);
-    CHECK_INT(record_add_sample(r, &s1, -1, NAN, NAN), ==, 0);
-    for (int i = 0; i < 300; i++) { /* enough to make the arrays grow */
-        Sample s = s0;
-        s.t = 1.5 + i;
-        s.step = 30 + i;
-        CHECK_INT(record_add_sample(r, &s, 1 + i / 100, 1.0 + i / 1024.0, 0.01), ==, 0);
-    }
-    Segment sg0 = {.first_step = 0, .steps = 15, .t0 = 0, .wall = 0.75, .batch = 64, .workers = 2,
-                   .prefetch = 4, .images = 960, .images_per_s = 1280.5, .images_per_s_sd = 20.25,
-                   .warmup_steps = 3};
-    Segment sg1 = sg0;
-    sg1.first_step = 15;
-    sg1.workers = 0;
-    sg1.images_per_s_sd = 0;
-    CHECK_INT(record_add_segment(r, &sg0), ==, 0);
-    CHECK_INT(record_add_segment(r, &sg1), ==, 0);
-    LayerTime lt0 = {.name = "conv2 bwd", .seconds = 3.25, .calls = 282};
-    LayerTime lt1 = {.name = "relu1 fwd", .seconds = 0.125, .calls = 282};
-    CHECK_INT(record_add_layer(r, &lt0, 6.5e12), ==, 0);
-    CHECK_INT(record_add_layer(r, &lt1, NAN), ==, 0);
-    CHECK_NEAR(r->layers[0].gflops, 2000.0, 1e-9);
-    CHECK(isnan(r->layers[1].gflops));
-    RecordCounter c0 = {.role = CN_ROLE_TRAIN, .name = "instructions", .value = 1.5e12,
-                        .unit = "", .scaled = 0.5, .status = RECORD_CTR_OK, .reason = ""};
-    RecordCounter c1 = {.role = CN_ROLE_LOAD, .name = "cache-misses", .value = NAN, .unit = "",
-                        .scaled = NAN, .status = RECORD_CTR_UNAVAILABLE,
-                        .reason = "perf_event_paranoid is 3"};
-    RecordCounter c2 = {.role = CN_ROLE_TRAIN, .name = "task-clock", .value = NAN, .unit = "msec",
-                        .scaled = 0, .status = RECORD_CTR_NOT_COUNTED, .reason = "never ran"};
-    CHECK_INT(record_add_counter(r, &c0), ==, 0);
-    CHECK_INT(record_add_counter(r, &c1), ==, 0);
-    CHECK_INT(record_add_counter(r, &c2), ==, 0);
-    const double walls[] = {12.5, 12.75, 12.25};
-    for (int i = 0; i < 3; i++) {
-        RecordRepeat p = {.wall = walls[i], .images_per_s = 18000 / walls[i], .user = 80 + i,
-                          .system = 1.5, .accuracy = i == 2 ? NAN : 0.85, .exit_code = 0};
-        CHECK_INT(record_add_repeat(r, &p), ==, 0);
-    }
-}
+#include "record_sample.h"
 
 static int starts(const char *s, const char *prefix)
 {
@@ -173,161 +20,6 @@ static int starts(const char *s, const char *prefix)
     if (!ok)
         fprintf(stderr, "\"%s\" does not start with \"%s\"\n", s, prefix);
     return ok;
-}
-
-/* Equal, or both NaN; bit-exact otherwise. */
-static int same(double a, double b)
-{
-    return (isnan(a) && isnan(b)) || a == b;
-}
-
-#define SAME(a, b)                                                             \
-    do {                                                                       \
-        check_count++;                                                         \
-        if (!same((double)(a), (double)(b))) {                                 \
-            check_failed++;                                                    \
-            fprintf(stderr, "%s:%d: %s: %.17g != %.17g\n", __FILE__, __LINE__, #a, \
-                    (double)(a), (double)(b));                                 \
-        }                                                                      \
-    } while (0)
-#define SAME_STR(a, b) CHECK(((a) == NULL && (b) == NULL) || ((a) && (b) && !strcmp((a), (b))))
-
-static void compare(const RunRecord *a, const RunRecord *b)
-{
-    SAME_STR(a->version, b->version);
-    SAME_STR(a->date, b->date);
-    SAME_STR(a->command, b->command);
-    SAME_STR(a->label, b->label);
-    SAME_STR(a->data_dir, b->data_dir);
-    CHECK(b->config.data_dir == b->data_dir);
-    SAME(a->config.batch, b->config.batch);
-    SAME(a->config.epochs, b->config.epochs);
-    SAME(a->config.steps, b->config.steps);
-    SAME(a->config.limit, b->config.limit);
-    SAME(a->config.test_limit, b->config.test_limit);
-    SAME(a->config.threads, b->config.threads);
-    SAME(a->config.lr, b->config.lr);
-    CHECK(a->config.seed == b->config.seed);
-    SAME(a->config.workers, b->config.workers);
-    SAME(a->config.prefetch, b->config.prefetch);
-    SAME(a->config.augment, b->config.augment);
-    SAME(a->train_images, b->train_images);
-    SAME(a->test_images, b->test_images);
-    SAME(a->threads_used, b->threads_used);
-    SAME_STR(a->machine.cpu_model, b->machine.cpu_model);
-    SAME(a->machine.cores, b->machine.cores);
-    SAME_STR(a->machine.blas_core, b->machine.blas_core);
-    SAME_STR(a->machine.blas_config, b->machine.blas_config);
-    SAME_STR(a->machine.blas_warning, b->machine.blas_warning);
-    SAME(a->peak_gflops, b->peak_gflops);
-    SAME(a->fma_peak_gflops, b->fma_peak_gflops);
-    SAME_STR(a->fma_peak_isa, b->fma_peak_isa);
-    SAME_STR(a->machine.cpu_isa, b->machine.cpu_isa);
-    SAME_STR(a->machine.blas_isa, b->machine.blas_isa);
-    SAME_STR(a->machine.blas_note, b->machine.blas_note);
-    SAME(a->flops_per_image, b->flops_per_image);
-    SAME(a->flops_executed_per_image, b->flops_executed_per_image);
-    const TrainStats *x = &a->train, *y = &b->train;
-    SAME(x->steps, y->steps);
-    SAME(x->images, y->images);
-    SAME(x->epochs_done, y->epochs_done);
-    SAME(x->wall, y->wall);
-    SAME(x->images_per_s, y->images_per_s);
-    SAME(x->cpu_user, y->cpu_user);
-    SAME(x->cpu_sys, y->cpu_sys);
-    SAME(x->minor_faults, y->minor_faults);
-    SAME(x->last_loss, y->last_loss);
-    SAME(x->final_loss, y->final_loss);
-    SAME(x->stopped, y->stopped);
-    SAME(x->split.data, y->split.data);
-    SAME(x->split.forward, y->split.forward);
-    SAME(x->split.backward, y->split.backward);
-    SAME(x->split.optimizer, y->split.optimizer);
-    SAME(a->have_eval, b->have_eval);
-    SAME(a->eval.images, b->eval.images);
-    SAME(a->eval.correct, b->eval.correct);
-    SAME(a->eval.accuracy, b->eval.accuracy);
-    SAME(a->eval.loss, b->eval.loss);
-    SAME(a->eval.wall, b->eval.wall);
-    SAME(a->peak_rss_kib, b->peak_rss_kib);
-    SAME(a->loader_samples_per_s, b->loader_samples_per_s);
-    SAME(a->run_queue_wait, b->run_queue_wait);
-    SAME(a->ipc, b->ipc);
-    SAME(a->miss_rate, b->miss_rate);
-    CHECK(strcmp(a->ipc_na, b->ipc_na) == 0);
-    CHECK(strcmp(a->miss_rate_na, b->miss_rate_na) == 0);
-    SAME(a->interrupted, b->interrupted);
-    SAME(a->exit_code, b->exit_code);
-    SAME_STR(a->error, b->error);
-
-    CHECK_INT(b->n_epochs, ==, a->n_epochs);
-    for (size_t i = 0; i < a->n_epochs && i < b->n_epochs; i++) {
-        SAME(a->epochs[i].epoch, b->epochs[i].epoch);
-        SAME(a->epochs[i].loss, b->epochs[i].loss);
-        SAME(a->epochs[i].accuracy, b->epochs[i].accuracy);
-        SAME(a->epochs[i].wall, b->epochs[i].wall);
-    }
-    CHECK_INT(b->n_samples, ==, a->n_samples);
-    for (size_t i = 0; i < a->n_samples && i < b->n_samples; i++) {
-        const RecordSample *p = &a->samples[i], *q = &b->samples[i];
-        SAME(p->s.t, q->s.t);
-        SAME(p->s.step, q->s.step);
-        SAME(p->s.images, q->s.images);
-        SAME(p->s.loss, q->s.loss);
-        SAME(p->s.images_per_s, q->s.images_per_s);
-        SAME(p->s.queue_fill, q->s.queue_fill);
-        SAME(p->s.data_wait_share, q->s.data_wait_share);
-        SAME(p->s.workers, q->s.workers);
-        SAME(p->s.batch, q->s.batch);
-        SAME(p->s.segment, q->s.segment);
-        SAME(p->epoch, q->epoch);
-        SAME(p->ipc, q->ipc);
-        SAME(p->miss_rate, q->miss_rate);
-    }
-    CHECK_INT(b->n_segments, ==, a->n_segments);
-    for (size_t i = 0; i < a->n_segments && i < b->n_segments; i++) {
-        const Segment *p = &a->segments[i], *q = &b->segments[i];
-        SAME(p->first_step, q->first_step);
-        SAME(p->steps, q->steps);
-        SAME(p->t0, q->t0);
-        SAME(p->wall, q->wall);
-        SAME(p->batch, q->batch);
-        SAME(p->workers, q->workers);
-        SAME(p->prefetch, q->prefetch);
-        SAME(p->images, q->images);
-        SAME(p->images_per_s, q->images_per_s);
-        SAME(p->images_per_s_sd, q->images_per_s_sd);
-        SAME(p->warmup_steps, q->warmup_steps);
-    }
-    CHECK_INT(b->n_layers, ==, a->n_layers);
-    for (size_t i = 0; i < a->n_layers && i < b->n_layers; i++) {
-        SAME_STR(a->layers[i].name, b->layers[i].name);
-        SAME(a->layers[i].seconds, b->layers[i].seconds);
-        SAME(a->layers[i].calls, b->layers[i].calls);
-        SAME(a->layers[i].flops, b->layers[i].flops);
-        SAME(a->layers[i].gflops, b->layers[i].gflops);
-    }
-    CHECK_INT(b->n_counters, ==, a->n_counters);
-    for (size_t i = 0; i < a->n_counters && i < b->n_counters; i++) {
-        const RecordCounter *p = &a->counters[i], *q = &b->counters[i];
-        SAME(p->role, q->role);
-        SAME_STR(p->name, q->name);
-        SAME(p->value, q->value);
-        SAME_STR(p->unit, q->unit);
-        SAME(p->scaled, q->scaled);
-        SAME(p->status, q->status);
-        SAME_STR(p->reason, q->reason);
-    }
-    CHECK_INT(b->n_repeats, ==, a->n_repeats);
-    for (size_t i = 0; i < a->n_repeats && i < b->n_repeats; i++) {
-        const RecordRepeat *p = &a->repeats[i], *q = &b->repeats[i];
-        SAME(p->wall, q->wall);
-        SAME(p->images_per_s, q->images_per_s);
-        SAME(p->user, q->user);
-        SAME(p->system, q->system);
-        SAME(p->accuracy, q->accuracy);
-        SAME(p->exit_code, q->exit_code);
-    }
 }
 
 static void test_json_round_trip(const RunRecord *r)
@@ -491,10 +183,17 @@ static void test_refusals(const RunRecord *r)
     rc = export_check(in_dir("no/such/dir/run.json"), 0, err, sizeof err);
     CHECK_INT(rc, ==, -CN_EIO);
     CHECK_STR_HAS(err, "no/such/dir/run.json");
+}
+
+/* Files that are not a record this cnntop reads. */
+static void test_bad_files(void)
+{
+    char err[512];
+    int rc;
+    char *text = slurp(in_dir("run.json")), *at = text ? strstr(text, "cnntop.run/1") : NULL;
+    RunRecord back;
 
     /* Another schema version. */
-    char *text = slurp(path), *at = text ? strstr(text, "cnntop.run/1") : NULL;
-    RunRecord back;
     if (at) {
         at[11] = '2';
         spit(in_dir("v2.json"), text);
@@ -535,11 +234,46 @@ static void test_refusals(const RunRecord *r)
     record_done(&back);
 }
 
+/* The sweep's files, as text. */
+static void check_sweep_files(void)
+{
+    char err[512], *line[8];
+    char *text = slurp(in_dir("sweep.json"));
+    JsonValue *v = NULL;
+    CHECK(text && json_parse(text, strlen(text), &v, err, sizeof err) == 0);
+    CHECK(!strcmp(json_as_string(json_get(v, "schema"), ""), "cnntop.sweep/1"));
+    CHECK_INT(json_count(json_get(v, "runs")), ==, 2);
+    const JsonValue *res = json_get(v, "results");
+    CHECK_INT(json_count(res), ==, 2);
+    CHECK(!strcmp(json_as_string(json_get(json_at(res, 1), "command"), ""),
+                  "batch 128, 2 workers, 8 threads"));
+    CHECK(json_is(json_get(json_at(res, 1), "stddev"), JSON_NULL));
+    json_free(v);
+    free(text);
+
+    text = slurp(in_dir("sweep.csv"));
+    if (text) {
+        CHECK_INT(lines(text, line, 8), ==, 3);
+        CHECK(starts(line[0], "command,mean,stddev,median,user,system,min,max,"));
+        CHECK(starts(line[1], "\"batch 64, 2 workers\",12.5,0.25,12.5,81,1.5,12.25,12.75,64,2,4,8,"
+                              "\"shift,elastic\",3,"));
+        CHECK(starts(line[2], "\"batch 128, 2 workers, 8 threads\",6.25,,6.25,"));
+    }
+    free(text);
+    text = slurp(in_dir("sweep.md"));
+    CHECK_STR_HAS(text, "| Command | Mean [s] |");
+    CHECK_STR_HAS(text, "| `batch 128, 2 workers, 8 threads` | 6.250 | 6.250 | 6.250 |");
+    /* Relative to the fastest: 12.5 +- 0.25 over one run of 6.25, whose
+     * spread is unknown, so the ratio has no uncertainty. */
+    CHECK_STR_HAS(text, "| 2.00 |\n");
+    free(text);
+}
+
 static void test_sweep(const RunRecord *r)
 {
     RunRecord r2;
     const RunRecord *runs[2] = {r, &r2};
-    char err[512], *line[8];
+    char err[512];
     RunRecord *back = NULL;
     size_t n = 0;
 
@@ -574,35 +308,7 @@ static void test_sweep(const RunRecord *r)
     CHECK_INT(record_load_json(in_dir("sweep.json"), &one, err, sizeof err), ==, -CN_EFORMAT);
     record_done(&one);
 
-    char *text = slurp(in_dir("sweep.json"));
-    JsonValue *v = NULL;
-    CHECK(text && json_parse(text, strlen(text), &v, err, sizeof err) == 0);
-    CHECK(!strcmp(json_as_string(json_get(v, "schema"), ""), "cnntop.sweep/1"));
-    CHECK_INT(json_count(json_get(v, "runs")), ==, 2);
-    const JsonValue *res = json_get(v, "results");
-    CHECK_INT(json_count(res), ==, 2);
-    CHECK(!strcmp(json_as_string(json_get(json_at(res, 1), "command"), ""),
-                  "batch 128, 2 workers, 8 threads"));
-    CHECK(json_is(json_get(json_at(res, 1), "stddev"), JSON_NULL));
-    json_free(v);
-    free(text);
-
-    text = slurp(in_dir("sweep.csv"));
-    if (text) {
-        CHECK_INT(lines(text, line, 8), ==, 3);
-        CHECK(starts(line[0], "command,mean,stddev,median,user,system,min,max,"));
-        CHECK(starts(line[1], "\"batch 64, 2 workers\",12.5,0.25,12.5,81,1.5,12.25,12.75,64,2,4,8,"
-                              "\"shift,elastic\",3,"));
-        CHECK(starts(line[2], "\"batch 128, 2 workers, 8 threads\",6.25,,6.25,"));
-    }
-    free(text);
-    text = slurp(in_dir("sweep.md"));
-    CHECK_STR_HAS(text, "| Command | Mean [s] |");
-    CHECK_STR_HAS(text, "| `batch 128, 2 workers, 8 threads` | 6.250 | 6.250 | 6.250 |");
-    /* Relative to the fastest: 12.5 +- 0.25 over one run of 6.25, whose
-     * spread is unknown, so the ratio has no uncertainty. */
-    CHECK_STR_HAS(text, "| 2.00 |\n");
-    free(text);
+    check_sweep_files();
     record_done(&r2);
 }
 
@@ -662,27 +368,12 @@ static void test_no_temp(void)
     CHECK_INT(temps, ==, 0);
 }
 
-static void cleanup(void)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-
-    while (d && (e = readdir(d)))
-        if (e->d_name[0] != '.')
-            unlink(in_dir(e->d_name));
-    if (d)
-        closedir(d);
-    rmdir(dir);
-}
-
 int main(void)
 {
     RunRecord r;
     char label[160];
 
-    snprintf(dir, sizeof dir, "%s/cnntop-record-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(dir))
-        check_skip("cannot make a temporary directory");
+    make_dir("cnntop-record");
     build(&r);
     CHECK(!strcmp(record_label(&r, label, sizeof label), "batch 64, 2 workers"));
     test_json_round_trip(&r);
@@ -690,6 +381,7 @@ int main(void)
     test_csv(&r);
     test_md(&r);
     test_refusals(&r);
+    test_bad_files();
     test_sweep(&r);
     test_hyperfine();
     test_no_temp();

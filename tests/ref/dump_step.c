@@ -73,7 +73,7 @@ static int put_params(FILE *f, const char *prefix, float *const *t)
     char name[128];
 
     for (int i = 0; i < MODEL_NTENSORS; i++) {
-        const TensorDesc *d = &model_tensors[i];
+        const TensorDesc *d = &params_tensors[i];
         snprintf(name, sizeof name, "%s%s", prefix, d->name);
         if (put_f32(f, name, t[i], d->ndim, d->dims) != 0)
             return -1;
@@ -86,7 +86,7 @@ static int put_running(FILE *f, const char *prefix, const Params *ps)
     char name[128];
 
     for (int i = 0; i < MODEL_NRUNNING; i++) {
-        const TensorDesc *d = &model_running[i];
+        const TensorDesc *d = &params_running[i];
         snprintf(name, sizeof name, "%s%s", prefix, d->name);
         if (put_f32(f, name, ps->r[i], d->ndim, d->dims) != 0)
             return -1;
@@ -139,105 +139,93 @@ static void usage(void)
     fprintf(stderr, "usage: dump_step OUTFILE [--data DIR] [--batch N] [--seed S]\n");
 }
 
-int main(int argc, char **argv)
+/* The command line. */
+typedef struct Args {
+    const char *out, *dir;
+    long batch;
+    unsigned long long seed;
+} Args;
+
+/* Fills *ar from argv; returns 0, or 1 after saying what is wrong. */
+static int parse_args(Args *ar, int argc, char **argv)
 {
-    const char *out = NULL, *dir = DEFAULT_DATA;
-    long batch = 16;
-    unsigned long long seed = 1;
     char *end;
 
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--data") && i + 1 < argc) {
-            dir = argv[++i];
+            ar->dir = argv[++i];
         } else if (!strcmp(argv[i], "--batch") && i + 1 < argc) {
             errno = 0;
-            batch = strtol(argv[++i], &end, 10);
-            if (errno || *end || batch < 1 || batch > 4096) {
+            ar->batch = strtol(argv[++i], &end, 10);
+            if (errno || *end || ar->batch < 1 || ar->batch > 4096) {
                 fprintf(stderr, "dump_step: --batch wants 1..4096, not '%s'\n", argv[i]);
                 return 1;
             }
         } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
             errno = 0;
-            seed = strtoull(argv[++i], &end, 0);
+            ar->seed = strtoull(argv[++i], &end, 0);
             if (errno || *end || argv[i][0] == '-' || argv[i][0] == '\0') {
                 fprintf(stderr, "dump_step: --seed wants a non-negative integer, not '%s'\n",
                         argv[i]);
                 return 1;
             }
-        } else if (argv[i][0] == '-' || out) {
+        } else if (argv[i][0] == '-' || ar->out) {
             usage();
             return 1;
         } else {
-            out = argv[i];
+            ar->out = argv[i];
         }
     }
-    if (!out) {
+    if (!ar->out) {
         usage();
         return 1;
     }
-    {
-        const uint16_t one = 1;
-        if (*(const uint8_t *)&one != 1) {
-            fprintf(stderr, "dump_step: the file format is little-endian; this host is not\n");
-            return 1;
-        }
-    }
+    return 0;
+}
 
-    const int N = (int)batch;
-    Params ps;
-    Acts a;
-    Pool *pool = NULL;
-    Dataset ds;
+/* The batch: the first N training images of ar->dir, or synthetic ones
+ * when the data set cannot be read (said on stderr).  Returns 0 or -1
+ * (out of memory, said). */
+static int fill_batch(Acts *a, Dataset *ds, const Args *ar, int N)
+{
     char err[512];
     float lut[256];
-    int rc = 1;
-
-    memset(&ps, 0, sizeof ps);
-    memset(&a, 0, sizeof a);
-    memset(&ds, 0, sizeof ds);
-    gemm_init();
-    if (params_init(&ps, (uint64_t)seed) != 0 || acts_init(&a, N, 1) != 0) {
-        fprintf(stderr, "dump_step: out of memory\n");
-        goto done;
-    }
-    if (pool_new(&pool, 1, NULL) != 0) {
-        fprintf(stderr, "dump_step: cannot start the compute pool\n");
-        goto done;
-    }
 
     loader_lut(lut);
     err[0] = '\0';
-    if (dataset_load(&ds, dir, err, sizeof err) == 0 && ds.rows == MODEL_H &&
-        ds.cols == MODEL_W && ds.n_train >= N) {
+    if (dataset_load(ds, ar->dir, err, sizeof err) == 0 && ds->rows == MODEL_H &&
+        ds->cols == MODEL_W && ds->n_train >= N) {
         uint32_t *idx = malloc((size_t)N * sizeof *idx);
         if (!idx) {
             fprintf(stderr, "dump_step: out of memory\n");
-            goto done;
+            return -1;
         }
         for (int i = 0; i < N; i++)
             idx[i] = (uint32_t)i;
-        loader_fill(a.x, a.labels, ds.train_images, ds.train_labels, idx, N, NPIX, lut);
+        loader_fill(a->x, a->labels, ds->train_images, ds->train_labels, idx, N, NPIX, lut);
         free(idx);
         fprintf(stderr, "dump_step: batch %d = first training images of %s, seed %llu\n",
-                N, ds.dir, seed);
-    } else {
-        if (err[0])
-            fprintf(stderr, "dump_step: no data set (%s)\n", err);
-        else
-            fprintf(stderr, "dump_step: data set in %s is not 28x28 or has < %d images\n",
-                    dir, N);
-        fprintf(stderr, "dump_step: using %d SYNTHETIC deterministic images instead, seed %llu\n",
-                N, seed);
-        synth_batch(a.x, a.labels, N, lut);
+                N, ds->dir, ar->seed);
+        return 0;
     }
+    if (err[0])
+        fprintf(stderr, "dump_step: no data set (%s)\n", err);
+    else
+        fprintf(stderr, "dump_step: data set in %s is not 28x28 or has < %d images\n",
+                ar->dir, N);
+    fprintf(stderr, "dump_step: using %d SYNTHETIC deterministic images instead, seed %llu\n",
+            N, ar->seed);
+    synth_batch(a->x, a->labels, N, lut);
+    return 0;
+}
 
-    FILE *f = fopen(out, "wb");
-    if (!f) {
-        fprintf(stderr, "dump_step: cannot create %s: %s\n", out, strerror(errno));
-        goto done;
-    }
-
-    StepCtx s = {.ps = &ps, .a = &a, .pool = pool, .prof = NULL, .seed = (uint64_t)seed};
+/* The inputs and parameters, one step, its results: the records of
+ * tests/ref/README.md into f.  Returns 1 when all were written, else 0
+ * (errno set by stdio, or ENOMEM). */
+static int write_step(FILE *f, StepCtx *s, int N)
+{
+    Acts *a = s->a;
+    Params *ps = s->ps;
     int64_t *lab = malloc((size_t)N * sizeof *lab);
     int ok = lab != NULL;
     int xdims[4] = {N, 1, MODEL_H, MODEL_W}, ndims[1] = {N};
@@ -245,41 +233,85 @@ int main(int argc, char **argv)
 
     if (ok) {
         for (int i = 0; i < N; i++)
-            lab[i] = a.labels[i];
+            lab[i] = a->labels[i];
         ok = fputs("CNNTOP-TENSORS 1\n", f) >= 0 &&
-             put_f32(f, "x", a.x, 4, xdims) == 0 &&
+             put_f32(f, "x", a->x, 4, xdims) == 0 &&
              put(f, "labels", "i64", sizeof(int64_t), lab, 1, ndims) == 0 &&
-             put_params(f, "", ps.p) == 0 &&
-             put_running(f, "", &ps) == 0 &&
-             put_mask(f, "mask.fc1", (uint64_t)seed, 0, 0, N, 256) == 0 &&
-             put_mask(f, "mask.fc2", (uint64_t)seed, 0, 1, N, 128) == 0;
+             put_params(f, "", ps->p) == 0 &&
+             put_running(f, "", ps) == 0 &&
+             put_mask(f, "mask.fc1", s->seed, 0, 0, N, 256) == 0 &&
+             put_mask(f, "mask.fc2", s->seed, 0, 1, N, 128) == 0;
     }
     if (ok) {
-        model_forward(&s, N, 1, 0);
-        float loss = (float)model_loss(&s, N);
-        model_backward(&s, N);
-        ok = put_f32(f, "logits", a.logits, 2, ldims) == 0 &&
+        model_forward(s, N, 1, 0);
+        float loss = (float)model_loss(s, N);
+        model_backward(s, N);
+        ok = put_f32(f, "logits", a->logits, 2, ldims) == 0 &&
              put_f32(f, "loss", &loss, 1, one) == 0 &&
-             put_params(f, "grad.", ps.g) == 0 &&
-             put_running(f, "after.", &ps) == 0;
+             put_params(f, "grad.", ps->g) == 0 &&
+             put_running(f, "after.", ps) == 0;
         fprintf(stderr, "dump_step: loss %.7f\n", (double)loss);
     }
     if (ok) {
-        model_update(&s, LR);
-        ok = put_params(f, "step1.", ps.p) == 0 && fputs("END\n", f) >= 0;
+        model_update(s, LR);
+        ok = put_params(f, "step1.", ps->p) == 0 && fputs("END\n", f) >= 0;
     }
     free(lab);
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    Args ar = {.dir = DEFAULT_DATA, .batch = 16, .seed = 1};
+    const uint16_t endian = 1;
+
+    if (parse_args(&ar, argc, argv) != 0)
+        return 1;
+    if (*(const uint8_t *)&endian != 1) {
+        fprintf(stderr, "dump_step: the file format is little-endian; this host is not\n");
+        return 1;
+    }
+
+    const int N = (int)ar.batch;
+    Params ps;
+    Acts a;
+    Workpool *pool = NULL;
+    Dataset ds;
+    int rc = 1;
+
+    memset(&ps, 0, sizeof ps);
+    memset(&a, 0, sizeof a);
+    memset(&ds, 0, sizeof ds);
+    gemm_init();
+    if (params_init(&ps, (uint64_t)ar.seed) != 0 || acts_init(&a, N, 1) != 0) {
+        fprintf(stderr, "dump_step: out of memory\n");
+        goto done;
+    }
+    if (workpool_new(&pool, 1, NULL) != 0) {
+        fprintf(stderr, "dump_step: cannot start the compute pool\n");
+        goto done;
+    }
+    if (fill_batch(&a, &ds, &ar, N) != 0)
+        goto done;
+
+    FILE *f = fopen(ar.out, "wb");
+    if (!f) {
+        fprintf(stderr, "dump_step: cannot create %s: %s\n", ar.out, strerror(errno));
+        goto done;
+    }
+    StepCtx s = {.ps = &ps, .a = &a, .pool = pool, .prof = NULL, .seed = (uint64_t)ar.seed};
+    int ok = write_step(f, &s, N);
     if (fclose(f) != 0)
         ok = 0;
     if (!ok) {
-        fprintf(stderr, "dump_step: writing %s failed: %s\n", out, strerror(errno));
+        fprintf(stderr, "dump_step: writing %s failed: %s\n", ar.out, strerror(errno));
         goto done;
     }
     rc = 0;
 
 done:
     dataset_free(&ds);
-    pool_free(pool);
+    workpool_free(pool);
     acts_done(&a);
     params_done(&ps);
     return rc;

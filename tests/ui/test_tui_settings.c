@@ -21,7 +21,7 @@
 
 #include "check.h"
 #include "common/options.h"
-#include "tui/history.h"
+#include "tui/hist.h"
 #include "common/config.h"
 
 static char dir[256];
@@ -250,27 +250,27 @@ static void test_history_compare(void)
     b = a;
     b.batch = 128;
     b.ips = 1500;
-    CHECK(tuihist_why_not(&a) == NULL);
-    tuihist_init(&h);
-    tuihist_add(&h, &a);
-    tuihist_add(&h, &b);
+    CHECK(hist_why_not(&a) == NULL);
+    hist_init(&h);
+    hist_add(&h, &a);
+    hist_add(&h, &b);
     h.baseline = 0;
-    CHECK_INT(tuihist_speedup(&h, 1, &ratio, &err), ==, 0);
+    CHECK_INT(hist_speedup(&h, 1, &ratio, &err), ==, 0);
     CHECK_NEAR(ratio, 1.5, 1e-12);
     b.live = 1;
-    CHECK_STR_HAS(tuihist_why_not(&b), "live change");
+    CHECK_STR_HAS(hist_why_not(&b), "live change");
     b.live = 0;
     snprintf(b.state, sizeof b.state, "failed");
-    CHECK_STR_HAS(tuihist_why_not(&b), "failed");
+    CHECK_STR_HAS(hist_why_not(&b), "failed");
     snprintf(b.state, sizeof b.state, "stopped");
     b.ips = 0;
-    CHECK_STR_HAS(tuihist_why_not(&b), "no step trained");
+    CHECK_STR_HAS(hist_why_not(&b), "no step trained");
     /* The run number goes through the --history line. */
     char line[2048], msg[128];
     HistRow c;
     a.run = 7;
-    tuihist_format_line(&a, line, sizeof line);
-    CHECK_INT(tuihist_parse_line(line, &c, msg, sizeof msg), ==, 0);
+    hist_format_line(&a, line, sizeof line);
+    CHECK_INT(hist_parse_line(line, &c, msg, sizeof msg), ==, 0);
     CHECK_INT(c.run, ==, 7);
 }
 
@@ -288,8 +288,8 @@ static void test_history_long_line(void)
     k += (int)n;
     k += sprintf(text + k, "\tips=1234\tstate=finished\n");
     write_file(path, text, (size_t)k);
-    tuihist_init(&h);
-    CHECK_INT(tuihist_load(&h, path, err, sizeof err), ==, 0);
+    hist_init(&h);
+    CHECK_INT(hist_load(&h, path, err, sizeof err), ==, 0);
     CHECK_INT(h.n, ==, 1);
     CHECK_NEAR(h.rows[0].ips, 1234, 0);
     CHECK_INT(h.rows[0].run, ==, 3);

@@ -9,7 +9,7 @@
 
 #include "check.h"
 #include "tui/chart.h"
-#include "tui/fmt.h"
+#include "common/fmt.h"
 #include "tui/layout.h"
 
 static void test_nice_max(void)
@@ -96,19 +96,19 @@ static void test_series(void)
 {
     static Series s;
 
-    series_clear(&s);
-    for (int i = 0; i < SERIES_CAP; i++)
-        series_add(&s, i, 1.0);
-    CHECK_INT(s.n, ==, SERIES_CAP);
-    series_add(&s, SERIES_CAP, 3.0);
+    chart_series_clear(&s);
+    for (int i = 0; i < CHART_SERIES_CAP; i++)
+        chart_series_add(&s, i, 1.0);
+    CHECK_INT(s.n, ==, CHART_SERIES_CAP);
+    chart_series_add(&s, CHART_SERIES_CAP, 3.0);
     /* Merged to half, then the new point: memory stays bounded. */
-    CHECK_INT(s.n, ==, SERIES_CAP / 2 + 1);
+    CHECK_INT(s.n, ==, CHART_SERIES_CAP / 2 + 1);
     CHECK_NEAR(s.t[0], 1.0, 0);
     CHECK_NEAR(s.v[0], 1.0, 0);
-    CHECK_NEAR(s.t[s.n - 1], SERIES_CAP, 0);
-    for (int i = 0; i < 10 * SERIES_CAP; i++)
-        series_add(&s, SERIES_CAP + 1 + i, 2.0);
-    CHECK(s.n <= SERIES_CAP);
+    CHECK_NEAR(s.t[s.n - 1], CHART_SERIES_CAP, 0);
+    for (int i = 0; i < 10 * CHART_SERIES_CAP; i++)
+        chart_series_add(&s, CHART_SERIES_CAP + 1 + i, 2.0);
+    CHECK(s.n <= CHART_SERIES_CAP);
     for (int i = 1; i < s.n; i++)
         CHECK(s.t[i] > s.t[i - 1]);
 }
@@ -128,7 +128,7 @@ static void check_layout(int cols, int lines, TuiView view)
         CHECK_INT(all[i].y + all[i].h, <=, lines);
         CHECK_INT(all[i].x + all[i].w, <=, cols);
         for (int j = i + 1; j < 10; j++)
-            if (rect_overlap(all[i], all[j])) {
+            if (layout_rect_overlap(all[i], all[j])) {
                 fprintf(stderr, "%dx%d view %d: rects %d and %d overlap\n", cols, lines, view, i, j);
                 CHECK(0);
             }
@@ -171,9 +171,20 @@ static void test_layout(void)
     CHECK_INT(l.chart[0].h, ==, 0);
     layout_compute(&l, 59, 24, VIEW_MAIN, 3);
     CHECK(l.too_small);
-    CHECK(rect_contains((Rect){2, 3, 4, 5}, 2, 3));
-    CHECK(!rect_contains((Rect){2, 3, 4, 5}, 6, 3));
-    CHECK(!rect_overlap((Rect){0, 0, 2, 2}, (Rect){0, 2, 2, 2}));
+    /* The tabs " main " " layers " " history " end the status line: at 80
+     * columns they take 57-62, 63-70 and 71-79 (mouse clicks). */
+    CHECK_INT(layout_tab_at(80, 56), ==, -1);
+    CHECK_INT(layout_tab_at(80, 57), ==, VIEW_MAIN);
+    CHECK_INT(layout_tab_at(80, 62), ==, VIEW_MAIN);
+    CHECK_INT(layout_tab_at(80, 63), ==, VIEW_LAYERS);
+    CHECK_INT(layout_tab_at(80, 70), ==, VIEW_LAYERS);
+    CHECK_INT(layout_tab_at(80, 71), ==, VIEW_HISTORY);
+    CHECK_INT(layout_tab_at(80, 79), ==, VIEW_HISTORY);
+    CHECK_INT(layout_tab_at(80, 80), ==, -1);
+    CHECK(strcmp(layout_tab_name(VIEW_LAYERS), " layers ") == 0);
+    CHECK(layout_rect_contains((Rect){2, 3, 4, 5}, 2, 3));
+    CHECK(!layout_rect_contains((Rect){2, 3, 4, 5}, 6, 3));
+    CHECK(!layout_rect_overlap((Rect){0, 0, 2, 2}, (Rect){0, 2, 2, 2}));
 }
 
 static void test_fmt(void)
@@ -199,9 +210,23 @@ static void test_fmt(void)
     CHECK(strcmp(fmt_bytes(b, sizeof b, 1.5 * 1024 * 1024 * 1024), "1.50 GiB") == 0);
     CHECK(strcmp(fmt_na(b, sizeof b, "no PMU"), "n/a: no PMU") == 0);
     CHECK(strcmp(fmt_na(b, sizeof b, NULL), "n/a") == 0);
-    CHECK(strcmp(fmt_pm(b, sizeof b, 1203.4, 31.2), "1203 \xc2\xb1" "31") == 0);
-    CHECK(strcmp(fmt_pm(b, sizeof b, 1.234, 0.05), "1.23 \xc2\xb1" "0.05") == 0);
-    CHECK(strcmp(fmt_pm(b, sizeof b, 1203.4, 0), "1203") == 0);
+    /* fmt_pm: the precision the spread deserves, or the one asked for. */
+    CHECK(strcmp(fmt_pm(b, sizeof b, 1203.4, 31.2, FMT_PM_AUTO), "1203 \xc2\xb1 31") == 0);
+    CHECK(strcmp(fmt_pm(b, sizeof b, 1.234, 0.05, FMT_PM_AUTO), "1.23 \xc2\xb1 0.05") == 0);
+    CHECK(strcmp(fmt_pm(b, sizeof b, 1.23456, 1e-9, FMT_PM_AUTO), "1.2346 \xc2\xb1 0.0000") == 0);
+    CHECK(strcmp(fmt_pm(b, sizeof b, 12.5, 0.25, 3), "12.500 \xc2\xb1 0.250") == 0);
+    CHECK(strcmp(fmt_pm(b, sizeof b, 12.5, 0, 2), "12.50 \xc2\xb1 0.00") == 0);
+    /* ... and the one rule for what is missing: no mean is n/a, no
+     * spread (NaN or infinite) is the mean alone, whatever the caller. */
+    CHECK(strcmp(fmt_pm(b, sizeof b, 1203.4, NAN, FMT_PM_AUTO), "1203") == 0);
+    CHECK(strcmp(fmt_pm(b, sizeof b, 1.5, NAN, 2), "1.50") == 0);
+    CHECK(strcmp(fmt_pm(b, sizeof b, 1.5, INFINITY, 2), "1.50") == 0);
+    CHECK(strcmp(fmt_pm(b, sizeof b, NAN, 0.5, 2), "n/a") == 0);
+    CHECK(strcmp(fmt_pm(b, sizeof b, INFINITY, 0.5, FMT_PM_AUTO), "n/a") == 0);
+    CHECK(strcmp(fmt_pm(b, sizeof b, NAN, NAN, 1), "n/a") == 0);
+    CHECK(strcmp(fmt_plural(1), "") == 0);
+    CHECK(strcmp(fmt_plural(0), "s") == 0);
+    CHECK(strcmp(fmt_plural(2), "s") == 0);
     CHECK(strcmp(fmt_bar(b, sizeof b, 0.5, 12), "[#####     ]") == 0);
     CHECK(strcmp(fmt_bar(b, sizeof b, 2.0, 4), "[##]") == 0);
     CHECK(strcmp(fmt_bar(b, sizeof b, -1, 4), "[  ]") == 0);
@@ -238,10 +263,10 @@ static void test_fit_wrap(void)
     CHECK_INT(fmt_wrap("short", 20), ==, 5);
     CHECK_INT(fmt_wrap("ab cd", 2), ==, 2);
     Series *s = calloc(1, sizeof *s);
-    series_add(s, 1, NAN);
-    CHECK(!series_has_value(s));
-    series_add(s, 2, 1.5);
-    CHECK(series_has_value(s));
+    chart_series_add(s, 1, NAN);
+    CHECK(!chart_series_has_value(s));
+    chart_series_add(s, 2, 1.5);
+    CHECK(chart_series_has_value(s));
     free(s);
 }
 

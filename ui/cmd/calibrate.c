@@ -9,7 +9,8 @@
 
 #include "cmd/calibrate.h"
 #include "cnntop/calibrate.h"
-#include "cmd/run.h"
+#include "common/exit.h"
+#include "common/fmt.h"
 
 /* Progress: on a terminal one line rewritten in place, else one per part. */
 static void on_progress(void *ud, const char *what, double done)
@@ -25,7 +26,7 @@ static void on_progress(void *ud, const char *what, double done)
 }
 
 /* 49152 -> "48 KiB", 2097152 -> "2 MiB"; 0 -> "unknown". */
-static const char *fmt_bytes(size_t b, char *buf, size_t len)
+static const char *cache_size(size_t b, char *buf, size_t len)
 {
     if (b == 0)
         snprintf(buf, len, "unknown");
@@ -40,10 +41,10 @@ static void print_machine(const MachineInfo *m)
 {
     char l1[32], l2[32], l3[32];
 
-    printf("machine     %s, %d core%s, Linux %s\n", m->cpu_model, m->cores, PLURAL(m->cores),
+    printf("machine     %s, %d core%s, Linux %s\n", m->cpu_model, m->cores, fmt_plural(m->cores),
            m->kernel);
-    printf("caches      L1d %s, L2 %s, L3 %s\n", fmt_bytes(m->l1d_bytes, l1, sizeof l1),
-           fmt_bytes(m->l2_bytes, l2, sizeof l2), fmt_bytes(m->l3_bytes, l3, sizeof l3));
+    printf("caches      L1d %s, L2 %s, L3 %s\n", cache_size(m->l1d_bytes, l1, sizeof l1),
+           cache_size(m->l2_bytes, l2, sizeof l2), cache_size(m->l3_bytes, l3, sizeof l3));
     printf("OpenBLAS    %s, %s kernels (%s; the CPU has %s), %s\n", m->blas_version,
            m->blas_core, m->blas_isa, m->cpu_isa, m->blas_threading);
     if (m->blas_note[0])
@@ -88,11 +89,11 @@ static void print_figures(const Calibration *c, const char *path)
     for (int k = 0; k < CALIB_NBATCH; k++)
         printf("%-11s %.1f GFLOP/s at the model's shapes, batch %d, %d thread%s "
                "(%.1f per thread)\n", k == 0 ? "SGEMM" : "", c->model_gflops[k],
-               c->batch[k], c->threads, PLURAL(c->threads), c->model_gflops[k] / c->threads);
+               c->batch[k], c->threads, fmt_plural(c->threads), c->model_gflops[k] / c->threads);
     printf("%-11s %.1f GFLOP/s at %d x %d, %d OpenBLAS thread%s\n", "", c->square_gflops,
-           c->square_n, c->square_n, c->square_threads, PLURAL(c->square_threads));
+           c->square_n, c->square_n, c->square_threads, fmt_plural(c->square_threads));
     printf("bandwidth   %.1f GB/s, triad a = b + s*c over %.0f MiB (3 arrays counted), "
-           "%d thread%s%s\n", c->triad_gbps, c->triad_mib, c->threads, PLURAL(c->threads),
+           "%d thread%s%s\n", c->triad_gbps, c->triad_mib, c->threads, fmt_plural(c->threads),
            c->llc_mib > 0 && c->triad_mib < 2.0 * c->llc_mib ? "; the arrays are not "
            "well beyond the L3, so this may be partly cache" : "");
     if (c->cached) {

@@ -11,7 +11,8 @@
 
 #include "cnntop/counters.h"
 #include "cmd/events.h"
-#include "cmd/run.h"
+#include "common/exit.h"
+#include "common/fmt.h"
 
 #define EVENTS_MAX_PMUS 64
 
@@ -28,7 +29,7 @@ static void print_pmus(void)
     printf("PMUs libpfm4 detects (%d):\n", n);
     for (int i = 0; i < n && i < EVENTS_MAX_PMUS; i++) {
         printf("  %-12s %-36s %s, %d event%s", pmus[i].name, pmus[i].desc, pmus[i].type,
-               pmus[i].nevents, PLURAL(pmus[i].nevents));
+               pmus[i].nevents, fmt_plural(pmus[i].nevents));
         if (pmus[i].counters)
             printf(", %d counters + %d fixed", pmus[i].counters, pmus[i].fixed);
         printf("\n");
@@ -52,7 +53,7 @@ static void print_set(CounterSet *cs, const char *spec)
             printf("  %-26s n/a: %s\n", info.name, info.reason);
         }
     }
-    printf("%d of %d event%s can be counted here.\n", ok, n, PLURAL(n));
+    printf("%d of %d event%s can be counted here.\n", ok, n, fmt_plural(n));
 }
 
 typedef struct ListState {
@@ -102,7 +103,7 @@ int events_main(const Options *o)
             return EXIT_FAIL;
         }
         printf("\n%d event%s, %d of them need a unit mask (pmu::EVENT:UMASK).\n", st.shown,
-               PLURAL(st.shown), st.need_umask);
+               fmt_plural(st.shown), st.need_umask);
     } else {
         printf("Names: perf's (cycles, task-clock, ...) or pmu::EVENT[:UMASK]; "
                "`cnntop events --all` lists them.\n");

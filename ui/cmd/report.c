@@ -14,9 +14,10 @@
 
 #include "cnntop/record.h"
 #include "cnntop/stats.h"
-#include "cmd/run.h"
 #include "cmd/report.h"
 #include "cmd/summary.h"
+#include "common/exit.h"
+#include "common/fmt.h"
 
 #define COLS 4        /* records per block of the side-by-side table */
 #define COLW 22       /* characters per column */
@@ -163,16 +164,6 @@ static void cell_cut(const char *s, int last, int tail)
 static void cell(const char *s, int last)
 {
     cell_cut(s, last, 0);
-}
-
-static void fmt_pm(char *b, size_t len, double m, double sd, int dec)
-{
-    if (!isfinite(m))
-        snprintf(b, len, "n/a");
-    else if (isfinite(sd))
-        snprintf(b, len, "%.*f ± %.*f", dec, m, dec, sd);
-    else
-        snprintf(b, len, "%.*f", dec, m);
 }
 
 /* The speedup of e over the reference and what Welch's test says. */

@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "cnntop/fileio.h"
+#include "common/exit.h"
+#include "common/fmt.h"
 #include "common/counters_fmt.h"
 #include "cmd/run.h"
 #include "cmd/runner.h"
@@ -48,7 +50,7 @@ static int stdout_reader_gone(void)
 
 /* Flushes the summary; returns rc, or EXIT_FAIL when stdout could not be
  * written for any reason but a reader that went away (EPIPE). */
-static int stdout_done(int rc)
+int run_stdout_done(int rc)
 {
     stdout_flush();
     if (!stdout_errno && !ferror(stdout))
@@ -102,7 +104,7 @@ static void print_sketch(const RunRecord *rec, const Calibration *c)
         printf("  Warning:              %s\n", msg);
 }
 
-int headless_run(const Options *o, int argc, char **argv)
+int run_main(const Options *o, int argc, char **argv)
 {
     RunnerOpts ro = {.cfg = o->cfg, .runs = o->runs, .warmup = o->warmup,
                      .vary_seed = o->vary_seed, .events = o->events, .load = o->load,
@@ -163,10 +165,10 @@ int headless_run(const Options *o, int argc, char **argv)
                     o->export_path);
     }
     record_done(&rec);
-    return stdout_done(rc);
+    return run_stdout_done(rc);
 }
 
-int headless_eval(const Options *o)
+int run_eval(const Options *o)
 {
     Engine *e;
     EvalResult ev;
@@ -193,12 +195,12 @@ int headless_eval(const Options *o)
     rec.eval = ev;
     summary_print_header(stdout, &rec, "eval");
     long done = snap.epochs_done, part = snap.epoch_images;
-    printf("  Checkpoint:           %s (%ld epoch%s complete", o->load, done, done == 1 ? "" : "s");
+    printf("  Checkpoint:           %s (%ld epoch%s complete", o->load, done, fmt_plural(done));
     if (part > 0)
-        printf(", then %ld image%s of epoch %ld", part, part == 1 ? "" : "s", done + 1);
+        printf(", then %ld image%s of epoch %ld", part, fmt_plural(part), done + 1);
     printf(")\n");
     summary_print_eval(stdout, &rec);
     record_done(&rec);
     engine_free(e);
-    return stdout_done(EXIT_OK);
+    return run_stdout_done(EXIT_OK);
 }

@@ -14,23 +14,21 @@
 #include "cnntop/stats.h"
 #include "cnntop/verdict.h"
 #include "cmd/summary.h"
-
-/* The plural ending for a count: "1 thread", "2 threads". */
-#define S(n) ((n) == 1 ? "" : "s")
+#include "common/fmt.h"
 
 void summary_print_header(FILE *f, const RunRecord *r, const char *what)
 {
     const MachineInfo *m = &r->machine;
 
     fprintf(f, "\n Performance of cnntop %s (batch %d, %d thread%s, seed %llu):\n", what,
-            r->config.batch, r->threads_used, S(r->threads_used), (unsigned long long)r->config.seed);
+            r->config.batch, r->threads_used, fmt_plural(r->threads_used), (unsigned long long)r->config.seed);
     fprintf(f, "  Data:                 %s", r->data_dir ? r->data_dir : "unknown");
     if (r->train_images >= 0 && r->test_images >= 0)
         fprintf(f, " (%ld training, %ld test images)", r->train_images, r->test_images);
     else if (r->test_images >= 0)
-        fprintf(f, " (%ld test image%s)", r->test_images, S(r->test_images));
+        fprintf(f, " (%ld test image%s)", r->test_images, fmt_plural(r->test_images));
     fprintf(f, "\n  Machine:              %s, %d core%s, OpenBLAS %s", m->cpu_model, m->cores,
-            S(m->cores), m->blas_core);
+            fmt_plural(m->cores), m->blas_core);
     if (m->blas_isa[0])
         fprintf(f, " (%s kernels; the CPU has %s)", m->blas_isa, m->cpu_isa);
     fprintf(f, "\n");
@@ -86,7 +84,7 @@ static void print_train(FILE *f, const RunRecord *r)
 
     fprintf(f, "  Training wall time:   %.2f s%s\n", st->wall, st->stopped ? "  (stopped early)" : "");
     fprintf(f, "  Steps, images:        %ld step%s, %ld image%s, %d epoch%s complete\n", st->steps,
-            S(st->steps), st->images, S(st->images), st->epochs_done, S(st->epochs_done));
+            fmt_plural(st->steps), st->images, fmt_plural(st->images), st->epochs_done, fmt_plural(st->epochs_done));
     fprintf(f, "  Throughput:           %.1f images/s", st->images_per_s);
     if (isfinite(r->flops_per_image))
         fprintf(f, "  (%.1f GFLOP/s)", st->images_per_s * r->flops_per_image * 1e-9);
@@ -94,7 +92,7 @@ static void print_train(FILE *f, const RunRecord *r)
     summary_print_peak(f, r, st->images_per_s);
     fprintf(f, "  CPU:                  %.2f s user, %.2f s sys  (%.2f cores busy of %d thread%s)\n",
             st->cpu_user, st->cpu_sys, st->wall > 0 ? (st->cpu_user + st->cpu_sys) / st->wall : 0.0,
-            r->threads_used, S(r->threads_used));
+            r->threads_used, fmt_plural(r->threads_used));
     fprintf(f, "  Minor page faults:    %ld\n", st->minor_faults);
     fprintf(f, "  Final training loss:  %.4f  (mean over the last epoch's steps; last step %.4f)\n",
             st->final_loss, st->last_loss);
@@ -138,7 +136,7 @@ static void print_loader(FILE *f, const RunRecord *r)
     double share = t > 0 ? st->split.data / t : 0.0;
     if (workers)
         fprintf(f, "  Loader:               %d thread%s, prefetch %d", workers,
-                workers == 1 ? "" : "s", queue_cap(r));
+                fmt_plural(workers), queue_cap(r));
     else
         fprintf(f, "  Loader:               inline on the trainer (workers 0)");
     print_augment(f, r->config.augment);
@@ -236,7 +234,7 @@ void summary_print_repeats(FILE *f, const RunRecord *r)
     long out = stats_outliers(t, n, STATS_OUTLIER_Z, NULL);
     if (out > 0)
         fprintf(f, "  Warning:              %ld statistical outlier%s (modified Z-score above %.1f)\n",
-                out, out == 1 ? "" : "s", STATS_OUTLIER_Z);
+                out, fmt_plural(out), STATS_OUTLIER_Z);
     if (stats_noisy(&s))
         fprintf(f, "  Warning:              noisy machine: runs vary by %.1f%% (more than %.0f%%); "
                    "close other programs or pin the CPU frequency\n",
@@ -248,7 +246,7 @@ void summary_print_eval(FILE *f, const RunRecord *r)
 {
     if (r->have_eval)
         fprintf(f, "  Test accuracy:        %.2f%%  (%ld of %ld image%s, loss %.4f, %.2f s)\n",
-                100.0 * r->eval.accuracy, r->eval.correct, r->eval.images, S(r->eval.images),
+                100.0 * r->eval.accuracy, r->eval.correct, r->eval.images, fmt_plural(r->eval.images),
                 r->eval.loss, r->eval.wall);
 }
 
@@ -266,7 +264,7 @@ void summary_print(FILE *f, const RunRecord *r, const char *what)
         snprintf(label, sizeof label, "Time to %.2f%%:", 100 * r->target_accuracy);
         if (isnan(r->time_to_target))
             fprintf(f, "  %-22snot reached in %zu evaluation%s\n", label, r->n_evals,
-                    r->n_evals == 1 ? "" : "s");
+                    fmt_plural(r->n_evals));
         else
             fprintf(f, "  %-22s%.2f s of training\n", label, r->time_to_target);
     }

@@ -9,9 +9,10 @@
 #include <unistd.h>
 
 #include "cnntop/stats.h"
-#include "cmd/run.h"
 #include "cmd/runner.h"
 #include "cmd/sweep.h"
+#include "common/exit.h"
+#include "common/fmt.h"
 
 static double now(void)
 {
@@ -53,17 +54,6 @@ static void summarize(Row *w)
     double t = sp->data + sp->forward + sp->backward + sp->optimizer;
     w->wait_share = t > 0 ? sp->data / t : NAN;
     w->tta = w->rec.time_to_target;
-}
-
-/* "m ± sd" with `dec` decimals; "m" when sd is NAN; "n/a" when m is. */
-static void fmt_pm(char *buf, size_t len, double m, double sd, int dec)
-{
-    if (isnan(m))
-        snprintf(buf, len, "n/a");
-    else if (isnan(sd))
-        snprintf(buf, len, "%.*f", dec, m);
-    else
-        snprintf(buf, len, "%.*f ± %.*f", dec, m, dec, sd);
 }
 
 /* The FMA peak of each configuration's thread count, for MFU: after every
@@ -260,7 +250,7 @@ int sweep_main(const Options *o, int argc, char **argv)
     print_table(rows, n, o);
     if (skipped)
         printf("\n Budget of %.0f s spent: %d configuration%s not run.\n", o->budget, skipped,
-               skipped == 1 ? "" : "s");
+               fmt_plural(skipped));
     if (runner_signal())
         printf("\n Interrupted: the table holds the configurations that ran.\n");
     recommend(rows, n);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/fmt.h"
 #include "common/counters_fmt.h"
 
 static const char *const role_titles[CN_ROLES] = {
@@ -150,13 +151,19 @@ static void print_sched(FILE *f, const CounterSched *s)
 void counters_fmt_role(FILE *f, ThreadRole role, const CounterReading *r, int n, double wall_ns,
                        const CounterSched *s)
 {
+    counters_fmt_block(f, ((int)role >= 0 && role < CN_ROLES) ? role_titles[role] : "?", r, n,
+                       wall_ns, s);
+}
+
+void counters_fmt_block(FILE *f, const char *title, const CounterReading *r, int n,
+                        double wall_ns, const CounterSched *s)
+{
     CounterDerived d;
-    const char *title = ((int)role >= 0 && role < CN_ROLES) ? role_titles[role] : "?";
 
     counters_derive(r, n, wall_ns, &d);
     if (s)
         fprintf(f, " Counters, %s: %d thread%s over %.2f s\n", title, s->threads,
-                s->threads == 1 ? "" : "s", wall_ns / 1e9);
+                fmt_plural(s->threads), wall_ns / 1e9);
     else
         fprintf(f, " Counters, %s: over %.2f s\n", title, wall_ns / 1e9);
     for (int i = 0; i < n; i++)

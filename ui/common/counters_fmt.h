@@ -29,6 +29,10 @@ void counters_fmt_number(char *buf, size_t len, double v, int decimals);
 void counters_fmt_role(FILE *f, ThreadRole role, const CounterReading *r, int n, double wall_ns,
                        const CounterSched *s);
 
+/* The same block under any title ("main process", for cnntop exec). */
+void counters_fmt_block(FILE *f, const char *title, const CounterReading *r, int n,
+                        double wall_ns, const CounterSched *s);
+
 /* Reads both roles from `set` and prints a block for each role that has
  * had a thread, or one line saying none has. */
 void counters_fmt_print(FILE *f, CounterSet *set);

@@ -18,6 +18,7 @@
 #define SWEEP (1u << CMD_SWEEP)
 #define EVENTS (1u << CMD_EVENTS)
 #define CALIB (1u << CMD_CALIBRATE)
+#define EXEC (1u << CMD_EXEC)
 #define TRAIN (TUI | RUN | SWEEP)
 
 const OptionDesc option_table[] = {
@@ -35,7 +36,7 @@ const OptionDesc option_table[] = {
     {"--seed", "N", "seed for initial weights, shuffling and dropout (default 1)", TRAIN},
     {"--save", "FILE", "write a checkpoint when training ends", RUN},
     {"--load", "FILE", "start from a checkpoint (required for eval)", RUN | EVAL},
-    {"--events", "LIST", "counters to read (-e; a leading + adds to the defaults)", TRAIN | EVENTS},
+    {"--events", "LIST", "counters to read (-e; a leading + adds to the defaults)", TRAIN | EVENTS | EXEC},
     {"--export", "FILE", "write the run record: .json, .csv or .md by extension", TRAIN},
     {"--force", NULL, "overwrite an existing export file", TRAIN},
     {"--trace", "FILE", "write a Chrome trace-event timeline (JSON)", RUN},
@@ -49,6 +50,8 @@ const OptionDesc option_table[] = {
     {"--no-color", NULL, "draw without colours (NO_COLOR does the same)", TUI},
     {"--history", "FILE", "keep the run history in FILE across sessions", TUI},
     {"--all", NULL, "list every event libpfm4 can encode", EVENTS},
+    {"--no-hook", NULL, "do not load the Python hook (no DataLoader figures)", EXEC},
+    {"--progress", "REGEX", "read a figure (e.g. images/s) from the command's output lines", EXEC},
     {"--recalibrate", NULL, "measure again instead of using the cached figures", CALIB | RUN},
     {"--blas-kernel", "WHICH", "auto: OpenBLAS runs the kernel matching the CPU (default); "
      "openblas: its own choice", TRAIN | EVAL | CALIB},
@@ -69,12 +72,14 @@ static const struct {
     {CMD_REPORT, "report FILE.json...", "print stored runs side by side"},
     {CMD_EVENTS, "events [--all]", "the counters this machine can read"},
     {CMD_CALIBRATE, "calibrate [--recalibrate]", "measure the FMA peak, SGEMM rate and memory bandwidth"},
+    {CMD_EXEC, "exec [options] -- CMD [ARGS...]", "profile any command's process tree by role"},
 };
 #define N_COMMANDS (sizeof command_table / sizeof command_table[0])
 
 static const char *const command_names[CMD_COUNT] = {
     [CMD_TUI] = "dashboard", [CMD_RUN] = "run", [CMD_EVAL] = "eval", [CMD_SWEEP] = "sweep",
-    [CMD_REPORT] = "report", [CMD_EVENTS] = "events", [CMD_CALIBRATE] = "calibrate"};
+    [CMD_REPORT] = "report", [CMD_EVENTS] = "events", [CMD_CALIBRATE] = "calibrate",
+    [CMD_EXEC] = "exec"};
 
 /* One option's line; with `tags`, the commands it is for when it is not
  * for all that train. */
@@ -319,6 +324,10 @@ static int apply(Options *o, const char *name, const char *v, char *err, size_t 
         o->no_color = 1;
     else if (!strcmp(name, "--all"))
         o->all = 1;
+    else if (!strcmp(name, "--progress"))
+        o->progress = v;
+    else if (!strcmp(name, "--no-hook"))
+        o->no_hook = 1;
     else if (!strcmp(name, "--recalibrate"))
         o->recalibrate = 1;
     else if (!strcmp(name, "--blas-kernel")) {
@@ -416,7 +425,7 @@ static Command command_of(const char *s)
 {
     static const struct { const char *name; Command cmd; } cmds[] = {
         {"run", CMD_RUN}, {"eval", CMD_EVAL}, {"sweep", CMD_SWEEP}, {"report", CMD_REPORT},
-        {"events", CMD_EVENTS}, {"calibrate", CMD_CALIBRATE}, {"help", CMD_HELP},
+        {"events", CMD_EVENTS}, {"calibrate", CMD_CALIBRATE}, {"exec", CMD_EXEC}, {"help", CMD_HELP},
         {"--help", CMD_HELP}, {"-h", CMD_HELP}, {"--version", CMD_VERSION}, {"-V", CMD_VERSION},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
@@ -448,6 +457,10 @@ int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen)
         char name[64];
         const char *a = argv[i], *eq = strchr(a, '='), *v = NULL;
         Command c = command_of(a);
+        if (o->cmd == CMD_EXEC && (!strcmp(a, "--") || a[0] != '-')) {
+            o->exec_argv = argv + i + !strcmp(a, "--"); /* argv[argc] is NULL */
+            break;
+        }
         if (c == CMD_HELP || c == CMD_VERSION) {
             o->help_for = o->cmd; /* `cnntop run --help`: run's own */
             o->cmd = c;
@@ -496,6 +509,10 @@ int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen)
     }
     if (o->cmd == CMD_EVAL && !o->load) {
         snprintf(err, errlen, "eval needs --load FILE");
+        return 2;
+    }
+    if (o->cmd == CMD_EXEC && (!o->exec_argv || !o->exec_argv[0] || !o->exec_argv[0][0])) {
+        snprintf(err, errlen, "exec needs a command: cnntop exec [options] -- CMD [ARGS...]");
         return 2;
     }
     if (o->cmd == CMD_REPORT && o->n_positional == 0) {

@@ -16,7 +16,7 @@
 /* CMD_TUI is `cnntop` with no command: the dashboard. */
 typedef enum Command {
     CMD_TUI, CMD_RUN, CMD_EVAL, CMD_SWEEP, CMD_REPORT, CMD_EVENTS, CMD_CALIBRATE,
-    CMD_HELP, CMD_VERSION, CMD_COUNT
+    CMD_EXEC, CMD_HELP, CMD_VERSION, CMD_COUNT
 } Command;
 
 #define OPT_MAX_POSITIONAL 64
@@ -50,6 +50,9 @@ typedef struct Options {
     int threads_list[OPT_MAX_LIST], n_threads;
     const char *positional[OPT_MAX_POSITIONAL]; /* e.g. report's files */
     int n_positional;
+    char **exec_argv;      /* exec: the command after "--" (NULL-terminated, into argv) */
+    int no_hook;           /* exec --no-hook: no Python hook */
+    const char *progress;  /* exec --progress REGEX, or NULL */
     Command help_for;      /* CMD_HELP: the command whose options to list (CMD_TUI: all) */
     int argc;              /* the command line parsed (for records' "command") */
     char **argv;

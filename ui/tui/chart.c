@@ -1,6 +1,6 @@
 /*
  * chart.c: scaling, bucketing and plotting of the dashboard's charts
- * (see tui_chart.h for the cell encoding).
+ * (see chart.h for the cell encoding).
  */
 #include <math.h>
 #include <string.h>
@@ -151,27 +151,27 @@ int chart_cell_blank(unsigned char cell, int braille)
     return braille ? cell == 0 : cell == ' ';
 }
 
-void series_clear(Series *s)
+void chart_series_clear(Series *s)
 {
     s->n = 0;
 }
 
-void series_add(Series *s, double t, double v)
+void chart_series_add(Series *s, double t, double v)
 {
-    if (s->n == SERIES_CAP) {
-        for (int i = 0; i < SERIES_CAP / 2; i++) {
+    if (s->n == CHART_SERIES_CAP) {
+        for (int i = 0; i < CHART_SERIES_CAP / 2; i++) {
             double a = s->v[2 * i], b = s->v[2 * i + 1];
             s->t[i] = s->t[2 * i + 1];
             s->v[i] = isnan(a) ? b : isnan(b) ? a : 0.5 * (a + b);
         }
-        s->n = SERIES_CAP / 2;
+        s->n = CHART_SERIES_CAP / 2;
     }
     s->t[s->n] = t;
     s->v[s->n] = v;
     s->n++;
 }
 
-int series_has_value(const Series *s)
+int chart_series_has_value(const Series *s)
 {
     for (int i = 0; i < s->n; i++)
         if (!isnan(s->v[i]))

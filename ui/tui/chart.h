@@ -13,7 +13,7 @@
  *
  * Series keeps a whole run's history at bounded memory: when full, each
  * pair of neighbours is merged (mean of values, later time), so the
- * interval doubles and the memory stays SERIES_CAP points.
+ * interval doubles and the memory stays CHART_SERIES_CAP points.
  */
 #ifndef CNNTOP_TUI_CHART_H
 #define CNNTOP_TUI_CHART_H
@@ -58,20 +58,20 @@ const char *chart_cell_text(unsigned char cell, int braille, char out[4]);
 /* A cell that plot left empty. */
 int chart_cell_blank(unsigned char cell, int braille);
 
-#define SERIES_CAP 2048
+#define CHART_SERIES_CAP 2048
 
 typedef struct Series {
-    double t[SERIES_CAP]; /* seconds, ascending */
-    double v[SERIES_CAP]; /* values, NaN allowed ("not measured here") */
+    double t[CHART_SERIES_CAP]; /* seconds, ascending */
+    double v[CHART_SERIES_CAP]; /* values, NaN allowed ("not measured here") */
     int n;                /* points held */
 } Series;
 
-void series_clear(Series *s);
+void chart_series_clear(Series *s);
 
 /* Appends (t, v), merging neighbours first when full. */
-void series_add(Series *s, double t, double v);
+void chart_series_add(Series *s, double t, double v);
 
 /* 1 when some point of s holds a value (not NaN). */
-int series_has_value(const Series *s);
+int chart_series_has_value(const Series *s);
 
 #endif

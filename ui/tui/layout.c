@@ -1,5 +1,5 @@
 /*
- * layout.c: panel arithmetic (see tui_layout.h for the picture).
+ * layout.c: panel arithmetic (see layout.h for the picture).
  */
 #include <string.h>
 
@@ -87,14 +87,43 @@ void layout_compute(Layout *l, int cols, int lines, TuiView view, int header_row
         main_narrow(l, header_rows, body_h);
 }
 
-int rect_contains(Rect r, int y, int x)
+int layout_rect_contains(Rect r, int y, int x)
 {
     return r.h > 0 && y >= r.y && y < r.y + r.h && x >= r.x && x < r.x + r.w;
 }
 
-int rect_overlap(Rect a, Rect b)
+int layout_rect_overlap(Rect a, Rect b)
 {
     if (a.h == 0 || b.h == 0)
         return 0;
     return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+int layout_settings_value_cols(const Layout *l)
+{
+    /* The value columns take the room there is: 2 + 9 name + 2 x (w + 1) + 4. */
+    int vw = (l->settings.w - 2 - 9 - 2 - 4) / 2;
+    return vw < 9 ? 9 : vw > 40 ? 40 : vw;
+}
+
+static const char *const tab_names[VIEW_COUNT] = {" main ", " layers ", " history "};
+
+const char *layout_tab_name(TuiView v)
+{
+    return tab_names[v];
+}
+
+int layout_tab_at(int cols, int x)
+{
+    int tabs_w = 0;
+
+    for (int i = 0; i < VIEW_COUNT; i++)
+        tabs_w += (int)strlen(tab_names[i]);
+    x -= cols - tabs_w;
+    for (int i = 0; i < VIEW_COUNT && x >= 0; i++) {
+        if (x < (int)strlen(tab_names[i]))
+            return i;
+        x -= (int)strlen(tab_names[i]);
+    }
+    return -1;
 }

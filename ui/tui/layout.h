@@ -46,10 +46,20 @@ typedef struct Layout {
  * kernel warning takes up to two rows). */
 void layout_compute(Layout *l, int cols, int lines, TuiView view, int header_rows);
 
+/* The views' tabs at the right of the status line: tab v's text
+ * (" main ", " layers ", " history "), and the view whose tab is at
+ * column x of a line of `cols` columns, or -1 where there is none. */
+const char *layout_tab_name(TuiView v);
+int layout_tab_at(int cols, int x);
+
+/* Columns of each of the settings panel's two value columns: the room
+ * there is, 9 to 40. */
+int layout_settings_value_cols(const Layout *l);
+
 /* 1 when (y, x) lies inside r. */
-int rect_contains(Rect r, int y, int x);
+int layout_rect_contains(Rect r, int y, int x);
 
 /* 1 when a and b share a cell (empty rects share none). */
-int rect_overlap(Rect a, Rect b);
+int layout_rect_overlap(Rect a, Rect b);
 
 #endif

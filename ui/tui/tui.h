@@ -1,14 +1,16 @@
 /*
- * tui.h: the dashboard's state, shared by its loop (tui.c) and its
- * drawing (tui_draw.c).  The only header that includes curses.
+ * tui.h: the dashboard's state, shared by its parts: the loop
+ * (dashboard.c), the tick's copy (poll.c), the keys (keys.c, editor.c,
+ * prompt.c) and the panels (panel_*.c, drawn by screen.c).  The only
+ * header that includes curses.
  *
  * DESIGN
  * Everything here belongs to the UI thread.  The run thread is reached
- * only through TuiRun (tui_run.h), the engine only through its live
- * functions; each tick (10 Hz) tui_poll() copies what is to be shown into
- * this struct, and tui_draw() draws it without asking anyone else.
- * Key handlers change state and return TUI_* bits; the loop draws once
- * per tick or key.
+ * only through TuiRun (runthread.h), the engine only through its live
+ * functions; each tick (10 Hz) poll_tick() copies what is to be shown
+ * into this struct, and screen_draw() draws it without asking anyone
+ * else.  Key actions change state and return TUI_* bits; the loop draws
+ * once per tick or key.
  */
 #ifndef CNNTOP_TUI_H
 #define CNNTOP_TUI_H
@@ -18,10 +20,10 @@
 #include "cnntop/calibrate.h"
 #include "common/options.h"
 #include "tui/chart.h"
-#include "tui/counters.h"
-#include "tui/history.h"
+#include "tui/counter_figs.h"
+#include "tui/hist.h"
 #include "tui/layout.h"
-#include "tui/run.h"
+#include "tui/runthread.h"
 #include "common/config.h"
 
 /* The settings panel's rows. */
@@ -55,10 +57,10 @@ typedef struct Tui {
     /* Copied each tick. */
     RunView rv;
     Engine *engine;           /* the current run's, or NULL: for key handlers'
-                               * live calls only, never drawn from (tui_draw
-                               * reads copies); NULL from start_run() until
-                               * the next tui_poll(), as the engine it named
-                               * may be freed then */
+                               * live calls only, never drawn from (panels
+                               * read copies); NULL from session_start()
+                               * until the next poll_tick(), as the engine
+                               * it named may be freed then */
     int have_live;
     LiveStats live;
     Sample *samples;          /* the run's history, engine_samples() */
@@ -111,22 +113,8 @@ enum { TUI_REDRAW = 1, TUI_RELAYOUT = 2, TUI_QUIT = 4 };
 /* Chart window in seconds for index i (0: the whole run). */
 int tui_window_seconds(int i);
 
-/* The settings' names, and whether each applies live. */
-const char *tui_setting_name(int i);
-int tui_setting_live(int i);
-
-/* Formats setting i of cfg (the next run's or the running one's). */
-void tui_setting_format(const Tui *t, int i, const RunConfig *cfg, const char *data, char *buf,
-                        size_t len);
-
-/* Columns of each value column in the settings panel (at least 9). */
-int tui_settings_value_cols(const Tui *t);
-
 /* Sets the status line's message. */
 void tui_message(Tui *t, int is_error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-
-/* Draws the whole screen (erase, panels, refresh). */
-void tui_draw(Tui *t);
 
 #endif

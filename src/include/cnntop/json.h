@@ -1,7 +1,7 @@
 /*
  * json.h: a streaming JSON writer and a small strict DOM parser.
  *
- * Writer: JsonWriter appends to a growable buffer.  The caller emits
+ * Writer: JsonWriter appends to text in memory (an open_memstream).  The caller emits
  * begin/end of objects and arrays, keys and values in document order; the
  * writer puts the commas, the colons and (when pretty) the indentation.
  * Strings are escaped fully: quote, backslash, every control character, and
@@ -28,6 +28,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,8 +40,10 @@ extern "C" {
 /* ---- writer ---- */
 
 typedef struct JsonWriter {
-    char *buf;        /* the text so far, NUL-terminated when non-NULL */
-    size_t len, cap;  /* bytes used, bytes allocated */
+    FILE *out;        /* open_memstream() over buf and len; NULL: could not open */
+    char *buf;        /* the text, complete once the stream is closed */
+    size_t len;       /* its length, likewise */
+    int started;      /* 1 once the top-level value has begun */
     int pretty;       /* 1: newlines and two-space indentation */
     int depth;        /* open containers */
     int failed;       /* 1 after allocation failure or misuse */
@@ -52,7 +55,8 @@ typedef struct JsonWriter {
 /* Starts an empty document; pretty = 1 indents like hyperfine's exports. */
 void json_writer_init(JsonWriter *w, int pretty);
 
-/* Frees the buffer (unless json_writer_finish() took it).  Idempotent. */
+/* Closes the stream and frees the text (unless json_writer_finish() took
+ * it).  Idempotent. */
 void json_writer_done(JsonWriter *w);
 
 void json_begin_object(JsonWriter *w);

@@ -1,0 +1,244 @@
+/*
+ * model_backward.c: the backward pass of the reference CNN over the
+ * compute pool (model.h): the fc layers, then the conv blocks, each
+ * chunk's partial weight gradients summed in chunk order by one owner.
+ * The reductions across chunks are phases of their own, so that each sum
+ * keeps chunk order whatever the thread count.  Who may write what while a
+ * phase runs: model.c's DESIGN.
+ */
+#include "nn/layer_bn.h"
+#include "nn/layer_dropout.h"
+#include "nn/layer_fc.h"
+#include "nn/layer_maxpool.h"
+#include "nn/model_impl.h"
+
+/* Block 1, backward: the conv output again, its gradient through pool,
+ * ReLU and BN, and from that the chunk's dW and db. */
+static void job_phase_bwd(void *jp, int c, int tid)
+{
+    StepJob *j = jp;
+    const ConvSpec *cs = &model_conv_specs[0];
+    Acts *a = j->s->a;
+    BlockBufs *bb = &a->blk[0];
+    const float *w = j->s->ps->p[cs->tw], *b = j->s->ps->p[cs->tb];
+    const float *gamma = j->s->ps->p[cs->tg];
+    const size_t L = model_spec_dwlen(0), nw = L - (size_t)cs->OC;
+    float *dwp = bb->dwpart + (size_t)c * L, *dbp = dwp + nw;
+    const int PW = cs->W / 2, PHW = (cs->H / 2) * PW;
+    PhaseBufs pb = model_phase_bufs(a, tid);
+    int n0, n1;
+
+    model_chunk_range(j->N, c, &n0, &n1);
+    memset(dwp, 0, L * sizeof *dwp);
+    /* The last row's junk columns (the others are filled by model_rows_copy);
+     * conv_phase_dw ignores them anyway. */
+    memset(pb.g, 0, model_phase_n() * sizeof *pb.g);
+    memset(pb.ix, MAXPOOL_NOGRAD, model_phase_n());
+    for (int n = n0; n < n1; n++) {
+        conv_phase_split(pb.xq, a->x + (size_t)n * cs->H * cs->W, cs->H, cs->W);
+        for (int oc0 = 0; oc0 < cs->OC; oc0 += 2) {
+            conv_phase_conv(pb.z[0], pb.z[1], pb.xq, w + oc0 * 9, b + oc0, cs->H, cs->W);
+            for (int e = 0, oc = oc0; e < 2; e++, oc++) {
+                size_t po = ((size_t)oc * j->N + n) * PHW;
+                const float k1 = gamma[oc] * bb->invstd[oc];
+                model_rows_copy(pb.g, CONV_PHASE_Q, bb->dout + po, PW, cs->H / 2, PW,
+                                sizeof(float));
+                model_rows_copy(pb.ix, CONV_PHASE_Q, bb->idx + po, PW, cs->H / 2, PW, 1);
+                maxpool_backward_phases(pb.dz, pb.z[e], pb.g, pb.ix, (int)model_phase_n(),
+                                     -k1 * bb->mdz[oc], -k1 * bb->mdzx[oc], bb->mean[oc],
+                                     bb->invstd[oc], k1);
+                conv_phase_dw(dwp + oc * 9, dbp + oc, pb.dz, pb.xq, cs->H, cs->W);
+            }
+        }
+    }
+}
+
+static void job_fc_bwd(void *jp, int item, int tid)
+{
+    StepJob *j = jp;
+    const FcSpec *fs = &model_fc_specs[j->l];
+    Acts *a = j->s->a;
+    Params *ps = j->s->ps;
+
+    (void)tid;
+    if (item < j->nw) {
+        int o0 = item * FC_OUT_BLOCK;
+        int o1 = o0 + FC_OUT_BLOCK < fs->OUT ? o0 + FC_OUT_BLOCK : fs->OUT;
+        fc_backward_weights(ps->g[fs->tw], ps->g[fs->tb], model_fc_doutput(a, j->l),
+                            model_fc_input(a, j->l), j->N, fs->IN, fs->OUT, o0, o1, 0.0f);
+    } else {
+        int i0 = (item - j->nw) * FC_IN_BLOCK;
+        int i1 = i0 + FC_IN_BLOCK < fs->IN ? i0 + FC_IN_BLOCK : fs->IN;
+        fc_backward_input(model_fc_dinput(a, j->l), model_fc_doutput(a, j->l), ps->p[fs->tw],
+                          j->N, fs->IN, fs->OUT, i0, i1);
+    }
+}
+
+static void job_relu_drop_bwd(void *jp, int c, int tid)
+{
+    StepJob *j = jp;
+    Acts *a = j->s->a;
+    /* The gradient w.r.t. fc layer l's input becomes the gradient w.r.t.
+     * fc layer l-1's output before its ReLU and dropout. */
+    float *d = model_fc_dinput(a, j->l);
+    int n0, n1;
+
+    (void)tid;
+    model_chunk_range(j->N, c, &n0, &n1);
+    dropout_relu_backward(d, d, j->l == 1 ? a->m1 : a->m2, model_fc_specs[j->l].IN, n0, n1);
+}
+
+static void fc_layer_backward(StepCtx *s, int l, int N)
+{
+    const FcSpec *fs = &model_fc_specs[l];
+    StepJob j = {.s = s, .N = N, .l = l, .nw = model_ceil_div(fs->OUT, FC_OUT_BLOCK)};
+
+    workpool_run(s->pool, j.nw + model_ceil_div(fs->IN, FC_IN_BLOCK), job_fc_bwd, &j);
+    if (l > 0)
+        workpool_run(s->pool, model_nchunks(N), job_relu_drop_bwd, &j);
+}
+
+static void job_pool_sums(void *jp, int c, int tid)
+{
+    StepJob *j = jp;
+    const ConvSpec *cs = &model_conv_specs[j->l];
+    BlockBufs *bb = &j->s->a->blk[j->l];
+    double *acc = bb->part + (size_t)c * cs->OC * 2;
+    int n0, n1;
+
+    (void)tid;
+    model_chunk_range(j->N, c, &n0, &n1);
+    memset(acc, 0, (size_t)cs->OC * 2 * sizeof *acc);
+    maxpool_backward_sums(acc, bb->dout, bb->idx, bb->ymax, bb->mean, bb->invstd, cs->OC,
+                       j->N, (cs->H / 2) * (cs->W / 2), n0, n1 - n0);
+}
+
+/* Blocks 2 and 3, backward, one chunk: the gradient of the conv output in
+ * place of y over the whole chunk (long runs of memory per channel), then
+ * Winograd group by group the weight gradient and the input gradient. */
+static void job_conv_bwd(void *jp, int c, int tid)
+{
+    StepJob *j = jp;
+    const ConvSpec *cs = &model_conv_specs[j->l];
+    Acts *a = j->s->a;
+    BlockBufs *bb = &a->blk[j->l];
+    Params *ps = j->s->ps;
+    const size_t nw = WINO_P * (size_t)model_spec_pairs(cs);
+    const int HW = cs->H * cs->W;
+    float *dwp = bb->dwpart + (size_t)c * model_spec_dwlen(j->l);
+    float *dx = j->l > 0 ? a->blk[j->l - 1].dout : NULL;
+    int n0, n1;
+
+    model_chunk_range(j->N, c, &n0, &n1);
+    maxpool_backward(bb->y, bb->dout, bb->idx, ps->p[cs->tg], bb->mean, bb->invstd, bb->mdz,
+                  bb->mdzx, cs->OC, j->N, bb->pt, n0, n1 - n0);
+    for (int k = 0; k < model_group_count(n0, n1, bb->group); k++) {
+        int t = model_group_start(n0, n1, bb->group, k);
+        int nt = model_group_start(n0, n1, bb->group, k + 1) - t;
+        wino_backward(dx, dwp, dwp + nw, bb->y + (size_t)t * HW, j->N * HW,
+                      model_block_input(a, j->l), bb->U, a->scratch[tid], bb->wt, cs->C, cs->OC,
+                      j->N, t, nt, t == n0 ? 0.0f : 1.0f);
+    }
+}
+
+/* sum (n) = the sum over the k chunks' parts (chunk c at part + c*L), in
+ * chunk order.  Chunk by chunk, so the adds run along memory and
+ * vectorise; each sum still adds its chunks in chunk order. */
+static void chunks_sum(float *restrict sum, const float *restrict part, size_t L, int k,
+                       size_t n)
+{
+    memcpy(sum, part, n * sizeof *sum);
+    for (int c = 1; c < k; c++)
+        for (size_t i = 0; i < n; i++)
+            sum[i] += part[(size_t)c * L + i];
+}
+
+/* Block 1: grads = sum over chunks of the partial dW and db. */
+static void job_reduce(void *jp, int item, int tid)
+{
+    StepJob *j = jp;
+    const ConvSpec *cs = &model_conv_specs[j->l];
+    BlockBufs *bb = &j->s->a->blk[j->l];
+    Params *ps = j->s->ps;
+    const size_t L = model_spec_dwlen(j->l), nw = L - (size_t)cs->OC;
+    size_t i0 = (size_t)item * REDUCE_BLOCK;
+    size_t i1 = i0 + REDUCE_BLOCK < L ? i0 + REDUCE_BLOCK : L;
+
+    float sum[REDUCE_BLOCK];
+
+    (void)tid;
+    chunks_sum(sum, bb->dwpart + i0, L, model_nchunks(j->N), i1 - i0);
+    for (size_t i = i0; i < i1; i++) {
+        if (i < nw)
+            ps->g[cs->tw][i] = sum[i - i0];
+        else
+            ps->g[cs->tb][i - nw] = sum[i - i0];
+    }
+}
+
+/* Blocks 2 and 3: dU = sum over chunks of the partial dU, for REDUCE_PAIRS
+ * filter pairs in all WINO_P planes, then dW = G^T dU G for them; the last
+ * item also sums db. */
+static void job_reduce_wino(void *jp, int item, int tid)
+{
+    StepJob *j = jp;
+    const ConvSpec *cs = &model_conv_specs[j->l];
+    BlockBufs *bb = &j->s->a->blk[j->l];
+    Params *ps = j->s->ps;
+    const size_t L = model_spec_dwlen(j->l), P = (size_t)model_spec_pairs(cs);
+    const int k = model_nchunks(j->N);
+    size_t p0 = (size_t)item * REDUCE_PAIRS;
+
+    float sum[WINO_P * REDUCE_PAIRS];
+
+    (void)tid;
+    if (p0 >= P) { /* the bias item */
+        chunks_sum(sum, bb->dwpart + WINO_P * P, L, k, (size_t)cs->OC);
+        memcpy(ps->g[cs->tb], sum, (size_t)cs->OC * sizeof *sum);
+        return;
+    }
+    size_t n = P - p0 < REDUCE_PAIRS ? P - p0 : REDUCE_PAIRS;
+    for (int x = 0; x < WINO_P; x++)
+        chunks_sum(sum + x * REDUCE_PAIRS, bb->dwpart + x * P + p0, L, k, n);
+    wino_filter_grad(ps->g[cs->tw] + 9 * p0, sum, REDUCE_PAIRS, 0, (long)n);
+}
+
+static void block_backward(StepCtx *s, int l, int N, double *t0)
+{
+    const ConvSpec *cs = &model_conv_specs[l];
+    BlockBufs *bb = &s->a->blk[l];
+    Params *ps = s->ps;
+    StepJob j = {.s = s, .N = N, .l = l};
+
+    workpool_run(s->pool, model_nchunks(N), job_pool_sums, &j);
+    bn_backward_finish(ps->g[cs->tg], ps->g[cs->tbeta], bb->mdz, bb->mdzx, bb->part,
+                       model_nchunks(N), cs->OC, (long)N * cs->H * cs->W);
+    if (s->prof)
+        profile_lap(s->prof, cs->bbn, t0);
+    workpool_run(s->pool, model_nchunks(N), l > 0 ? job_conv_bwd : job_phase_bwd, &j);
+    if (l == 0)
+        workpool_run(s->pool, model_ceil_div((int)model_spec_dwlen(0), REDUCE_BLOCK), job_reduce,
+                     &j);
+    else
+        workpool_run(s->pool, model_ceil_div((int)model_spec_pairs(cs), REDUCE_PAIRS) + 1,
+                     job_reduce_wino, &j);
+    if (s->prof)
+        profile_lap(s->prof, cs->bconv, t0);
+}
+
+void model_backward(StepCtx *s, int N)
+{
+    static const ProfOp bops[3] = {PROF_FC1_B, PROF_FC2_B, PROF_FC3_B};
+    double t0 = timer_now();
+    StepJob flat = {.s = s, .N = N, .back = 1};
+
+    /* Every gradient is written whole by its layer, so nothing is zeroed. */
+    for (int l = 2; l >= 0; l--) {
+        fc_layer_backward(s, l, N);
+        if (s->prof)
+            profile_lap(s->prof, bops[l], &t0);
+    }
+    workpool_run(s->pool, model_nchunks(N), model_job_flatten, &flat);
+    for (int l = MODEL_NBLOCKS - 1; l >= 0; l--)
+        block_backward(s, l, N, &t0);
+}

@@ -1,0 +1,167 @@
+/*
+ * model_cost.c: what one step of the reference CNN costs, without running
+ * it: the FLOPs of the model and of each profiled op, and the SGEMM calls
+ * of a step at batch N as the work partition cuts them (for the
+ * calibration).
+ */
+#include <string.h>
+
+#include "nn/model_impl.h"
+
+/* ---- FLOPs ---- */
+
+double model_flops_forward(void)
+{
+    double f = 0.0;
+
+    for (int l = 0; l < MODEL_NBLOCKS; l++) {
+        const ConvSpec *cs = &model_conv_specs[l];
+        f += 2.0 * cs->OC * model_spec_ckk(cs) * cs->H * cs->W;
+    }
+    for (int l = 0; l < 3; l++)
+        f += 2.0 * model_fc_specs[l].IN * model_fc_specs[l].OUT;
+    return f;
+}
+
+double model_op_flops(ProfOp op)
+{
+    for (int l = 0; l < MODEL_NBLOCKS; l++) {
+        const ConvSpec *cs = &model_conv_specs[l];
+        double f = 2.0 * cs->OC * model_spec_ckk(cs) * cs->H * cs->W;
+        if (op == cs->fconv)
+            return f;
+        if (op == cs->bconv) /* dW, and dx except for the first layer */
+            return l == 0 ? f : 2.0 * f;
+    }
+    static const ProfOp ff[3] = {PROF_FC1_F, PROF_FC2_F, PROF_FC3_F};
+    static const ProfOp fb[3] = {PROF_FC1_B, PROF_FC2_B, PROF_FC3_B};
+    for (int l = 0; l < 3; l++) {
+        double f = 2.0 * model_fc_specs[l].IN * model_fc_specs[l].OUT;
+        if (op == ff[l])
+            return f;
+        if (op == fb[l])
+            return 2.0 * f;
+    }
+    return 0.0; /* elementwise layers: not counted as FLOPs */
+}
+
+double model_flops_backward(void)
+{
+    /* Weight and input gradients each cost a forward's GEMM, except that
+     * conv1 needs no input gradient. */
+    const ConvSpec *c1 = &model_conv_specs[0];
+    return 2.0 * model_flops_forward() - 2.0 * c1->OC * model_spec_ckk(c1) * c1->H * c1->W;
+}
+
+double model_flops_executed(void)
+{
+    double f = model_flops_forward() + model_flops_backward();
+
+    for (int l = 1; l < MODEL_NBLOCKS; l++) {
+        const ConvSpec *cs = &model_conv_specs[l];
+        double direct = 2.0 * cs->OC * model_spec_ckk(cs) * cs->H * cs->W;
+        double wino = 2.0 * WINO_P * model_spec_pairs(cs) * (double)wino_tiles(cs->H, cs->W);
+        f += 3.0 * (wino - direct); /* forward, dW and dX */
+    }
+    return f;
+}
+
+/* ---- the SGEMM shapes of a step, for the calibration ---- */
+
+/* Walks the same partition as the step (chunks, Winograd groups, column blocks)
+ * without touching any buffer, so the calibration times the calls that
+ * training really makes. */
+typedef struct ShapeList {
+    GemmShape *out;
+    int max, n;
+} ShapeList;
+
+static void shape_add(ShapeList *sl, const char *what, int ta, int tb, int M, int N,
+                      int K, int par)
+{
+    for (int i = 0; i < sl->n && i < sl->max; i++) {
+        GemmShape *g = &sl->out[i];
+        if (!strcmp(g->what, what) && g->ta == ta && g->tb == tb && g->M == M &&
+            g->N == N && g->K == K) {
+            g->count++;
+            return;
+        }
+    }
+    if (sl->n < sl->max)
+        sl->out[sl->n] = (GemmShape){.what = what, .ta = ta, .tb = tb, .M = M,
+                                     .N = N, .K = K, .count = 1, .par = par};
+    sl->n++;
+}
+
+/* dir 0: forward, 1: weight gradient, 2: input gradient: the 36 GEMMs of
+ * each Winograd group (layer_wino.h). */
+static void conv_shapes(ShapeList *sl, int l, int N, int dir)
+{
+    static const char *const names[MODEL_NBLOCKS][3] = {
+        {"conv1 fwd", "conv1 dW", "conv1 dX"},
+        {"conv2 fwd", "conv2 dW", "conv2 dX"},
+        {"conv3 fwd", "conv3 dW", "conv3 dX"}};
+    const ConvSpec *cs = &model_conv_specs[l];
+    const int group = model_spec_group(cs), C = cs->C, OC = cs->OC;
+    const int TT = wino_tiles(cs->H, cs->W);
+    const char *what = names[l][dir];
+
+    for (int c = 0; c < model_nchunks(N); c++) {
+        int n0, n1;
+        model_chunk_range(N, c, &n0, &n1);
+        for (int k = 0; k < model_group_count(n0, n1, group); k++) {
+            int t0 = model_group_start(n0, n1, group, k);
+            int T = (model_group_start(n0, n1, group, k + 1) - t0) * TT;
+            for (int x = 0; x < WINO_P; x++) {
+                if (dir == 0)
+                    shape_add(sl, what, 0, 0, OC, T, C, model_nchunks(N));
+                else if (dir == 1)
+                    shape_add(sl, what, 0, 1, OC, C, T, model_nchunks(N));
+                else
+                    shape_add(sl, what, 1, 0, C, T, OC, model_nchunks(N));
+            }
+        }
+    }
+}
+
+static void fc_shapes(ShapeList *sl, int l, int N, int back)
+{
+    static const char *const names[3][3] = {
+        {"fc1 fwd", "fc1 dW", "fc1 dX"},
+        {"fc2 fwd", "fc2 dW", "fc2 dX"},
+        {"fc3 fwd", "fc3 dW", "fc3 dX"}};
+    const FcSpec *fs = &model_fc_specs[l];
+    const int nw = model_ceil_div(fs->OUT, FC_OUT_BLOCK), ni = model_ceil_div(fs->IN, FC_IN_BLOCK);
+
+    for (int o0 = 0; o0 < fs->OUT; o0 += FC_OUT_BLOCK) {
+        int no = fs->OUT - o0 < FC_OUT_BLOCK ? fs->OUT - o0 : FC_OUT_BLOCK;
+        if (!back)
+            shape_add(sl, names[l][0], 0, 1, N, no, fs->IN, nw);
+        else
+            shape_add(sl, names[l][1], 1, 0, no, fs->IN, N, nw + ni);
+    }
+    for (int i0 = 0; back && i0 < fs->IN; i0 += FC_IN_BLOCK) {
+        int nin = fs->IN - i0 < FC_IN_BLOCK ? fs->IN - i0 : FC_IN_BLOCK;
+        shape_add(sl, names[l][2], 0, 0, N, nin, fs->OUT, nw + ni);
+    }
+}
+
+int model_gemm_shapes(int N, GemmShape *out, int max)
+{
+    ShapeList sl = {.out = out, .max = max < 0 ? 0 : max, .n = 0};
+
+    if (N < 1)
+        return 0;
+    /* Block 1's conv is not an SGEMM (layer_conv_phase.h). */
+    for (int l = 1; l < MODEL_NBLOCKS; l++)
+        conv_shapes(&sl, l, N, 0);
+    for (int l = 0; l < 3; l++)
+        fc_shapes(&sl, l, N, 0);
+    for (int l = 2; l >= 0; l--)
+        fc_shapes(&sl, l, N, 1);
+    for (int l = MODEL_NBLOCKS - 1; l >= 1; l--) {
+        conv_shapes(&sl, l, N, 1);
+        conv_shapes(&sl, l, N, 2);
+    }
+    return sl.n;
+}

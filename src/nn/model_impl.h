@@ -1,0 +1,212 @@
+/*
+ * model_impl.h: what the parts of the model (model.c, model_acts.c,
+ * model_forward.c, model_backward.c, model_cost.c) share and nothing else
+ * includes: the layer tables, the work partition, block 1's scratch
+ * layout and the job of one phase.
+ *
+ * The tables are static const here, not extern, so that every part sees
+ * the shapes as constants (block 1's row copies and loops are compiled for
+ * 28 x 28, as they were when the model was one file).
+ *
+ * Shape letters: N images in this step (<= B), C/OC channels, H x W.
+ */
+#ifndef CNNTOP_MODEL_IMPL_H
+#define CNNTOP_MODEL_IMPL_H
+
+#include <assert.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "nn/layer_conv_phase.h"
+#include "nn/layer_wino.h"
+#include "nn/model.h"
+
+#define FC_OUT_BLOCK 32   /* output columns per fc item */
+#define FC_IN_BLOCK 64    /* input columns per fc input-gradient item */
+#define REDUCE_BLOCK 4096 /* floats per gradient-reduction item */
+#define REDUCE_PAIRS 256  /* Winograd filter pairs per reduction item (WINO_P floats each) */
+#define FILTER_PAIRS 1024 /* filter pairs per Winograd filter-transform item */
+#define ADAM_BLOCK 16384  /* parameters per Adam item */
+#define GROUP_BYTES (2048 * 1024) /* target size of one Winograd group's scratch */
+
+typedef struct ConvSpec {
+    int C, OC, H, W;         /* in-channels, out-channels, conv size */
+    int tw, tb, tg, tbeta;   /* tensor indices */
+    int rmean, rvar;         /* running statistics */
+    ProfOp fconv, fbn, bbn, bconv;
+} ConvSpec;
+
+static const ConvSpec model_conv_specs[MODEL_NBLOCKS] = {
+    {1, 32, 28, 28, T_C1W, T_C1B, T_BN1G, T_BN1B, R_BN1_MEAN, R_BN1_VAR,
+     PROF_CONV1_F, PROF_BN1_F, PROF_BN1_B, PROF_CONV1_B},
+    {32, 64, 14, 14, T_C2W, T_C2B, T_BN2G, T_BN2B, R_BN2_MEAN, R_BN2_VAR,
+     PROF_CONV2_F, PROF_BN2_F, PROF_BN2_B, PROF_CONV2_B},
+    {64, 128, 7, 7, T_C3W, T_C3B, T_BN3G, T_BN3B, R_BN3_MEAN, R_BN3_VAR,
+     PROF_CONV3_F, PROF_BN3_F, PROF_BN3_B, PROF_CONV3_B},
+};
+
+typedef struct FcSpec {
+    int IN, OUT, tw, tb;
+} FcSpec;
+
+static const FcSpec model_fc_specs[3] = {
+    {MODEL_FLAT, 256, T_F1W, T_F1B},
+    {256, 128, T_F2W, T_F2B},
+    {128, MODEL_CLASSES, T_F3W, T_F3B},
+};
+
+/* ---- work partition: depends on N only ---- */
+
+static inline int model_nchunks(int N)
+{
+    int k = (N + MODEL_CHUNK_IMAGES - 1) / MODEL_CHUNK_IMAGES;
+    return k < MODEL_MAX_CHUNKS ? k : MODEL_MAX_CHUNKS;
+}
+
+static inline void model_chunk_range(int N, int c, int *n0, int *n1)
+{
+    int k = model_nchunks(N);
+    *n0 = (int)((long)c * N / k);
+    *n1 = (int)((long)(c + 1) * N / k);
+}
+
+static inline int model_ceil_div(int a, int b)
+{
+    return (a + b - 1) / b;
+}
+
+/* Images [n0, n1) of a chunk cut into as few Winograd groups of at most
+ * `most` images as will do, of equal size (+-1): group k starts at
+ * model_group_start(.., k) and ends where group k+1 starts.  (Cut greedily, a
+ * chunk of 4 in groups of 3 would leave a group of one image, whose
+ * GEMMs are too thin to run well.) */
+static inline int model_group_count(int n0, int n1, int most)
+{
+    return model_ceil_div(n1 - n0, most);
+}
+
+static inline int model_group_start(int n0, int n1, int most, int k)
+{
+    return n0 + (int)((long)k * (n1 - n0) / model_group_count(n0, n1, most));
+}
+
+static inline int model_spec_ckk(const ConvSpec *cs)
+{
+    return cs->C * MODEL_K * MODEL_K;
+}
+
+static inline long model_spec_pairs(const ConvSpec *cs)
+{
+    return (long)cs->OC * cs->C;
+}
+
+/* Images per Winograd group of block l's conv (model.c). */
+int model_spec_group(const ConvSpec *cs);
+
+/* Floats per chunk in dwpart. */
+static inline size_t model_spec_dwlen(int l)
+{
+    const ConvSpec *cs = &model_conv_specs[l];
+    size_t w = l == 0 ? (size_t)cs->OC * model_spec_ckk(cs)
+                      : WINO_P * (size_t)model_spec_pairs(cs);
+    return w + (size_t)cs->OC;
+}
+
+/* ---- block 1's scratch (layer_conv_phase.h), carved from a thread's scratch ---- */
+
+typedef struct PhaseBufs {
+    float *xq;  /* the split input of one image */
+    float *z[2]; /* two output channels in phases (4, PH, Q) each */
+    float *dz;  /* its gradient */
+    float *o, *ym, *g; /* (PH, Q): pooled output, y at the maximum, its gradient */
+    uint8_t *ix;       /* (PH, Q): pool index */
+} PhaseBufs;
+
+static inline size_t model_phase_n(void)
+{
+    return (size_t)(model_conv_specs[0].H / 2) * CONV_PHASE_Q;
+}
+
+/*
+ * rows rows of len <= CONV_PHASE_Q elements of size elem, from row stride ss to
+ * row stride ds.  All rows but the last copy a whole CONV_PHASE_Q elements: the
+ * extra ones land in the next row, which is written after, or come from
+ * it and fill the junk columns.  A fixed-size memcpy compiles to two
+ * vector moves; len (14 here) would be a call per row.
+ */
+static inline void model_rows_copy(void *dst, size_t ds, const void *src, size_t ss,
+                                   int rows, size_t len, size_t elem)
+{
+    char *d = dst;
+    const char *sp = src;
+
+    for (int r = 0; r + 1 < rows; r++)
+        memcpy(d + (size_t)r * ds * elem, sp + (size_t)r * ss * elem, CONV_PHASE_Q * elem);
+    memcpy(d + (size_t)(rows - 1) * ds * elem, sp + (size_t)(rows - 1) * ss * elem, len * elem);
+}
+
+static inline PhaseBufs model_phase_bufs(const Acts *a, int tid)
+{
+    const ConvSpec *cs = &model_conv_specs[0];
+    const size_t n = model_phase_n();
+    float *p = a->scratch[tid];
+    PhaseBufs b;
+
+    assert(cs->OC % 2 == 0); /* the passes make channels two at a time */
+
+    b.xq = p;
+    p += conv_phase_input_floats(cs->H, cs->W);
+    b.z[0] = p;
+    p += conv_phase_output_floats(cs->H, cs->W);
+    b.z[1] = p;
+    p += conv_phase_output_floats(cs->H, cs->W);
+    b.dz = p;
+    p += conv_phase_output_floats(cs->H, cs->W);
+    b.o = p;
+    b.ym = p + n;
+    b.g = p + 2 * n;
+    b.ix = (uint8_t *)(p + 3 * n);
+    return b;
+}
+
+/* ---- the job of a phase ---- */
+
+typedef struct StepJob {
+    StepCtx *s;
+    int N;        /* images in this step */
+    int l;        /* conv block or fc layer index */
+    int train;
+    uint64_t key; /* dropout key of this layer and step */
+    int nw;       /* fc backward: weight items before input items */
+    int back;     /* flatten: 0 forward, 1 the gradient's way back */
+} StepJob;
+
+static inline const float *model_block_input(const Acts *a, int l)
+{
+    return l == 0 ? a->x : a->blk[l - 1].out;
+}
+
+static inline float *model_fc_input(Acts *a, int l)
+{
+    return l == 0 ? a->flat : l == 1 ? a->h1 : a->h2;
+}
+
+static inline float *model_fc_output(Acts *a, int l)
+{
+    return l == 0 ? a->h1 : l == 1 ? a->h2 : a->logits;
+}
+
+static inline float *model_fc_dinput(Acts *a, int l)
+{
+    return l == 0 ? a->dflat : l == 1 ? a->dh1 : a->dh2;
+}
+
+static inline float *model_fc_doutput(Acts *a, int l)
+{
+    return l == 0 ? a->dh1 : l == 1 ? a->dh2 : a->dlogits;
+}
+
+/* The flatten phase, both ways (j->back): a workpool job (model_forward.c). */
+void model_job_flatten(void *jp, int c, int tid);
+
+#endif

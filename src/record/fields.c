@@ -1,0 +1,343 @@
+/*
+ * fields.c: the record's fields (fields.h), the one place that says what a
+ * run export holds.
+ *
+ * Each table lists an object's members in the order the JSON export writes
+ * them.  To add a member: one line here (with the revision it appears in:
+ * a new RECORD_REV_* after the last, so that older files still read), one
+ * paragraph in the man page's "JSON: one run" (a test compares the two), and
+ * the value in test_record_fields' fully filled record.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "record/fields.h"
+
+/* offsetof and sizeof of a member of T. */
+#define AT(T, m) .off = offsetof(T, m), .size = sizeof(((T *)0)->m)
+#define R(m) AT(RunRecord, m)
+#define FIRST RECORD_REV_FIRST
+#define END {.key = NULL}
+/* One entry: the key, the type, where (R(), AT(), ARRAY() or NOWHERE),
+ * the revision, the description, then any of .sub, .names, .hi, .derive. */
+#define F(k, t, where, rev, ...) {.key = k, .type = t, where, .since = rev, .doc = __VA_ARGS__}
+#define NOWHERE .off = 0
+/* The same, for a member whose value differs between two runs of one
+ * configuration (FF_VARIES). */
+#define FV(k, t, where, rev, ...) \
+    {.key = k, .type = t, where, .since = rev, .flags = FF_VARIES, .doc = __VA_ARGS__}
+/* An array of T in RunRecord at field `a` (with n_a and cap_a). */
+#define ARRAY(a, T) .off = offsetof(RunRecord, a), .size = sizeof(T)
+#define COUNTS(a) .n_off = offsetof(RunRecord, n_##a), .cap_off = offsetof(RunRecord, cap_##a)
+
+static const FieldName aug[] = {
+    {CN_AUG_SHIFT, "shift"}, {CN_AUG_ROTATE, "rotate"}, {CN_AUG_ELASTIC, "elastic"},
+};
+const FieldNames record_aug_names = {"augmentation", sizeof aug / sizeof *aug, aug};
+
+static const FieldName roles[] = {{CN_ROLE_TRAIN, "train"}, {CN_ROLE_LOAD, "load"}};
+const FieldNames record_role_names = {"role", sizeof roles / sizeof *roles, roles};
+
+static const FieldName statuses[] = {
+    {RECORD_CTR_OK, "ok"}, {RECORD_CTR_UNAVAILABLE, "unavailable"},
+    {RECORD_CTR_NOT_COUNTED, "not-counted"},
+};
+const FieldNames record_status_names = {"status", sizeof statuses / sizeof *statuses, statuses};
+
+const char *field_name(const FieldNames *names, unsigned value)
+{
+    for (size_t i = 0; i < names->n; i++)
+        if (names->v[i].value == value)
+            return names->v[i].name;
+    return names->v[0].name;
+}
+
+/* ---- what the writer computes ---- */
+
+static double sgemm_of_peak(const void *r)
+{
+    return ((const RunRecord *)r)->peak_gflops / ((const RunRecord *)r)->fma_peak_gflops;
+}
+
+static double train_gflops(const void *base)
+{
+    const RunRecord *r = base;
+    return r->train.images_per_s * r->flops_per_image * 1e-9;
+}
+
+static double train_mfu(const void *r)
+{
+    return record_mfu(r, ((const RunRecord *)r)->train.images_per_s);
+}
+
+static double train_executed(const void *r)
+{
+    return record_executed_share(r, ((const RunRecord *)r)->train.images_per_s);
+}
+
+/* A counter's value means something only when it counted. */
+static double counter_value(const void *base)
+{
+    const RecordCounter *c = base;
+    return c->status == RECORD_CTR_OK ? c->value : NAN;
+}
+
+/* ---- the tables ---- */
+
+static const Field config_fields[] = {
+    F("batch", FT_INT, R(config.batch), FIRST, "images per step"),
+    F("epochs", FT_INT, R(config.epochs), FIRST, "epochs to train"),
+    F("steps", FT_INT, R(config.steps), FIRST, "steps to train; 0: by epochs"),
+    F("limit", FT_INT, R(config.limit), FIRST, "training images used; 0: all"),
+    F("test_limit", FT_INT, R(config.test_limit), FIRST, "test images used; 0: all"),
+    F("threads", FT_INT, R(config.threads), FIRST, "compute threads asked for; 0: all cores"),
+    F("lr", FT_NUM, R(config.lr), FIRST, "Adam's learning rate"),
+    F("seed", FT_UINT64, R(config.seed), FIRST, "the seed, unsigned 64-bit"),
+    F("workers", FT_INT, R(config.workers), FIRST, "loader threads; 0: inline"),
+    F("prefetch", FT_INT, R(config.prefetch), FIRST, "queue capacity in batches; 0: 2 per worker"),
+    F("augment", FT_FLAGS, R(config.augment), FIRST, "augmentations, by name",
+     .names = &record_aug_names),
+    END,
+};
+
+static const Field data_fields[] = {
+    F("dir", FT_DUP, R(data_dir), FIRST, "the data directory used"),
+    F("train_images", FT_COUNT, R(train_images), FIRST, "training images after --limit"),
+    F("test_images", FT_COUNT, R(test_images), FIRST, "test images after --test-limit"),
+    END,
+};
+
+static const Field machine_fields[] = {
+    F("cpu_model", FT_STR, R(machine.cpu_model), FIRST, "the CPU"),
+    F("cores", FT_INT, R(machine.cores), FIRST, "cores this process may use"),
+    F("blas_core", FT_STR, R(machine.blas_core), FIRST, "OpenBLAS's kernel"),
+    F("blas_config", FT_STR, R(machine.blas_config), FIRST, "OpenBLAS's build string"),
+    F("blas_warning", FT_STR, R(machine.blas_warning), FIRST, "narrower vectors than the CPU has"),
+    F("blas_note", FT_STR, R(machine.blas_note), RECORD_REV_FMA_PEAK, "who chose the kernel"),
+    F("cpu_isa", FT_STR, R(machine.cpu_isa), RECORD_REV_FMA_PEAK, "the CPU's widest vectors"),
+    F("blas_isa", FT_STR, R(machine.blas_isa), RECORD_REV_FMA_PEAK, "the kernel's vectors"),
+    F("peak_gflops", FT_NUM, R(peak_gflops), FIRST, "calibrated SGEMM rate at the model's shapes"),
+    F("fma_peak_gflops", FT_NUM, R(fma_peak_gflops), RECORD_REV_FMA_PEAK, "the FMA peak"),
+    F("fma_peak_isa", FT_STR, R(fma_peak_isa), RECORD_REV_FMA_PEAK, "the FMA peak's vectors"),
+    F("sgemm_of_peak", FT_DERIVED, NOWHERE, RECORD_REV_FMA_PEAK, "peak_gflops / fma_peak_gflops",
+     .derive = sgemm_of_peak),
+    END,
+};
+
+static const Field split_fields[] = {
+    FV("data", FT_NUM, R(train.split.data), FIRST, "seconds waiting for data"),
+    FV("forward", FT_NUM, R(train.split.forward), FIRST, "seconds in the forward pass"),
+    FV("backward", FT_NUM, R(train.split.backward), FIRST, "seconds in the backward pass"),
+    FV("optimizer", FT_NUM, R(train.split.optimizer), FIRST, "seconds in Adam"),
+    END,
+};
+
+static const Field train_fields[] = {
+    F("steps", FT_INT, R(train.steps), FIRST, "steps done"),
+    F("images", FT_INT, R(train.images), FIRST, "images trained on"),
+    F("epochs_done", FT_INT, R(train.epochs_done), FIRST, "complete epochs"),
+    FV("wall", FT_NUM, R(train.wall), FIRST, "training wall time"),
+    FV("images_per_s", FT_NUM, R(train.images_per_s), FIRST, "images / wall"),
+    FV("gflops", FT_DERIVED, NOWHERE, FIRST, "images_per_s x flops_per_image",
+       .derive = train_gflops),
+    FV("mfu", FT_DERIVED, NOWHERE, RECORD_REV_FMA_PEAK, "model FLOP/s over the FMA peak",
+       .derive = train_mfu),
+    FV("executed_share", FT_DERIVED, NOWHERE, RECORD_REV_FMA_PEAK, "executed FLOP/s over the peak",
+       .derive = train_executed),
+    FV("cpu_user", FT_NUM, R(train.cpu_user), FIRST, "user CPU seconds"),
+    FV("cpu_sys", FT_NUM, R(train.cpu_sys), FIRST, "system CPU seconds"),
+    FV("minor_faults", FT_INT, R(train.minor_faults), FIRST, "minor page faults"),
+    F("last_loss", FT_NUM, R(train.last_loss), FIRST, "the last step's loss"),
+    F("final_loss", FT_NUM, R(train.final_loss), FIRST, "mean loss over the last epoch"),
+    F("stopped", FT_BOOL, R(train.stopped), FIRST, "stopped early"),
+    F("split", FT_OBJECT, NOWHERE, FIRST, "where the step time went", .sub = split_fields),
+    END,
+};
+
+static const Field eval_fields[] = {
+    F("images", FT_INT, R(eval.images), FIRST, "test images evaluated"),
+    F("correct", FT_INT, R(eval.correct), FIRST, "classified correctly"),
+    F("accuracy", FT_NUM, R(eval.accuracy), FIRST, "correct / images"),
+    F("loss", FT_NUM, R(eval.loss), FIRST, "mean cross-entropy"),
+    FV("wall", FT_NUM, R(eval.wall), FIRST, "seconds"),
+    END,
+};
+
+static const Field epoch_fields[] = {
+    F("epoch", FT_INT, AT(RecordEpoch, epoch), FIRST, "0-based"),
+    F("loss", FT_NUM, AT(RecordEpoch, loss), FIRST, "mean training loss"),
+    F("accuracy", FT_NUM, AT(RecordEpoch, accuracy), FIRST, "test accuracy at its end"),
+    FV("wall", FT_NUM, AT(RecordEpoch, wall), FIRST, "seconds at its end"),
+    END,
+};
+
+static const Field eval_entry_fields[] = {
+    F("step", FT_INT, AT(RecordEval, step), RECORD_REV_EVALS, "steps done"),
+    F("epoch", FT_INT, AT(RecordEval, epoch), RECORD_REV_EVALS, "the epoch it ended or fell in"),
+    F("epoch_end", FT_BOOL, AT(RecordEval, epoch_end), RECORD_REV_EVALS, "at an epoch's end"),
+    FV("wall", FT_NUM, AT(RecordEval, wall), RECORD_REV_EVALS, "training seconds up to it"),
+    F("accuracy", FT_NUM, AT(RecordEval, accuracy), RECORD_REV_EVALS, "test accuracy"),
+    F("loss", FT_NUM, AT(RecordEval, loss), RECORD_REV_EVALS, "mean test cross-entropy"),
+    END,
+};
+
+static const Field sample_fields[] = {
+    FV("t", FT_NUM, AT(RecordSample, s.t), FIRST, "seconds since training started"),
+    FV("epoch", FT_COUNT, AT(RecordSample, epoch), FIRST, "0-based epoch"),
+    FV("step", FT_INT, AT(RecordSample, s.step), FIRST, "steps done"),
+    FV("images", FT_INT, AT(RecordSample, s.images), FIRST, "images done"),
+    FV("loss", FT_NUM, AT(RecordSample, s.loss), FIRST, "the last step's loss"),
+    FV("images_per_s", FT_NUM, AT(RecordSample, s.images_per_s), FIRST, "over the interval"),
+    FV("queue_fill", FT_FILL, AT(RecordSample, s.queue_fill), FIRST, "loader queue fill"),
+    FV("data_wait_share", FT_NUM, AT(RecordSample, s.data_wait_share), FIRST, "waiting for data"),
+    F("workers", FT_INT, AT(RecordSample, s.workers), FIRST, "loader threads"),
+    F("batch", FT_INT, AT(RecordSample, s.batch), FIRST, "images per step"),
+    F("segment", FT_INT, AT(RecordSample, s.segment), FIRST, "index into segments"),
+    FV("ipc", FT_NUM, AT(RecordSample, ipc), FIRST, "compute threads' IPC"),
+    FV("miss_rate", FT_NUM, AT(RecordSample, miss_rate), FIRST, "cache misses per reference"),
+    END,
+};
+
+static const Field segment_fields[] = {
+    F("first_step", FT_INT, AT(Segment, first_step), FIRST, "its first step"),
+    F("steps", FT_INT, AT(Segment, steps), FIRST, "its steps"),
+    FV("t0", FT_NUM, AT(Segment, t0), FIRST, "start, seconds into the run"),
+    FV("wall", FT_NUM, AT(Segment, wall), FIRST, "length, seconds"),
+    F("batch", FT_INT, AT(Segment, batch), FIRST, "images per step"),
+    F("workers", FT_INT, AT(Segment, workers), FIRST, "loader threads"),
+    F("prefetch", FT_INT, AT(Segment, prefetch), FIRST, "queue capacity"),
+    F("images", FT_INT, AT(Segment, images), FIRST, "images trained on"),
+    FV("images_per_s", FT_NUM, AT(Segment, images_per_s), FIRST, "mean after warm-up"),
+    FV("images_per_s_sd", FT_NUM, AT(Segment, images_per_s_sd), FIRST, "their deviation"),
+    F("warmup_steps", FT_INT, AT(Segment, warmup_steps), FIRST, "steps left out of the mean"),
+    END,
+};
+
+static const Field layer_fields[] = {
+    F("name", FT_STR, AT(RecordLayer, name), FIRST, "e.g. conv2 bwd"),
+    FV("seconds", FT_NUM, AT(RecordLayer, seconds), FIRST, "summed over the run"),
+    F("calls", FT_INT, AT(RecordLayer, calls), FIRST, "times it ran"),
+    F("flops", FT_NUM, AT(RecordLayer, flops), FIRST, "summed over the run"),
+    FV("gflops", FT_NUM, AT(RecordLayer, gflops), FIRST, "flops / seconds / 1e9"),
+    FV("ipc", FT_NUM, AT(RecordLayer, ipc), RECORD_REV_LAYER_COUNTERS, "the trainer's IPC in it"),
+    FV("miss_rate", FT_NUM, AT(RecordLayer, miss_rate), RECORD_REV_LAYER_COUNTERS,
+       "its cache-miss rate"),
+    END,
+};
+
+static const Field counter_fields[] = {
+    F("role", FT_NAME, AT(RecordCounter, role), FIRST, "train or load",
+     .names = &record_role_names),
+    F("name", FT_STR, AT(RecordCounter, name), FIRST, "the event"),
+    FV("value", FT_NUM, AT(RecordCounter, value), FIRST, "scaled count, when counted",
+       .derive = counter_value),
+    F("unit", FT_STR, AT(RecordCounter, unit), FIRST, "ns, or empty"),
+    FV("scaled", FT_NUM, AT(RecordCounter, scaled), FIRST, "time running / time enabled"),
+    F("status", FT_NAME, AT(RecordCounter, status), FIRST, "ok, unavailable, not-counted",
+     .names = &record_status_names),
+    F("reason", FT_STR, AT(RecordCounter, reason), FIRST, "why not counted"),
+    END,
+};
+
+static const Field repeat_fields[] = {
+    FV("wall", FT_NUM, AT(RecordRepeat, wall), FIRST, "training seconds"),
+    FV("images_per_s", FT_NUM, AT(RecordRepeat, images_per_s), FIRST, "images / wall"),
+    FV("user", FT_NUM, AT(RecordRepeat, user), FIRST, "user CPU seconds"),
+    FV("system", FT_NUM, AT(RecordRepeat, system), FIRST, "system CPU seconds"),
+    F("accuracy", FT_NUM, AT(RecordRepeat, accuracy), FIRST, "test accuracy"),
+    F("exit_code", FT_INT, AT(RecordRepeat, exit_code), FIRST, "what cnntop run returned",
+     .hi = 255),
+    END,
+};
+
+const Field record_run_fields[] = {
+    F("cnntop_version", FT_STR, R(version), FIRST, "the cnntop that wrote it"),
+    FV("date", FT_STR, R(date), FIRST, "start, ISO 8601 UTC"),
+    FV("command", FT_DUP, R(command), FIRST, "the command line"),
+    F("label", FT_DUP, R(label), FIRST, "a short name for tables"),
+    F("config", FT_OBJECT, NOWHERE, FIRST, "the settings", .sub = config_fields),
+    F("data", FT_OBJECT, NOWHERE, FIRST, "the data", .sub = data_fields),
+    F("threads_used", FT_INT, R(threads_used), FIRST, "compute threads in effect"),
+    F("machine", FT_OBJECT, NOWHERE, FIRST, "the machine", .sub = machine_fields),
+    F("flops_per_image", FT_NUM, R(flops_per_image), FIRST, "training FLOPs per image"),
+    F("flops_executed_per_image", FT_NUM, R(flops_executed_per_image), RECORD_REV_FMA_PEAK,
+     "FLOPs the step executes per image"),
+    F("train", FT_OBJECT, NOWHERE, FIRST, "the training figures", .sub = train_fields),
+    F("eval", FT_MAYBE, NOWHERE, FIRST, "the final evaluation", .sub = eval_fields,
+     .n_off = offsetof(RunRecord, have_eval)),
+    FV("peak_rss_kib", FT_COUNT, R(peak_rss_kib), FIRST, "peak resident memory"),
+    FV("loader_samples_per_s", FT_NUM, R(loader_samples_per_s), FIRST, "the loader alone"),
+    FV("run_queue_wait", FT_NUM, R(run_queue_wait), RECORD_REV_VERDICT, "waiting for a CPU"),
+    FV("ipc", FT_NUM, R(ipc), RECORD_REV_VERDICT, "compute threads' IPC"),
+    F("ipc_na", FT_STR_NA, R(ipc_na), RECORD_REV_VERDICT, "why ipc is null"),
+    FV("miss_rate", FT_NUM, R(miss_rate), RECORD_REV_VERDICT, "compute threads' cache-miss rate"),
+    F("miss_rate_na", FT_STR_NA, R(miss_rate_na), RECORD_REV_VERDICT, "why miss_rate is null"),
+    F("interrupted", FT_BOOL, R(interrupted), FIRST, "stopped by a signal"),
+    F("exit_code", FT_INT, R(exit_code), FIRST, "what cnntop run returned", .hi = 255),
+    F("error", FT_DUP, R(error), FIRST, "why the run failed"),
+    F("epochs", FT_ARRAY, ARRAY(epochs, RecordEpoch), FIRST, "each finished epoch",
+     .sub = epoch_fields, COUNTS(epochs)),
+    F("target_accuracy", FT_NUM, R(target_accuracy), RECORD_REV_EVALS, "--target-accuracy"),
+    FV("time_to_target", FT_NUM, R(time_to_target), RECORD_REV_EVALS, "seconds to reach it"),
+    F("evals", FT_ARRAY, ARRAY(evals, RecordEval), RECORD_REV_EVALS, "each evaluation",
+     .sub = eval_entry_fields, COUNTS(evals)),
+    F("samples", FT_ARRAY, ARRAY(samples, RecordSample), FIRST, "interval samples",
+     .sub = sample_fields, COUNTS(samples)),
+    F("segments", FT_ARRAY, ARRAY(segments, Segment), FIRST, "stretches of one setting",
+     .sub = segment_fields, COUNTS(segments)),
+    F("layers", FT_ARRAY, ARRAY(layers, RecordLayer), FIRST, "the per-layer profile",
+     .sub = layer_fields, COUNTS(layers)),
+    F("counters", FT_ARRAY, ARRAY(counters, RecordCounter), FIRST, "counters per role",
+     .sub = counter_fields, COUNTS(counters)),
+    F("repeats", FT_ARRAY, ARRAY(repeats, RecordRepeat), FIRST, "each run of --runs",
+     .sub = repeat_fields, COUNTS(repeats)),
+    END,
+};
+
+#define RES(m) AT(RecordResult, m)
+
+const Field record_result_fields[] = {
+    FV("command", FT_DUP, RES(command), FIRST, "the command line, or the label"),
+    FV("mean", FT_NUM, RES(time.mean), FIRST, "mean training wall time"),
+    FV("stddev", FT_NUM, RES(time.sd), FIRST, "its standard deviation"),
+    FV("median", FT_NUM, RES(time.median), FIRST, "median wall time"),
+    FV("user", FT_NUM, RES(user), FIRST, "mean user CPU seconds"),
+    FV("system", FT_NUM, RES(system), FIRST, "mean system CPU seconds"),
+    FV("min", FT_NUM, RES(time.min), FIRST, "shortest"),
+    FV("max", FT_NUM, RES(time.max), FIRST, "longest"),
+    FV("times", FT_NUM_LIST, RES(times), FIRST, "each run's wall time",
+       .n_off = offsetof(RecordResult, n_times)),
+    F("exit_codes", FT_INT_LIST, RES(exit_codes), FIRST, "each run's exit status",
+     .n_off = offsetof(RecordResult, n_exit_codes)),
+    END,
+};
+
+void field_set_unknown(const Field *f, void *base)
+{
+    void *p = field_at(f, base);
+
+    switch (f->type) {
+    case FT_STR:
+    case FT_STR_NA:
+        memset(p, 0, f->size);
+        break;
+    case FT_NUM:
+        if (f->size == sizeof(float))
+            *(float *)p = NAN;
+        else
+            *(double *)p = NAN;
+        break;
+    case FT_COUNT:
+    case FT_FILL:
+        if (f->type == FT_FILL)
+            *(float *)p = -1.0f;
+        else if (f->size == sizeof(long))
+            *(long *)p = -1;
+        else
+            *(int *)p = -1;
+        break;
+    default:
+        break; /* an absent array stays empty, a string NULL; nothing else is optional */
+    }
+}

@@ -1,0 +1,92 @@
+/*
+ * exec.h: `cnntop exec -- CMD`: any command's process tree profiled by
+ * role (exec.c), and its summary (exec_summary.c).
+ */
+#ifndef CNNTOP_EXEC_H
+#define CNNTOP_EXEC_H
+
+#include <regex.h>
+#include <stdio.h>
+#include <sys/resource.h>
+
+#include "cnntop/hookfeed.h"
+#include "cnntop/proctree.h"
+#include "common/options.h"
+
+/* The Python hook's pipe and what came through it (exec_hook.c). */
+typedef struct ExecHook {
+    int on;                /* 1: the hook is offered to the command */
+    int fd, wfd;           /* the pipe's read end (cnntop), write end (until forked) */
+    HookFeed feed;
+} ExecHook;
+
+#define EXEC_LINE_MAX 4096   /* output lines matched by --progress */
+
+/* --progress REGEX: the command's output, copied through and matched
+ * (exec_progress.c). */
+typedef struct ExecProgress {
+    int on;                /* 1: --progress was given */
+    const char *regex;     /* as given (into argv) */
+    regex_t re;
+    int rd[2], wr[2];      /* pipes for the command's stdout [0] and stderr [1] */
+    char line[2][EXEC_LINE_MAX];
+    size_t len[2];
+    long matches;          /* lines that matched with a number */
+    double last, sum, min, max;
+} ExecProgress;
+
+/* How the command ended, for the summary. */
+typedef struct ExecResult {
+    char **argv;           /* the command as run */
+    double wall;           /* s from its exec to its exit */
+    int status;            /* exit status when it exited */
+    int signal;            /* the signal that killed it, 0: it exited */
+    struct rusage rusage;  /* the root's own (wait4) */
+    const ExecHook *hook;  /* the hook's figures, or NULL */
+    const ExecProgress *progress; /* --progress's figures, or NULL */
+} ExecResult;
+
+/*
+ * Offers the hook to the command about to be forked (enabled: not
+ * --no-hook): finds it, makes its pipe, sets PYTHONPATH and CNNTOP_HOOK_FD
+ * in this process's environment.  Always returns 0; when the hook cannot
+ * be offered, note says why (else "") and h->on is 0.
+ */
+int exec_hook_open(ExecHook *h, int enabled, char *note, size_t len);
+
+/* After the fork: closes cnntop's copy of the write end. */
+void exec_hook_forked(ExecHook *h);
+
+/* Reads whatever the hook has written, without waiting, and gives
+ * reported workers their role in t. */
+void exec_hook_drain(ExecHook *h, ProcTree *t);
+
+/* Closes the pipe.  Idempotent. */
+void exec_hook_close(ExecHook *h);
+
+/* Compiles regex (NULL: no --progress, p->on 0) and makes the pipes for
+ * the command's output.  0, or -1 with a one-line err ("--progress: 'x(':
+ * parentheses not balanced"). */
+int exec_progress_open(ExecProgress *p, const char *regex, char *err, size_t len);
+
+/* After the fork: closes cnntop's copies of the command's ends. */
+void exec_progress_forked(ExecProgress *p);
+
+/* Copies what the command has written to cnntop's stdout/stderr and
+ * matches its lines; never waits. */
+void exec_progress_drain(ExecProgress *p);
+
+/* Closes the pipes and frees the pattern.  Idempotent. */
+void exec_progress_close(ExecProgress *p);
+
+/* Runs o->exec_argv under the profiler, prints the summary on stdout;
+ * returns the command's exit status (128+N when a signal killed it), 127
+ * or 126 when it could not be run, 2 for a bad -e list. */
+int exec_main(const Options *o);
+
+/* The summary: the command, how it ended, the tree's processes by role,
+ * CPU, page faults, peak RSS, the verdict, a counters block per role and
+ * the process table.  Reads the tree; writes only to f. */
+void exec_summary_print(FILE *f, ProcTree *t, const ExecResult *res);
+
+#endif

@@ -1,0 +1,142 @@
+/*
+ * exec_hook.c: `cnntop exec`'s side of the Python hook
+ * (assets/python/sitecustomize.py; the protocol is cnntop/hookfeed.h).
+ *
+ * The hook's directory is found relative to the executable,
+ * <bindir>/../share/cnntop/python (the installed layout, and the build
+ * tree's copy), then at the install prefix (CNNTOP_HOOK_DIR).  It goes
+ * first on the command's PYTHONPATH, before the user's own entries; the
+ * hook imports the sitecustomize it shadows.  CNNTOP_HOOK_FD names the
+ * write end of a pipe the command inherits (the only descriptor cnntop
+ * leaves open across its exec); cnntop reads the other end without
+ * blocking between samples of the tree.  A command that is not Python, or
+ * does not use torch's DataLoader, never writes: nothing changes for it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/exec.h"
+
+#ifndef CNNTOP_HOOK_DIR
+#define CNNTOP_HOOK_DIR "/usr/local/share/cnntop/python"
+#endif
+
+/* The hook's directory into buf (len >= PATH_MAX); 0, or -1 when it is
+ * nowhere. */
+static int hook_dir(char *buf, size_t len)
+{
+    char exe[PATH_MAX], probe[PATH_MAX + 64];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = '\0';
+        snprintf(probe, sizeof probe, "%s/../share/cnntop/python/sitecustomize.py", exe);
+        if (access(probe, R_OK) == 0 && realpath(probe, buf)) {
+            *strrchr(buf, '/') = '\0'; /* realpath's result is absolute */
+            return 0;
+        }
+    }
+    snprintf(probe, sizeof probe, "%s/sitecustomize.py", CNNTOP_HOOK_DIR);
+    if (access(probe, R_OK) != 0)
+        return -1;
+    snprintf(buf, len, "%s", CNNTOP_HOOK_DIR);
+    return 0;
+}
+
+/* PYTHONPATH = dir[:the user's]. */
+static int env_prepend(const char *dir)
+{
+    const char *old = getenv("PYTHONPATH");
+    size_t len = strlen(dir) + (old ? strlen(old) : 0) + 2;
+    char *v = malloc(len);
+
+    if (!v)
+        return -1;
+    snprintf(v, len, "%s%s%s", dir, old && *old ? ":" : "", old && *old ? old : "");
+    int rc = setenv("PYTHONPATH", v, 1);
+    free(v);
+    return rc;
+}
+
+int exec_hook_open(ExecHook *h, int enabled, char *note, size_t len)
+{
+    char dir[PATH_MAX], num[16];
+    int p[2];
+
+    memset(h, 0, sizeof *h);
+    h->fd = h->wfd = -1;
+    hookfeed_init(&h->feed);
+    note[0] = '\0';
+    if (!enabled)
+        return 0;
+    if (hook_dir(dir, sizeof dir) != 0) {
+        snprintf(note, len, "the Python hook is not installed (looked in <bindir>/../share/"
+                 "cnntop/python and %s): no DataLoader figures", CNNTOP_HOOK_DIR);
+        return 0;
+    }
+    if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0) {
+        snprintf(note, len, "pipe for the Python hook: %s", strerror(errno));
+        return 0;
+    }
+    /* The write end crosses the command's exec; blocking, so the hook
+     * never loses a line to a full pipe (it waits for cnntop instead). */
+    if (fcntl(p[1], F_SETFD, 0) != 0 || fcntl(p[1], F_SETFL, 0) != 0 || env_prepend(dir) != 0) {
+        snprintf(note, len, "the Python hook: %s", strerror(errno));
+        close(p[0]);
+        close(p[1]);
+        return 0;
+    }
+    snprintf(num, sizeof num, "%d", p[1]);
+    setenv("CNNTOP_HOOK_FD", num, 1);
+    unsetenv("CNNTOP_HOOK_PID");
+    h->fd = p[0];
+    h->wfd = p[1];
+    h->on = 1;
+    return 0;
+}
+
+void exec_hook_forked(ExecHook *h)
+{
+    if (h->wfd >= 0)
+        close(h->wfd);
+    h->wfd = -1;
+}
+
+void exec_hook_drain(ExecHook *h, ProcTree *t)
+{
+    char buf[8192];
+    ssize_t n;
+
+    while (h->fd >= 0) {
+        n = read(h->fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return; /* EAGAIN: nothing more for now */
+        if (n == 0) { /* every writer has gone: no more lines */
+            close(h->fd);
+            h->fd = -1;
+            return;
+        }
+        int added = hookfeed_bytes(&h->feed, buf, (size_t)n);
+        for (int k = h->feed.nworkers - added; k < h->feed.nworkers; k++)
+            proctree_set_worker(t, h->feed.workers[k]);
+    }
+}
+
+void exec_hook_close(ExecHook *h)
+{
+    if (h->fd >= 0)
+        close(h->fd);
+    if (h->wfd >= 0)
+        close(h->wfd);
+    h->fd = h->wfd = -1;
+}

@@ -1,0 +1,228 @@
+/*
+ * exec_summary.c: what `cnntop exec` prints when the command has ended
+ * (see exec.h).
+ *
+ * The layout follows `cnntop run`: a heading naming the command, one
+ * figure per line with its label in a 22-column field, then the counters
+ * block of each role that ran (common/counters_fmt.c, as perf stat shows
+ * them; an event that could not be counted says n/a and why), then one
+ * line per process.  Every figure comes from the tree's readings; one that
+ * could not be had says so instead of showing 0.
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cnntop/machine.h"
+#include "cnntop/verdict.h"
+#include "cmd/exec.h"
+#include "common/fmt.h"
+#include "common/counters_fmt.h"
+
+/* A thread on a CPU more than this share of its time counts as a compute
+ * thread for the verdict (PyTorch keeps idle helper threads too). */
+#define EXEC_BUSY_SHARE 0.10
+
+/* The command as a shell would read it back: words with blanks or quotes
+ * in single quotes. */
+static void print_command(FILE *f, char **argv)
+{
+    for (int i = 0; argv[i]; i++) {
+        const char *a = argv[i];
+        fputs(i ? " " : "", f);
+        if (*a && !strpbrk(a, " \t\n'\"\\$`*?[]{}()<>|&;#~")) {
+            fputs(a, f);
+            continue;
+        }
+        fputc('\'', f);
+        for (; *a; a++)
+            fputs(*a == '\'' ? "'\\''" : (char[2]){*a, 0}, f);
+        fputc('\'', f);
+    }
+}
+
+static void print_exit(FILE *f, const ExecResult *res)
+{
+    if (res->signal)
+        fprintf(f, "  Exit:                 killed by signal %d (%s): exit code %d\n",
+                res->signal, strsignal(res->signal), 128 + res->signal);
+    else
+        fprintf(f, "  Exit:                 status %d\n", res->status);
+}
+
+static void print_tree(FILE *f, ProcTree *t, const ExecResult *res)
+{
+    ProcInfo p[PROC_MAX_PROCS];
+    int n = proctree_procs(t, p, PROC_MAX_PROCS), big = -1;
+    double cpu = 0.0;
+    unsigned long long minflt = 0, majflt = 0;
+    char why[128];
+
+    if (n > PROC_MAX_PROCS)
+        n = PROC_MAX_PROCS;
+    for (int k = 0; k < n; k++) {
+        cpu += p[k].cpu;
+        minflt += p[k].minflt;
+        majflt += p[k].majflt;
+        if (big < 0 || p[k].hwm_kib > p[big].hwm_kib)
+            big = k;
+    }
+    fprintf(f, "  Processes:            %d main, %d data-loader worker%s, %d other child%s\n",
+            proctree_role_procs(t, PROC_ROLE_MAIN), proctree_role_procs(t, PROC_ROLE_WORKER),
+            fmt_plural(proctree_role_procs(t, PROC_ROLE_WORKER)),
+            proctree_role_procs(t, PROC_ROLE_OTHER),
+            proctree_role_procs(t, PROC_ROLE_OTHER) == 1 ? "" : "ren");
+    if (res->wall > 0)
+        fprintf(f, "  CPU:                  %.2f CPUs utilized (%.2f s user+system over %.2f s)\n",
+                cpu / res->wall, cpu, res->wall);
+    fprintf(f, "  Page faults:          %llu minor, %llu major (every process)\n", minflt, majflt);
+    fprintf(f, "  Peak RSS:             %.1f MiB (the tree: its live processes' resident sets, "
+            "sampled)", (double)proctree_peak_rss_kib(t) / 1024.0);
+    if (big >= 0 && p[big].hwm_kib > 0)
+        fprintf(f, "; largest %.1f MiB (pid %d)", (double)p[big].hwm_kib / 1024.0, p[big].pid);
+    fputc('\n', f);
+    if (proctree_dropped(t, why, sizeof why))
+        fprintf(f, "  Warning:              %d thread(s) not followed: %s; the sums are partial\n",
+                proctree_dropped(t, NULL, 0), why);
+}
+
+/* What the Python hook saw of the DataLoader: *fig->ok when it saw
+ * enough batches for a rate. */
+static void print_training(FILE *f, const ExecResult *res, HookFigures *fig)
+{
+    const HookFeed *h = res->hook ? &res->hook->feed : NULL;
+
+    memset(fig, 0, sizeof *fig);
+    if (!h)
+        return;
+    hookfeed_figures(h, fig);
+    if (!h->hello) /* not Python, or no torch DataLoader: nothing to say */
+        return;
+    if (!fig->ok) {
+        fprintf(f, "  Training:             n/a: the DataLoader gave %ld batch%s (a rate needs 2)\n",
+                h->batches, h->batches == 1 ? "" : "es");
+        return;
+    }
+    fprintf(f, "  Images/s:             %.1f (%.0f images in %.3f s after the first of %ld "
+            "batches; torch %s)\n", fig->images_per_s, fig->images, fig->window, fig->batches,
+            h->torch);
+    fprintf(f, "  Data wait:            %.1f%% of the time (next() on the DataLoader: %.3f s); "
+            "first batch %.3f s\n", 100 * fig->data_wait_share, h->wait, fig->first_wait);
+    fprintf(f, "  Step:                 %.1f ms between batches (mean)\n", 1e3 * fig->step_s);
+}
+
+/* What --progress read from the command's output. */
+static void print_progress(FILE *f, const ExecProgress *p)
+{
+    if (!p)
+        return;
+    if (!p->matches) {
+        fprintf(f, "  Progress:             n/a: no output line matched --progress '%s' with a "
+                "number\n", p->regex);
+        return;
+    }
+    fprintf(f, "  Progress:             last %g, mean %g (min %g, max %g) over %ld line%s "
+            "matching --progress\n", p->last, p->sum / (double)p->matches, p->min, p->max,
+            p->matches, fmt_plural(p->matches));
+}
+
+/* The verdict over the whole tree, verdict_judge's rules: loader-bound
+ * from the hook's data wait, oversubscribed when busy threads outnumber
+ * the cores or wait above CTR_OVERSUB_WAIT (the processes' schedstat). */
+static void print_verdict(FILE *f, ProcTree *t, const HookFigures *fig)
+{
+    MachineInfo m;
+    CounterSched s;
+    double wait = 0.0, wall = 0.0;
+    int have = 0;
+    Verdict v;
+
+    machine_info(&m);
+    for (int r = 0; r < PROC_ROLES; r++) {
+        proctree_sched(t, (ProcRole)r, &s);
+        if (!s.available || !s.have_wait)
+            continue;
+        wait += s.wait;
+        wall += s.thread_wall;
+        have = 1;
+    }
+    VerdictInput in = {
+        .data_wait_share = fig->ok ? fig->data_wait_share : 0.0,
+        .workers = proctree_role_procs(t, PROC_ROLE_WORKER),
+        .threads = proctree_busy_threads(t, PROC_ROLE_MAIN, EXEC_BUSY_SHARE),
+        .cores = m.cores,
+        .run_queue_wait = have && wall >= CTR_OVERSUB_MIN_WALL ? wait / wall : NAN,
+    };
+    verdict_judge(&in, &v);
+    if (fig->ok)
+        fprintf(f, "  Bound:                %s\n", v.bound);
+    if (v.oversubscribed)
+        fprintf(f, "  Verdict:              %s\n", v.oversub);
+    else if (isfinite(in.run_queue_wait))
+        fprintf(f, "  Verdict:              not oversubscribed: %d worker%s + %d busy main "
+                "thread%s on %d core%s, run-queue wait %.1f%% of thread time (at most %.0f%%)\n",
+                in.workers, fmt_plural(in.workers), in.threads, fmt_plural(in.threads), in.cores,
+                fmt_plural(in.cores), 100 * in.run_queue_wait, 100 * CTR_OVERSUB_WAIT);
+    else
+        fprintf(f, "  Verdict:              n/a: no run-queue figures (schedstat missing or "
+                "under %.1f s of thread time)\n", CTR_OVERSUB_MIN_WALL);
+}
+
+static void print_roles(FILE *f, ProcTree *t)
+{
+    CounterReading r[CTR_MAX_EVENTS];
+    CounterSched s;
+    char title[96];
+
+    for (int role = 0; role < PROC_ROLES; role++) {
+        int procs = proctree_role_procs(t, (ProcRole)role);
+        proctree_sched(t, (ProcRole)role, &s);
+        fputc('\n', f);
+        if (!procs) {
+            fprintf(f, " Counters, %s: none ran\n", proctree_role_name((ProcRole)role));
+            continue;
+        }
+        snprintf(title, sizeof title, "%s (%d process%s)", proctree_role_name((ProcRole)role),
+                 procs, procs == 1 ? "" : "es");
+        int n = proctree_read(t, (ProcRole)role, r, CTR_MAX_EVENTS);
+        counters_fmt_block(f, title, r, n, proctree_role_wall_ns(t, (ProcRole)role), &s);
+    }
+}
+
+static const char *const role_tags[PROC_ROLES] = {
+    [PROC_ROLE_MAIN] = "main", [PROC_ROLE_WORKER] = "worker", [PROC_ROLE_OTHER] = "other",
+};
+
+static void print_procs(FILE *f, ProcTree *t)
+{
+    ProcInfo p[PROC_MAX_PROCS];
+    int n = proctree_procs(t, p, PROC_MAX_PROCS);
+
+    fprintf(f, "\n Processes:\n  %8s %8s  %-7s %-16s %7s %9s %6s %9s %10s %7s\n", "PID", "PPID",
+            "ROLE", "COMMAND", "THREADS", "CPU s", "CPUs", "WALL s", "MINFLT", "RSS MiB");
+    for (int k = 0; k < n && k < PROC_MAX_PROCS; k++)
+        fprintf(f, "  %8d %8d  %-7s %-16s %7d %9.2f %6.2f %9.2f %10llu %7.1f\n", p[k].pid,
+                p[k].ppid, role_tags[p[k].role], p[k].comm, p[k].threads, p[k].cpu,
+                p[k].cpu_util, p[k].wall, (unsigned long long)p[k].minflt,
+                (double)p[k].hwm_kib / 1024.0);
+    if (n > PROC_MAX_PROCS)
+        fprintf(f, "  ... and %d more\n", n - PROC_MAX_PROCS);
+}
+
+void exec_summary_print(FILE *f, ProcTree *t, const ExecResult *res)
+{
+    fprintf(f, "\n Performance of cnntop exec: ");
+    print_command(f, res->argv);
+    fputs(":\n", f);
+    print_exit(f, res);
+    fprintf(f, "  Wall time:            %.3f s\n", res->wall);
+    HookFigures fig;
+    print_training(f, res, &fig);
+    print_progress(f, res->progress);
+    print_tree(f, t, res);
+    print_verdict(f, t, &fig);
+    print_roles(f, t);
+    print_procs(f, t);
+}

@@ -1,0 +1,81 @@
+/*
+ * panel_layers.c: the per-layer view: each layer's time per step, its
+ * share (with a bar), GFLOP/s, calls, IPC and miss rate, in step order,
+ * by time or by name (o).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fmt.h"
+#include "tui/draw.h"
+#include "tui/panel.h"
+
+static const LayerTime *sort_base;
+static int sort_mode;
+
+static int layer_cmp(const void *a, const void *b)
+{
+    const LayerTime *x = &sort_base[*(const int *)a], *y = &sort_base[*(const int *)b];
+    if (sort_mode == 1)
+        return x->seconds < y->seconds ? 1 : x->seconds > y->seconds ? -1 : 0;
+    if (sort_mode == 2)
+        return strcmp(x->name, y->name);
+    return *(const int *)a - *(const int *)b;
+}
+
+static void layers_draw(Tui *t, Rect r)
+{
+    const RunView *v = &t->rv;
+    int idx[RUNTHREAD_MAX_LAYERS];
+    double total = 0;
+    static const char *const order[] = {"step order", "time", "name"};
+    char gf[48];
+
+    draw_put(r.y, r.x, r.w, A_BOLD | draw_pair(t, PAIR_TITLE),
+        "%-22s %9s %7s %9s %8s %5s %6s   sorted by %s (o changes)%s", "layer", "ms/step",
+        "share", "GFLOP/s", "calls", "IPC", "miss", order[t->set.sort],
+        v->state == RUN_TRAINING ? ", live" : "");
+    if (v->nprof == 0 || v->prof_steps == 0) {
+        draw_put(r.y + 1, r.x, r.w, A_DIM, "n/a: no step timed yet (s starts a run)");
+        return;
+    }
+    for (int i = 0; i < v->nprof; i++) {
+        idx[i] = i;
+        total += v->prof[i].seconds;
+    }
+    sort_base = v->prof;
+    sort_mode = t->set.sort;
+    qsort(idx, (size_t)v->nprof, sizeof idx[0], layer_cmp);
+    int vis = r.h - 2;
+    if (t->table_top > v->nprof - 1)
+        t->table_top = v->nprof - 1;
+    for (int k = 0; k < vis && t->table_top + k < v->nprof; k++) {
+        const LayerTime *lt = &v->prof[idx[t->table_top + k]];
+        double per = lt->calls ? lt->seconds / (double)lt->calls : 0;
+        if (lt->flops <= 0)
+            snprintf(gf, sizeof gf, "-");
+        else
+            snprintf(gf, sizeof gf, "%.1f", lt->seconds > 0 ? lt->flops / lt->seconds * 1e-9 : 0.0);
+        double share = total > 0 ? lt->seconds / total : 0;
+        char bar[64], ipc[16] = "n/a", miss[16] = "n/a";
+        if (isfinite(lt->ipc))
+            snprintf(ipc, sizeof ipc, "%.2f", lt->ipc);
+        if (isfinite(lt->miss_rate))
+            snprintf(miss, sizeof miss, "%.1f%%", 100 * lt->miss_rate);
+        int bw = r.w - 75;
+        if (bw > 40)
+            bw = 40;
+        bar[0] = '\0';
+        if (bw >= 4)
+            fmt_bar(bar, sizeof bar, share, bw);
+        draw_put(r.y + 1 + k, r.x, r.w, A_NORMAL, "%-22s %9.3f %6.1f%% %9s %8ld %5s %6s   %s",
+            lt->name, 1e3 * per, 100 * share, gf, lt->calls, ipc, miss, bar);
+    }
+    draw_put(r.y + r.h - 1, r.x, r.w, A_DIM, "%s%s%s",
+        "GFLOP/s: the engine's FLOP count of each GEMM layer; - for the elementwise ones",
+        t->ctr.ipc_ok ? "" : "; IPC, miss n/a: ", t->ctr.ipc_ok ? "" : t->ctr.why);
+}
+
+const PanelClass panel_layers = {.name = "layers", .draw = layers_draw};

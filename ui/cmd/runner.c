@@ -163,10 +163,11 @@ int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet *
         sig_engine = NULL;
         if (ps.shown)
             fputc('\n', stderr);
-        TrainStats st;
+        EngineSnapshot snap;
         EvalResult er;
         int have_er = 0;
-        engine_stats(e, &st);
+        engine_snapshot(e, &snap);
+        const TrainStats st = snap.train;
         RecordRepeat rep = {.wall = st.wall, .images_per_s = st.images_per_s,
                             .user = st.cpu_user, .system = st.cpu_sys, .accuracy = NAN};
         if (trc != 0) {

@@ -1,7 +1,7 @@
 /*
  * engine.h: the public API of the cnntop engine.
  *
- * The engine trains the reference CNN (see DESIGN.md) on MNIST-format data.
+ * The engine trains the reference CNN (nn/model.h, docs/ARCHITECTURE.md) on MNIST-format data.
  * Front ends (the headless commands, the dashboard, the tests) drive it only
  * through this header: configure an Engine, train it with a progress
  * callback, change its loader and batch settings live, evaluate it, save

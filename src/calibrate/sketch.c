@@ -66,7 +66,7 @@ int calibrate_check(const Sketch *s, double measured_s, char *msg, size_t len)
         return 0;
     if (msg && len)
         snprintf(msg, len, "measured %.3g s, the sketch says %.3g s: a %gx gap is a sign "
-                 "of a real problem (see DESIGN.md)", measured_s, s->seconds,
+                 "of a real problem (see 'On paper' in man cnntop)", measured_s, s->seconds,
                  CALIB_GAP_FACTOR);
     return 1;
 }

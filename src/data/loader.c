@@ -38,7 +38,14 @@ void loader_fill(float *x, uint8_t *labels, const uint8_t *images,
     }
 }
 
-enum { SLOT_FREE, SLOT_FILLING, SLOT_READY, SLOT_TAKEN };
+/* A slot's life: FREE -> FILLING (claimed for a ticket) -> READY -> TAKEN
+ * (by the trainer) -> FREE; GROWING while its thread enlarges it without
+ * the lock, then FREE again. */
+enum { SLOT_FREE, SLOT_GROWING, SLOT_FILLING, SLOT_READY, SLOT_TAKEN };
+
+/* slot_get(), ticket_claim(): the state may have changed while the lock
+ * was released to grow a slot; look again. */
+#define SLOT_RETRY (-2)
 
 typedef struct Slot {
     int state;
@@ -54,8 +61,9 @@ typedef struct Slot {
 #define LOADER_MAX_SLOTS (CN_MAX_PREFETCH + CN_MAX_WORKERS + 2)
 
 typedef struct Worker {
-    pthread_t th;
-    int state;          /* 0 none, 1 running, 2 finished (to be joined) */
+    pthread_t th;       /* under ctl_mu */
+    int state;          /* under mu: 0 none, 1 starting or running, 2 finished
+                           (to be joined) */
 } Worker;
 
 struct Loader {
@@ -63,12 +71,15 @@ struct Loader {
     int npix;
     float lut[256];
     ThreadReg *reg;
+    /* Held by loader_set_workers() and loader_free() while they start and
+     * join threads (system calls), which they do without mu. */
+    pthread_mutex_t ctl_mu;
     pthread_mutex_t mu;
     pthread_cond_t cond_ready;  /* a slot became ready, or workers changed */
     pthread_cond_t cond_room;   /* a ticket was taken or flushed, or workers changed */
     /* under mu: */
     unsigned gen;
-    long next_seq;              /* the next ticket to hand out */
+    long next_seq;              /* the next ticket to issue */
     long take_seq;              /* the next ticket the trainer takes */
     long issue_epoch, issue_pos;/* where ticket next_seq starts */
     long perm_epoch;            /* the epoch perm holds */
@@ -97,8 +108,24 @@ static int prefetch_of(const Loader *l)
     return p < 1 ? 1 : p;
 }
 
-/* A free slot with room for n images, growing the set if needed; under mu.
- * Returns -1 when memory cannot be had. */
+/* Gives slot s room for n images; 0, or -1 without memory (s then has
+ * none).  Its thread owns the slot (GROWING): runs without the lock. */
+static int slot_grow(const Loader *l, Slot *s, int n)
+{
+    mem_free(s->x);
+    free(s->labels);
+    free(s->idx);
+    s->x = mem_alloc((size_t)n * l->npix * sizeof(float));
+    s->labels = malloc((size_t)n);
+    s->idx = malloc((size_t)n * sizeof *s->idx);
+    s->cap = s->x && s->labels && s->idx ? n : 0;
+    return s->cap ? 0 : -1;
+}
+
+/* A free slot with room for n images, adding one to the set if needed;
+ * under mu.  A free slot too small is grown with mu released (the
+ * allocation may map memory: a system call the trainer must not wait
+ * behind), and SLOT_RETRY returned.  -1: no slot, or no memory. */
 static int slot_get(Loader *l, int n)
 {
     int i;
@@ -112,22 +139,19 @@ static int slot_get(Loader *l, int n)
         l->nslots++;
     }
     Slot *s = &l->slots[i];
-    if (s->cap < n) {
-        mem_free(s->x);
-        free(s->labels);
-        free(s->idx);
-        s->x = mem_alloc((size_t)n * l->npix * sizeof(float));
-        s->labels = malloc((size_t)n);
-        s->idx = malloc((size_t)n * sizeof *s->idx);
-        s->cap = s->x && s->labels && s->idx ? n : 0;
-        if (!s->cap)
-            return -1;
-    }
-    return i;
+    if (s->cap >= n)
+        return i;
+    s->state = SLOT_GROWING;
+    pthread_mutex_unlock(&l->mu);
+    int rc = slot_grow(l, s, n);
+    pthread_mutex_lock(&l->mu);
+    s->state = SLOT_FREE;
+    pthread_cond_broadcast(&l->cond_room);
+    return rc == 0 ? SLOT_RETRY : -1;
 }
 
-/* Hands out ticket next_seq into a free slot; under mu.  Returns the slot
- * index, or -1 (out of memory). */
+/* Issues ticket next_seq into a free slot; under mu.  Returns the slot
+ * index, SLOT_RETRY (see slot_get), or -1 (out of memory). */
 static int ticket_claim(Loader *l)
 {
     long left = l->src.n - l->issue_pos;
@@ -135,7 +159,7 @@ static int ticket_claim(Loader *l)
     int i = slot_get(l, n);
 
     if (i < 0)
-        return -1;
+        return i;
     if (l->perm_epoch != l->issue_epoch) {
         rng_permutation(l->perm, l->src.n, l->src.seed, l->issue_epoch);
         l->perm_epoch = l->issue_epoch;
@@ -187,6 +211,44 @@ static void slot_done(Loader *l, Slot *s)
     }
 }
 
+/* Waits for room in the queue, as blocked time while a run is active,
+ * else idle; under mu. */
+static void worker_wait_room(Loader *l)
+{
+    double t0 = timer_now();
+    int active = l->active;
+
+    pthread_cond_wait(&l->cond_room, &l->mu);
+    if (active)
+        l->st.blocked += timer_now() - t0;
+    else
+        l->st.idle += timer_now() - t0;
+}
+
+/* Prepares claimed slot s with mu released, and marks it done; called and
+ * returns under mu.  *named: this thread's name is in the trace. */
+static void worker_fill(Loader *l, Slot *s, AugParams *ap, const char *name, int *named)
+{
+    /* Traced only if the trace was on when the fill began: one made
+     * during the fill has its origin after t0. */
+    Trace *tr = l->trace;
+
+    pthread_mutex_unlock(&l->mu);
+    double t0 = timer_now();
+    slot_fill(l, s, ap);
+    double t1 = timer_now(), dt = t1 - t0;
+    pthread_mutex_lock(&l->mu);
+    if (tr) {
+        if (!*named) {
+            trace_thread(tr, name);
+            *named = 1;
+        }
+        trace_add(tr, "loader", "prepare batch", t0, t1, s->n);
+    }
+    l->st.prepare += dt;
+    slot_done(l, s);
+}
+
 static void *worker_main(void *argp)
 {
     WorkerArg a = *(WorkerArg *)argp;
@@ -202,42 +264,16 @@ static void *worker_main(void *argp)
     else
         pthread_setname_np(pthread_self(), name);
     pthread_mutex_lock(&l->mu);
-    for (;;) {
-        if (l->quit || a.id >= l->workers || !ap)
-            break;
+    while (!l->quit && a.id < l->workers && ap) {
         if (l->next_seq - l->take_seq >= prefetch_of(l)) {
-            double t0 = timer_now();
-            int active = l->active;
-            pthread_cond_wait(&l->cond_room, &l->mu);
-            if (active)
-                l->st.blocked += timer_now() - t0;
-            else
-                l->st.idle += timer_now() - t0;
+            worker_wait_room(l);
             continue;
         }
         int i = ticket_claim(l);
-        if (i < 0) {
-            pthread_cond_wait(&l->cond_room, &l->mu);
-            continue;
-        }
-        Slot *s = &l->slots[i];
-        /* Traced only if the trace was on when the fill began: one made
-         * during the fill has its origin after t0. */
-        Trace *tr = l->trace;
-        pthread_mutex_unlock(&l->mu);
-        double t0 = timer_now();
-        slot_fill(l, s, ap);
-        double t1 = timer_now(), dt = t1 - t0;
-        pthread_mutex_lock(&l->mu);
-        if (tr) {
-            if (!named) {
-                trace_thread(tr, name);
-                named = 1;
-            }
-            trace_add(tr, "loader", "prepare batch", t0, t1, s->n);
-        }
-        l->st.prepare += dt;
-        slot_done(l, s);
+        if (i >= 0)
+            worker_fill(l, &l->slots[i], ap, name, &named);
+        else if (i != SLOT_RETRY)
+            pthread_cond_wait(&l->cond_room, &l->mu); /* no memory: wait for a slot */
     }
     l->w[a.id].state = 2;
     pthread_mutex_unlock(&l->mu);
@@ -247,36 +283,46 @@ static void *worker_main(void *argp)
     return NULL;
 }
 
-/* Joins threads that have left; under mu (they no longer need it). */
-static void join_finished(Loader *l)
-{
-    for (int i = 0; i < CN_MAX_WORKERS; i++)
-        if (l->w[i].state == 2) {
-            pthread_join(l->w[i].th, NULL);
-            l->w[i].state = 0;
-        }
-}
-
-/* Starts threads up to l->workers; under mu. */
+/* Joins the threads that have left (state 2) and starts those up to
+ * l->workers; under ctl_mu, without mu: pthread_join and pthread_create are
+ * system calls, and the trainer takes mu for every batch.  mu is taken
+ * only to read and set the workers' states. */
 static int start_workers(Loader *l)
 {
+    int join[CN_MAX_WORKERS], start[CN_MAX_WORKERS], rc = 0;
     sigset_t all, old;
-    int rc = 0;
 
-    join_finished(l);
+    pthread_mutex_lock(&l->mu);
+    for (int i = 0; i < CN_MAX_WORKERS; i++)
+        join[i] = l->w[i].state == 2;
+    pthread_mutex_unlock(&l->mu);
+    for (int i = 0; i < CN_MAX_WORKERS; i++)
+        if (join[i])
+            pthread_join(l->w[i].th, NULL);
+    pthread_mutex_lock(&l->mu);
+    for (int i = 0; i < CN_MAX_WORKERS; i++) {
+        if (join[i])
+            l->w[i].state = 0;
+        start[i] = i < l->workers && l->w[i].state == 0;
+        if (start[i])
+            l->w[i].state = 1; /* reserved: a worker that leaves sets 2 */
+    }
+    pthread_mutex_unlock(&l->mu);
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    for (int i = 0; i < l->workers; i++) {
-        if (l->w[i].state != 0)
+    for (int i = 0; i < CN_MAX_WORKERS; i++) {
+        if (!start[i])
             continue;
-        WorkerArg *a = malloc(sizeof *a);
+        WorkerArg *a = rc ? NULL : malloc(sizeof *a);
         if (!a || (a->l = l, a->id = i, pthread_create(&l->w[i].th, NULL, worker_main, a) != 0)) {
             free(a);
-            l->workers = i;
+            pthread_mutex_lock(&l->mu);
+            l->w[i].state = 0; /* never started, nor will any after it */
+            if (!rc && l->workers > i)
+                l->workers = i;
+            pthread_mutex_unlock(&l->mu);
             rc = -CN_ENOMEM;
-            break;
         }
-        l->w[i].state = 1;
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return rc;
@@ -301,6 +347,7 @@ int loader_new(Loader **out, const LoaderSrc *src, int batch, int workers, int p
     l->perm_epoch = -1;
     l->perm = malloc((size_t)src->n * sizeof *l->perm);
     l->inline_aug = malloc(sizeof *l->inline_aug);
+    pthread_mutex_init(&l->ctl_mu, NULL);
     pthread_mutex_init(&l->mu, NULL);
     pthread_cond_init(&l->cond_ready, NULL);
     pthread_cond_init(&l->cond_room, NULL);
@@ -322,6 +369,7 @@ void loader_free(Loader *l)
         return;
     int started[CN_MAX_WORKERS];
 
+    pthread_mutex_lock(&l->ctl_mu);
     pthread_mutex_lock(&l->mu);
     l->quit = 1;
     pthread_cond_broadcast(&l->cond_room);
@@ -332,11 +380,13 @@ void loader_free(Loader *l)
     for (int i = 0; i < CN_MAX_WORKERS; i++)
         if (started[i])
             pthread_join(l->w[i].th, NULL);
+    pthread_mutex_unlock(&l->ctl_mu);
     for (int i = 0; i < l->nslots; i++) {
         mem_free(l->slots[i].x);
         free(l->slots[i].labels);
         free(l->slots[i].idx);
     }
+    pthread_mutex_destroy(&l->ctl_mu);
     pthread_mutex_destroy(&l->mu);
     pthread_cond_destroy(&l->cond_ready);
     pthread_cond_destroy(&l->cond_room);
@@ -349,7 +399,7 @@ void loader_free(Loader *l)
 static int slot_of(const Loader *l, long seq)
 {
     for (int i = 0; i < l->nslots; i++)
-        if (l->slots[i].state != SLOT_FREE && l->slots[i].gen == l->gen &&
+        if (l->slots[i].state >= SLOT_FILLING && l->slots[i].gen == l->gen &&
             l->slots[i].seq == seq)
             return i;
     return -1;
@@ -367,6 +417,8 @@ int loader_next(Loader *l, Batch *b, const atomic_int *stop)
         if (i < 0 && l->workers == 0 && l->next_seq == l->take_seq) {
             /* No loader threads: prepare this ticket here, inline. */
             i = ticket_claim(l);
+            if (i == SLOT_RETRY)
+                continue;
             if (i >= 0) {
                 Slot *s = &l->slots[i];
                 pthread_mutex_unlock(&l->mu);
@@ -424,12 +476,19 @@ int loader_set_workers(Loader *l, int workers)
 
     if (workers < 0 || workers > CN_MAX_WORKERS)
         return -CN_EINVAL;
+    pthread_mutex_lock(&l->ctl_mu);
     pthread_mutex_lock(&l->mu);
     l->workers = workers;
-    rc = start_workers(l);
+    /* Surplus threads see it and leave; the trainer, inline loading with 0. */
     pthread_cond_broadcast(&l->cond_room);
     pthread_cond_broadcast(&l->cond_ready);
     pthread_mutex_unlock(&l->mu);
+    rc = start_workers(l);
+    pthread_mutex_lock(&l->mu);
+    pthread_cond_broadcast(&l->cond_room);
+    pthread_cond_broadcast(&l->cond_ready);
+    pthread_mutex_unlock(&l->mu);
+    pthread_mutex_unlock(&l->ctl_mu);
     return rc;
 }
 
@@ -441,7 +500,7 @@ void loader_set_prefetch(Loader *l, int prefetch)
     pthread_mutex_unlock(&l->mu);
 }
 
-/* Discards every ticket not yet taken and restarts the sampler at (epoch,
+/* Discards every ticket not yet taken and restarts issuing at (epoch,
  * pos); under mu. */
 static void flush(Loader *l, long epoch, long pos)
 {

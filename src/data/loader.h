@@ -8,9 +8,9 @@
  * aligned slot: x (N, rows*cols), labels (N).
  *
  * DESIGN
- * The sampler hands out tickets in order: ticket `seq` is the slice
- * (epoch, pos, n) of the permutation for (seed, epoch), starting where the
- * previous ticket ended, at the batch size of the moment.  With W = 0 the
+ * Tickets are issued in order: ticket `seq` is the slice (epoch, pos, n)
+ * of the permutation for (seed, epoch), starting where the previous ticket
+ * ended, at the batch size of the moment.  With W = 0 the
  * trainer prepares its own ticket inline.  With W > 0, loader threads claim
  * tickets in order, each into a free slot, while fewer than `prefetch`
  * tickets are outstanding (claimed but not yet taken by the trainer), and
@@ -19,12 +19,16 @@
  * change at any moment: new threads start claiming, surplus threads leave
  * after their current batch.  A change of batch size flushes: tickets not
  * yet taken are discarded (a slot still being prepared is dropped when its
- * thread finishes, recognised by its generation) and the sampler restarts
- * at the trainer's position.  Nothing is lost or repeated.
+ * thread finishes, recognised by its generation) and issuing restarts at
+ * the trainer's position.  Nothing is lost or repeated.
  *
  * Everything below `mu` in struct Loader is guarded by it; the data set is
  * read-only and shared by every thread.  Slot memory grows on demand and is
- * reused; the step never allocates once the slots exist.
+ * reused; the step never allocates once the slots exist.  No thread holds
+ * mu across a system call, since the trainer takes it for every batch:
+ * batches are prepared, slots grown (malloc may map memory) and threads
+ * started and joined with mu released; `ctl_mu` serialises the starting
+ * and joining (loader_set_workers, loader_free).
  */
 #ifndef CNNTOP_LOADER_H
 #define CNNTOP_LOADER_H
@@ -100,7 +104,7 @@ int loader_set_workers(Loader *l, int workers);
 void loader_set_prefetch(Loader *l, int prefetch);   /* 0: 2 per worker */
 void loader_set_batch(Loader *l, int batch);         /* flushes if it differs */
 
-/* Restarts the sampler at (epoch, pos) if it is elsewhere (flushes). */
+/* Restarts issuing at (epoch, pos) if it is elsewhere (flushes). */
 void loader_seek(Loader *l, long epoch, long pos);
 
 /* While active, workers waiting on a full queue count as blocked, else idle. */

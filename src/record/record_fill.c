@@ -20,8 +20,8 @@
 
 static int fill_layers(RunRecord *r, const Engine *e)
 {
-    LayerTime lt[64];
-    int rc = 0, n = engine_profile(e, lt, 64);
+    LayerTime lt[CN_MAX_LAYERS];
+    int rc = 0, n = engine_profile(e, lt, CN_MAX_LAYERS);
 
     for (int i = 0; i < n && rc == 0; i++) {
         rc = record_add_layer(r, &lt[i], lt[i].flops > 0 ? lt[i].flops : NAN);
@@ -34,13 +34,13 @@ static int fill_layers(RunRecord *r, const Engine *e)
 }
 
 /* The interval samples, each with the epoch it fell in. */
-static int fill_samples(RunRecord *r, Engine *e)
+static int fill_samples(RunRecord *r, Engine *e, const EngineSnapshot *snap)
 {
     Sample *s = malloc(FILL_SAMPLES * sizeof *s);
-    long n_train = engine_train_images(e);
+    long n_train = snap->train_images;
     int rc = s ? 0 : -CN_ENOMEM;
 
-    for (long from = 0, total = engine_samples_total(e); rc == 0 && from < total;) {
+    for (long from = 0, total = snap->samples_total; rc == 0 && from < total;) {
         int k = engine_samples(e, s, FILL_SAMPLES, from);
         if (k <= 0)
             break;
@@ -55,7 +55,7 @@ static int fill_samples(RunRecord *r, Engine *e)
 
 /* The evaluations made during training, the epochs they ended, and the
  * time to r->target_accuracy when one is set. */
-static int fill_evals(RunRecord *r, const Engine *e)
+static int fill_evals(RunRecord *r, Engine *e)
 {
     EvalPoint *ev = malloc(CN_MAX_EVALS * sizeof *ev);
     int rc = ev ? 0 : -CN_ENOMEM, n = ev ? engine_evals(e, ev, CN_MAX_EVALS) : 0;
@@ -126,35 +126,35 @@ static int fill_counters(RunRecord *r, CounterSet *cs)
 
 int record_fill(RunRecord *r, Engine *e, CounterSet *cs, const EvalResult *eval)
 {
-    RunConfig cfg;
-    LiveStats ls;
-    Segment seg[CN_MAX_SEGMENTS];
+    EngineSnapshot *snap = malloc(sizeof *snap);
     int rc;
 
-    engine_config(e, &cfg);
-    rc = record_set_config(r, &cfg);
+    if (!snap)
+        return -CN_ENOMEM;
+    engine_snapshot(e, snap);
+    rc = record_set_config(r, &snap->cfg);
     if (rc == 0)
-        rc = record_set_data_dir(r, engine_data_dir(e));
-    r->train_images = engine_train_images(e);
-    r->test_images = engine_test_images(e);
-    r->threads_used = engine_threads(e);
+        rc = record_set_data_dir(r, snap->data_dir);
+    r->train_images = snap->train_images;
+    r->test_images = snap->test_images;
+    r->threads_used = snap->threads;
     machine_info(&r->machine);
     r->flops_per_image = engine_flops_per_image();
     r->flops_executed_per_image = engine_flops_executed_per_image();
-    engine_stats(e, &r->train);
-    engine_live(e, &ls);
-    r->loader_samples_per_s = ls.load_samples_per_s > 0 ? ls.load_samples_per_s : NAN;
+    r->train = snap->train;
+    r->loader_samples_per_s = snap->live.load_samples_per_s > 0 ? snap->live.load_samples_per_s
+                                                                : NAN;
     r->have_eval = eval != NULL;
     if (eval)
         r->eval = *eval;
     r->peak_rss_kib = machine_peak_rss_kib();
     if (rc == 0)
         rc = fill_layers(r, e);
-    int n = engine_segments(e, seg, CN_MAX_SEGMENTS);
-    for (int i = 0; i < n && rc == 0; i++)
-        rc = record_add_segment(r, &seg[i]);
+    for (int i = 0; i < snap->nsegments && rc == 0; i++)
+        rc = record_add_segment(r, &snap->seg[i]);
     if (rc == 0)
-        rc = fill_samples(r, e);
+        rc = fill_samples(r, e, snap);
+    free(snap);
     if (rc == 0)
         rc = fill_evals(r, e);
     if (rc == 0 && cs) {

@@ -241,7 +241,7 @@ static void test_gap_warning(void)
     CHECK(msg[0] == '\0');
     CHECK_INT(calibrate_check(&s, 100.0, msg, sizeof msg), ==, 1);
     CHECK(!strcmp(msg, "measured 100 s, the sketch says 10 s: a 10x gap is a sign of a "
-                       "real problem (see DESIGN.md)"));
+                       "real problem (see 'On paper' in man cnntop)"));
     CHECK_INT(calibrate_check(&s, 250.0, msg, sizeof msg), ==, 1);
     CHECK_STR_HAS(msg, "measured 250 s, the sketch says 10 s");
     /* Ten times faster than paper is just as suspicious. */

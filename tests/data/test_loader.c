@@ -415,19 +415,17 @@ static void test_engine(void)
         if (w == 0 && counters_new(&cs, "task-clock,instructions", err, sizeof err) == 0)
             engine_set_counters(rec.e, cs);
         CHECK_INT(engine_train(rec.e, record_loss, &rec, err, sizeof err), ==, 0);
-        LiveStats ls;
-        engine_live(rec.e, &ls);
-        CHECK_INT(ls.workers, ==, w < 3 ? w : 0);
-        Segment seg[8];
-        CHECK_INT(engine_segments(rec.e, seg, 8), ==, w < 3 ? 1 : 2);
+        EngineSnapshot snap;
+        engine_snapshot(rec.e, &snap);
+        CHECK_INT(snap.live.workers, ==, w < 3 ? w : 0);
+        CHECK_INT(snap.nsegments, ==, w < 3 ? 1 : 2);
         if (w == 0) {
             /* The per-layer profile: FLOPs as computed by hand for the
              * reference model, and times that add up to the step's. */
-            LayerTime lt[64];
-            TrainStats st;
-            int n = engine_profile(rec.e, lt, 64);
+            LayerTime lt[CN_MAX_LAYERS];
+            const TrainStats st = snap.train;
+            int n = engine_profile(rec.e, lt, CN_MAX_LAYERS);
             double fwd = 0, all = 0, secs = 0, c1 = 0;
-            engine_stats(rec.e, &st);
             for (int i = 0; i < n; i++) {
                 all += lt[i].flops;
                 secs += lt[i].seconds;

@@ -72,11 +72,12 @@ static void test_learns(void)
     Engine *e = make(0, 64, 1);
     LossLog log;
     EvalResult ev;
-    TrainStats st;
+    EngineSnapshot snap;
     char err[512];
 
     train(e, &log);
-    engine_stats(e, &st);
+    engine_snapshot(e, &snap);
+    const TrainStats st = snap.train;
     double first = 0, last = 0;
     for (int i = 0; i < 5; i++) {
         first += log.loss[i] / 5;

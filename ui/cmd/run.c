@@ -182,19 +182,19 @@ int run_eval(const Options *o)
         return EXIT_FAIL;
     }
     RunRecord rec;
-    RunConfig cfg;
+    EngineSnapshot snap;
     record_init(&rec);
-    engine_config(e, &cfg);
-    record_set_config(&rec, &cfg);
-    record_set_data_dir(&rec, engine_data_dir(e));
+    engine_snapshot(e, &snap);
+    record_set_config(&rec, &snap.cfg);
+    record_set_data_dir(&rec, snap.data_dir);
     rec.train_images = -1; /* not read: eval needs the test split alone */
-    rec.test_images = engine_test_images(e);
-    rec.threads_used = engine_threads(e);
+    rec.test_images = snap.test_images;
+    rec.threads_used = snap.threads;
     machine_info(&rec.machine);
     rec.have_eval = 1;
     rec.eval = ev;
     summary_print_header(stdout, &rec, "eval");
-    long done = engine_epochs_done(e), part = engine_epoch_images(e);
+    long done = snap.epochs_done, part = snap.epoch_images;
     printf("  Checkpoint:           %s (%ld epoch%s complete", o->load, done, fmt_plural(done));
     if (part > 0)
         printf(", then %ld image%s of epoch %ld", part, fmt_plural(part), done + 1);

@@ -113,6 +113,111 @@ void runner_set_peak(RunRecord *rec, const Calibration *c)
              peak > 0.0 ? calibrate_width_name(w) : "");
 }
 
+/* Makes repeat r's engine (loaded from --load, tracing when it is the
+ * last); prints why not and returns 1. */
+static int repeat_open(const RunnerOpts *ro, int r, int is_last, Engine **out)
+{
+    char err[512];
+    RunConfig cfg = ro->cfg;
+    Engine *e = NULL;
+
+    *out = NULL;
+    if (ro->vary_seed)
+        cfg.seed += (uint64_t)r;
+    cfg.eval_epochs = 1;
+    if (engine_new(&e, &cfg, err, sizeof err) != 0 ||
+        (ro->load && engine_load(e, ro->load, err, sizeof err) != 0)) {
+        fprintf(stderr, "cnntop: %s\n", err);
+        engine_free(e);
+        return 1;
+    }
+    if (is_last && ro->trace && engine_set_trace(e, ro->trace, err, sizeof err) != 0) {
+        fprintf(stderr, "cnntop: --trace: %s\n", err);
+        engine_free(e);
+        return 1;
+    }
+    *out = e;
+    return 0;
+}
+
+/* What one repeat's training gave. */
+typedef struct Repeat {
+    RecordRepeat rep;
+    TrainStats st;
+    EvalResult er;
+    int have_er;    /* er holds the final evaluation */
+    int trained;    /* engine_train() returned 0 */
+    int rc;         /* the exit code it asks for: 0, 1 or 3 */
+} Repeat;
+
+/* Trains repeat r (of `total`) and evaluates it, with progress on stderr. */
+static void repeat_train(const RunnerOpts *ro, Engine *e, int r, int total, RunRecord *rec,
+                         Repeat *out)
+{
+    char err[512];
+    int measured = r >= ro->warmup;
+    ProgressState ps = {.tty = isatty(2), .prefix = ro->prefix ? ro->prefix : ""};
+    EngineSnapshot snap;
+
+    memset(out, 0, sizeof *out);
+    if (total > 1)
+        snprintf(ps.what, sizeof ps.what, "%s %d/%d", measured ? "run" : "warm-up",
+                 measured ? r - ro->warmup + 1 : r + 1, measured ? ro->runs : ro->warmup);
+    sig_engine = e;
+    int trc = sig_caught ? 0 : engine_train(e, on_progress, &ps, err, sizeof err);
+    sig_engine = NULL;
+    if (ps.shown)
+        fputc('\n', stderr);
+    engine_snapshot(e, &snap);
+    out->st = snap.train;
+    out->rep = (RecordRepeat){.wall = out->st.wall, .images_per_s = out->st.images_per_s,
+                              .user = out->st.cpu_user, .system = out->st.cpu_sys,
+                              .accuracy = NAN};
+    out->trained = trc == 0;
+    if (trc != 0) {
+        fprintf(stderr, "cnntop: %s\n", err);
+        record_set_error(rec, err);
+        out->rc = out->rep.exit_code = trc == -CN_EDIVERGED ? 3 : 1;
+    } else if (!sig_caught && !out->st.stopped &&
+               engine_evaluate_final(e, &out->er, err, sizeof err) == 0) {
+        out->have_er = 1;
+        out->rep.accuracy = out->er.accuracy;
+    }
+    if (sig_caught) {
+        rec->interrupted = 1;
+        out->rep.exit_code = 128 + sig_caught;
+    }
+}
+
+/* The kept repeat: its record, checkpoint and trace.  Returns 0 or 1. */
+static int repeat_keep(const RunnerOpts *ro, Engine *e, CounterSet *cs, const Repeat *rp,
+                       int is_last, RunRecord *rec)
+{
+    char err[512];
+    int rc = 0;
+
+    if (record_fill(rec, e, cs, rp->have_er ? &rp->er : NULL) != 0) {
+        fprintf(stderr, "cnntop: out of memory building the run record\n");
+        rc = 1;
+    }
+    /* a run stopped before its first step saves no checkpoint */
+    if (rp->trained && rp->st.steps > 0 && ro->save &&
+        engine_save(e, ro->save, err, sizeof err) != 0) {
+        fprintf(stderr, "cnntop: %s\n", err);
+        record_set_error(rec, err); /* the record says why the exit code is 1 */
+        rc = 1;
+    }
+    if (ro->trace && is_last && rp->st.steps > 0) {
+        if (engine_write_trace(e, err, sizeof err) != 0) {
+            fprintf(stderr, "cnntop: %s\n", err);
+            record_set_error(rec, err);
+            rc = 1;
+        } else
+            fprintf(stderr, "cnntop: trace written to %s\n", ro->trace);
+    }
+    return rc;
+}
+
 int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet **counters)
 {
     char err[512];
@@ -131,89 +236,25 @@ int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet *
         return 2;
     }
     for (int r = 0; r < total && !sig_caught && rc == 0; r++) {
-        int measured = r >= ro->warmup;
-        RunConfig cfg = ro->cfg;
+        int measured = r >= ro->warmup, is_last = r == total - 1;
         Engine *e;
-        ProgressState ps = {.tty = isatty(2), .prefix = ro->prefix ? ro->prefix : "",
-                           };
-        if (ro->vary_seed)
-            cfg.seed += (uint64_t)r;
-        cfg.eval_epochs = 1;
-        if (total > 1)
-            snprintf(ps.what, sizeof ps.what, "%s %d/%d", measured ? "run" : "warm-up",
-                     measured ? r - ro->warmup + 1 : r + 1, measured ? ro->runs : ro->warmup);
-        if (engine_new(&e, &cfg, err, sizeof err) != 0 ||
-            (ro->load && engine_load(e, ro->load, err, sizeof err) != 0)) {
-            fprintf(stderr, "cnntop: %s\n", err);
-            engine_free(e);
-            rc = 1;
+        Repeat rp;
+
+        if ((rc = repeat_open(ro, r, is_last, &e)) != 0)
             break;
-        }
-        int is_last = r == total - 1;
-        if (is_last && ro->trace && engine_set_trace(e, ro->trace, err, sizeof err) != 0) {
-            fprintf(stderr, "cnntop: --trace: %s\n", err);
-            engine_free(e);
-            rc = 1;
-            break;
-        }
         if (measured)
             engine_set_counters(e, cs);
-        sig_engine = e;
-        int trc = sig_caught ? 0 : engine_train(e, on_progress, &ps, err, sizeof err);
-        sig_engine = NULL;
-        if (ps.shown)
-            fputc('\n', stderr);
-        TrainStats st;
-        EvalResult er;
-        int have_er = 0;
-        engine_stats(e, &st);
-        RecordRepeat rep = {.wall = st.wall, .images_per_s = st.images_per_s,
-                            .user = st.cpu_user, .system = st.cpu_sys, .accuracy = NAN};
-        if (trc != 0) {
-            fprintf(stderr, "cnntop: %s\n", err);
-            record_set_error(rec, err);
-            rc = rep.exit_code = trc == -CN_EDIVERGED ? 3 : 1;
-        } else if (!sig_caught && !st.stopped &&
-                   engine_evaluate_final(e, &er, err, sizeof err) == 0) {
-            have_er = 1;
-            rep.accuracy = er.accuracy;
-        }
-        if (sig_caught) {
-            rec->interrupted = 1;
-            rep.exit_code = 128 + sig_caught;
-        }
-        if (measured) {
-            if (ro->runs > 1 || ro->warmup > 0)
-                record_add_repeat(rec, &rep);
-        }
+        repeat_train(ro, e, r, total, rec, &rp);
+        rc = rp.rc;
+        if (measured && (ro->runs > 1 || ro->warmup > 0))
+            record_add_repeat(rec, &rp.rep);
         int keep = measured && (is_last || sig_caught || rc != 0);
-        if (keep) {
-            if (record_fill(rec, e, cs, have_er ? &er : NULL) != 0) {
-                fprintf(stderr, "cnntop: out of memory building the run record\n");
-                rc = 1;
-            }
-            /* a run stopped before its first step saves no checkpoint */
-            if (trc == 0 && st.steps > 0 && ro->save &&
-                engine_save(e, ro->save, err, sizeof err) != 0) {
-                fprintf(stderr, "cnntop: %s\n", err);
-                record_set_error(rec, err); /* the record says why the exit code is 1 */
-                rc = 1;
-            }
-            if (ro->trace && is_last && st.steps > 0) {
-                if (engine_write_trace(e, err, sizeof err) != 0) {
-                    fprintf(stderr, "cnntop: %s\n", err);
-                    record_set_error(rec, err);
-                    rc = 1;
-                } else
-                    fprintf(stderr, "cnntop: trace written to %s\n", ro->trace);
-            }
-        }
-        if (keep && last) {
-            *last = e;
-            /* the hook stays: the engine's threads detach when it is freed */
-        } else {
+        if (keep && repeat_keep(ro, e, cs, &rp, is_last, rec) != 0)
+            rc = 1;
+        if (keep && last)
+            *last = e; /* the hook stays: the engine's threads detach when it is freed */
+        else
             engine_free(e);
-        }
         if (keep)
             break;
     }

@@ -13,10 +13,10 @@
 #include "tui/poll.h"
 #include "tui/session.h"
 
-static void poll_samples(Tui *t, Engine *e)
+static void poll_samples(Tui *t, Engine *e, const EngineSnapshot *snap)
 {
-    unsigned gen = engine_samples_generation(e);
-    long total = engine_samples_total(e);
+    unsigned gen = snap->samples_generation;
+    long total = snap->samples_total;
 
     /* By run number, not by engine address: a new engine may be allocated
      * where the freed one was. */
@@ -76,10 +76,13 @@ void poll_tick(Tui *t)
     t->engine = e;
     t->have_live = 0;
     if (e) {
-        engine_live(e, &t->live);
+        EngineSnapshot snap;
+        engine_snapshot(e, &snap);
+        t->live = snap.live;
         t->have_live = 1;
-        poll_samples(t, e);
-        t->nsegs = engine_segments(e, t->segs, CN_MAX_SEGMENTS);
+        poll_samples(t, e, &snap);
+        t->nsegs = snap.nsegments;
+        memcpy(t->segs, snap.seg, (size_t)snap.nsegments * sizeof *snap.seg);
     } else if (t->samples_seq != t->rv.seq) {
         /* A run loading or failed to load: none of the last run's figures. */
         t->nsamples = 0;

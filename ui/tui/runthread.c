@@ -73,6 +73,7 @@ static void build_record(TuiRun *r, Engine *e, const EvalResult *ev, const char 
 
 static void finish(TuiRun *r, Engine *e, int trc, const char *err)
 {
+    EngineSnapshot snap;
     TrainStats st;
     EvalResult ev;
     char eerr[512];
@@ -80,7 +81,8 @@ static void finish(TuiRun *r, Engine *e, int trc, const char *err)
     memset(&ev, 0, sizeof ev);
     int have_ev = 0;
 
-    engine_stats(e, &st);
+    engine_snapshot(e, &snap);
+    st = snap.train;
     pthread_mutex_lock(&r->mu);
     r->view.st = st;
     r->view.have_st = 1;
@@ -139,12 +141,14 @@ static void *run_main(void *arg)
         set_state(r, RUN_FAILED, err);
         return NULL;
     }
+    EngineSnapshot snap;
+    engine_snapshot(e, &snap);
     pthread_mutex_lock(&r->mu);
     r->engine = e;
-    r->view.threads = engine_threads(e);
-    r->view.train_images = engine_train_images(e);
-    r->view.test_images = engine_test_images(e);
-    snprintf(r->view.data_dir, sizeof r->view.data_dir, "%s", engine_data_dir(e));
+    r->view.threads = snap.threads;
+    r->view.train_images = snap.train_images;
+    r->view.test_images = snap.test_images;
+    snprintf(r->view.data_dir, sizeof r->view.data_dir, "%s", snap.data_dir);
     r->view.state = RUN_TRAINING;
     pthread_mutex_unlock(&r->mu);
     attach_counters(r, e);

@@ -5,7 +5,7 @@
  * waits on the engine.  A TuiRun makes an Engine (reading the data set),
  * trains it with a cheap progress callback, evaluates it on the test set
  * and stops; the UI thread copies a RunView at 10 Hz and calls the
- * engine's live functions (engine_live, engine_set_*, engine_samples...),
+ * engine's live functions (engine_snapshot, engine_set_*, engine_samples...),
  * which engine.h allows from any thread.
  *
  * DESIGN

@@ -250,7 +250,7 @@ int calibrate_sketch(const Calibration *c, long images, int batch, Sketch *out);
 /*
  * Compares a measured time with the sketch.  When either is CALIB_GAP_FACTOR
  * times the other or more, writes "measured X s, the sketch says Y s: a 10x
- * gap is a sign of a real problem (see DESIGN.md)" into msg and returns 1;
+ * gap is a sign of a real problem (see 'On paper' in man cnntop)" into msg and returns 1;
  * otherwise (or when either time is not positive) msg = "" and returns 0.
  */
 int calibrate_check(const Sketch *s, double measured_s, char *msg, size_t len);

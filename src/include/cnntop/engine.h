@@ -1,10 +1,14 @@
 /*
  * engine.h: the public API of the cnntop engine.
  *
- * The engine trains the reference CNN (see DESIGN.md) on MNIST-format data.
+ * The engine trains the reference CNN (nn/model.h, docs/ARCHITECTURE.md) on MNIST-format data.
  * Front ends (the headless commands, the dashboard, the tests) drive it only
  * through this header: configure an Engine, train it with a progress
- * callback, evaluate it, save and load checkpoints, read its figures.
+ * callback, change its loader and batch settings live, evaluate it, save
+ * and load checkpoints, and read its figures: one snapshot struct
+ * (engine_snapshot()) copied out under the engine's lock, plus copy-out
+ * functions for the three variable-length arrays (samples, evaluations,
+ * the per-layer profile).
  *
  * Conventions: functions return 0 on success or a negative CN_E* code, and
  * fill a caller-supplied buffer `err` (of `errlen` bytes, may be NULL) with a
@@ -121,7 +125,7 @@ void engine_free(Engine *e);
 /*
  * Trains as the config says, calling `fn` (may be NULL) after each step.
  * Returns 0 when done or stopped, -CN_EDIVERGED when the loss stops being
- * finite (the stats hold what happened up to then).
+ * finite (EngineSnapshot.train holds what happened up to then).
  */
 int engine_train(Engine *e, ProgressFn fn, void *userdata, char *err, size_t errlen);
 
@@ -154,11 +158,6 @@ typedef struct EvalPoint {
 int engine_evaluate_final(Engine *e, EvalResult *out, char *err, size_t errlen);
 
 #define CN_MAX_EVALS 4096
-/* The evaluations of the last engine_train() call, in order; returns how many. */
-int engine_evals(const Engine *e, EvalPoint *out, int max);
-
-/* Figures of the last engine_train() call (zeros before one). */
-void engine_stats(const Engine *e, TrainStats *out);
 
 /*
  * Writes a checkpoint (weights, BatchNorm running statistics, Adam state and
@@ -173,26 +172,6 @@ int engine_save(Engine *e, const char *path, char *err, size_t errlen);
  * with -CN_EFORMAT and the engine is left as it was.
  */
 int engine_load(Engine *e, const char *path, char *err, size_t errlen);
-
-/* The epoch numbering continues across a loaded checkpoint: epochs already done. */
-long engine_epochs_done(const Engine *e);
-
-/* Training images of the unfinished epoch already done (a checkpoint taken
- * mid-epoch, e.g. after --steps 30 at batch 64: 1920), 0 at an epoch's start. */
-long engine_epoch_images(const Engine *e);
-
-/* Training images in the data set after --limit, and test images after --test-limit. */
-long engine_train_images(const Engine *e);
-long engine_test_images(const Engine *e);
-
-/* The data directory actually used (after torchvision layouts were searched). */
-const char *engine_data_dir(const Engine *e);
-
-/* The settings in effect now (after live changes); strings owned by e. */
-void engine_config(Engine *e, RunConfig *out);
-
-/* Compute threads in use. */
-int engine_threads(const Engine *e);
 
 /* Floating-point operations of one training image: forward + backward,
  * as the direct convolution counts them (the model's work; PyTorch's
@@ -225,10 +204,6 @@ typedef struct LayerTime {
 } LayerTime;
 #define CN_LAYER_EVENTS 8
 
-/* Fills up to max entries, in step order, for the last engine_train() call;
- * returns how many. */
-int engine_profile(const Engine *e, LayerTime *out, int max);
-
 /*
  * Live control, from any thread while engine_train() runs (or between runs).
  * Workers and prefetch apply at once; the batch size at the next step
@@ -240,8 +215,7 @@ int engine_set_workers(Engine *e, int workers, char *err, size_t errlen);
 int engine_set_prefetch(Engine *e, int prefetch, char *err, size_t errlen);
 int engine_set_batch(Engine *e, int batch, char *err, size_t errlen);
 
-/* The live state of a run, copied under a lock: any thread may call
- * engine_live() at any time, e.g. a dashboard at 10 Hz. */
+/* The live state of a run, EngineSnapshot.live. */
 typedef struct LiveStats {
     int running;            /* engine_train() is going */
     Progress p;             /* as the last progress callback saw it */
@@ -265,8 +239,6 @@ typedef struct LiveStats {
 
 #define CN_LOADER_BOUND 0.10
 
-void engine_live(Engine *e, LiveStats *out);
-
 /*
  * One sample of a run, taken about 10 times a second by the engine's
  * sampler thread while engine_train() runs.  The engine keeps the whole
@@ -287,13 +259,6 @@ typedef struct Sample {
     float miss_rate;        /* cache-misses / cache-references, 0..1; NAN: not counted */
 } Sample;
 
-/* Copies samples from index `from` on (up to max); returns how many.  The
- * total so far is engine_samples_total(); merging renumbers, so readers
- * that keep copies should watch engine_samples_generation(). */
-int engine_samples(Engine *e, Sample *out, int max, long from);
-long engine_samples_total(Engine *e);
-unsigned engine_samples_generation(Engine *e);
-
 /* A stretch of a run with one setting of batch, workers and prefetch. */
 typedef struct Segment {
     long first_step, steps; /* steps of the run in this segment */
@@ -306,7 +271,68 @@ typedef struct Segment {
 } Segment;
 
 #define CN_MAX_SEGMENTS 256
-int engine_segments(Engine *e, Segment *out, int max);
+
+#define CN_DATA_DIR_LEN 4096
+
+/*
+ * Everything a front end shows about an engine, at one moment: a plain
+ * struct with no pointers into the engine, so it may be kept as long as
+ * wanted.  Filled by engine_snapshot().
+ */
+typedef struct EngineSnapshot {
+    /* Fixed by engine_new(). */
+    char data_dir[CN_DATA_DIR_LEN]; /* the data directory actually used (after
+                                       torchvision layouts were searched) */
+    long train_images;      /* training images in the data set after --limit */
+    long test_images;       /* test images after --test-limit */
+    int threads;            /* compute threads in use */
+    /* The settings in effect now, after live changes; cfg.data_dir is NULL
+     * (the directory is data_dir above). */
+    RunConfig cfg;
+    /* The position in training, continued across a loaded checkpoint. */
+    long epochs_done;       /* epochs complete */
+    long epoch_images;      /* training images of the unfinished epoch already
+                               done (e.g. 1920 after --steps 30 at batch 64),
+                               0 at an epoch's start */
+    /* The current engine_train() call as of its last step, or the last one
+     * once it returned (zeros before any). */
+    TrainStats train;
+    LiveStats live;         /* the run now: progress, loader, rates */
+    int nsegments;          /* segments of the run, seg[0..nsegments) */
+    Segment seg[CN_MAX_SEGMENTS];
+    long samples_total;     /* samples held now (engine_samples()) */
+    unsigned samples_generation; /* bumped when samples are renumbered (merged,
+                                    or a new run began): refetch copies */
+    int nevals;             /* evaluations made in the run (engine_evals()) */
+} EngineSnapshot;
+
+/*
+ * Copies the engine's figures into *out under the engine's lock: any
+ * thread may call it at any time, e.g. a dashboard at 10 Hz, while
+ * engine_train() runs or between runs.  The lock is held for the copy
+ * alone; the trainer never waits on it for more than a copy's time.
+ */
+void engine_snapshot(Engine *e, EngineSnapshot *out);
+
+/*
+ * The variable-length figures, copied out under the same lock from any
+ * thread.  engine_samples() copies the samples from index `from` on (up to
+ * max); engine_evals() the evaluations of the run, in order.  Each returns
+ * how many it copied.  Merging renumbers samples: readers that keep copies
+ * watch EngineSnapshot.samples_generation.
+ */
+int engine_samples(Engine *e, Sample *out, int max, long from);
+int engine_evals(Engine *e, EvalPoint *out, int max);
+
+/*
+ * The per-layer profile of the current or last engine_train() call, up to
+ * max entries in step order; returns how many.  The profile is the
+ * trainer's own, written at every layer boundary without a lock: read it on
+ * the training thread (from the progress callback) or once engine_train()
+ * has returned.
+ */
+#define CN_MAX_LAYERS 64
+int engine_profile(const Engine *e, LayerTime *out, int max);
 
 /*
  * Records a timeline of the coming runs (steps, data waits, layers, loader

@@ -198,6 +198,12 @@ grep -q "ran" "$tmp/out" && fail "exec --export onto an existing file still ran 
 has "^cnntop: --export: .*e.json" "$tmp/err"
 run 1 exec --export "$tmp/x.txt" -- true
 has "^cnntop: --export: " "$tmp/err"
+# CSV and Markdown describe cnntop's own training: refused, nothing run.
+run 1 exec --export "$tmp/x.csv" -- sh -c "echo ran"
+has "^cnntop: --export: .*x.csv: a command's record is written as JSON only" "$tmp/err"
+grep -q "ran" "$tmp/out" && fail "exec --export x.csv still ran the command"
+run 1 sweep --cmd "echo {batch}" --batch 1 --export "$tmp/x.md"
+has "^cnntop: --export: .*x.md: a command's record is written as JSON only" "$tmp/err"
 # A command that cannot be run: no record.
 run 127 exec --export "$tmp/n.json" -- /nonexistent/cmd
 [ -f "$tmp/n.json" ] && fail "exec --export wrote a record for a command that never ran"

@@ -110,6 +110,11 @@ int exec_main(const Options *o, int argc, char **argv);
  * train marked absent.  0, or -1 out of memory. */
 int exec_record_fill(RunRecord *r, ProcTree *t, const ExecResult *res, int argc, char **argv);
 
+/* export_check() for an exec record, which is written as JSON only (the
+ * CSV and Markdown writers describe cnntop's own training).  0, or -1
+ * with a one-line err naming path. */
+int exec_export_check(const char *path, int force, char *err, size_t len);
+
 /* An exec record as `cnntop report` shows it: the command, how it ended,
  * wall time, the hook's figures (or why not), peak RSS, the counters per
  * role.  what: "Report". */

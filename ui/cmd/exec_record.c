@@ -104,3 +104,17 @@ void exec_record_print(FILE *f, const RunRecord *r, const char *what)
         }
     }
 }
+
+int exec_export_check(const char *path, int force, char *err, size_t len)
+{
+    ExportFormat fmt;
+
+    if (export_check(path, force, err, len) != 0)
+        return -1;
+    if (export_format(path, &fmt, err, len) == 0 && fmt != EXPORT_JSON) {
+        snprintf(err, len, "%s: a command's record is written as JSON only (.json): the CSV and "
+                 "Markdown exports describe cnntop's own training", path);
+        return -1;
+    }
+    return 0;
+}

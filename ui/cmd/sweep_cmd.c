@@ -278,7 +278,7 @@ int sweep_cmd_main(const Options *o, int argc, char **argv)
     const int *v;
 
     if (template_check(o, err, sizeof err) != 0 ||
-        (o->export_path && export_check(o->export_path, o->force, err, sizeof err) != 0)) {
+        (o->export_path && exec_export_check(o->export_path, o->force, err, sizeof err) != 0)) {
         fprintf(stderr, "cnntop: %s%s\n", strncmp(err, "--", 2) ? "--export: " : "", err);
         return strncmp(err, "--", 2) ? EXIT_FAIL : EXIT_USAGE;
     }

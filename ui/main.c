@@ -50,7 +50,7 @@ int main(int argc, char **argv)
     case CMD_EVENTS:
         return events_main(&o);
     case CMD_EXEC:
-        return exec_main(&o);
+        return exec_main(&o, argc, argv);
     case CMD_CALIBRATE:
         return calibrate_main(&o);
     case CMD_REPORT:

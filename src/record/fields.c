@@ -39,6 +39,11 @@ const FieldNames record_aug_names = {"augmentation", sizeof aug / sizeof *aug, a
 static const FieldName roles[] = {{CN_ROLE_TRAIN, "train"}, {CN_ROLE_LOAD, "load"}};
 const FieldNames record_role_names = {"role", sizeof roles / sizeof *roles, roles};
 
+/* An exec record's counter roles: ProcRole's values (cnntop/proctree.h). */
+static const FieldName proc_roles[] = {{0, "main"}, {1, "worker"}, {2, "other"}};
+static const FieldNames proc_role_names = {"role", sizeof proc_roles / sizeof *proc_roles,
+                                           proc_roles};
+
 static const FieldName statuses[] = {
     {RECORD_CTR_OK, "ok"}, {RECORD_CTR_UNAVAILABLE, "unavailable"},
     {RECORD_CTR_NOT_COUNTED, "not-counted"},
@@ -226,17 +231,41 @@ static const Field layer_fields[] = {
     END,
 };
 
+/* A counter's members after its role, from revision rev (both tables). */
+#define COUNTER_MEMBERS(rev)                                                                   \
+    F("name", FT_STR, AT(RecordCounter, name), rev, "the event"),                              \
+        FV("value", FT_NUM, AT(RecordCounter, value), rev, "scaled count, when counted",       \
+           .derive = counter_value),                                                           \
+        F("unit", FT_STR, AT(RecordCounter, unit), rev, "ns, or empty"),                       \
+        FV("scaled", FT_NUM, AT(RecordCounter, scaled), rev, "time running / time enabled"),   \
+        F("status", FT_NAME, AT(RecordCounter, status), rev, "ok, unavailable, not-counted",   \
+          .names = &record_status_names),                                                      \
+        F("reason", FT_STR, AT(RecordCounter, reason), rev, "why not counted")
+
 static const Field counter_fields[] = {
     F("role", FT_NAME, AT(RecordCounter, role), FIRST, "train or load",
      .names = &record_role_names),
-    F("name", FT_STR, AT(RecordCounter, name), FIRST, "the event"),
-    FV("value", FT_NUM, AT(RecordCounter, value), FIRST, "scaled count, when counted",
-       .derive = counter_value),
-    F("unit", FT_STR, AT(RecordCounter, unit), FIRST, "ns, or empty"),
-    FV("scaled", FT_NUM, AT(RecordCounter, scaled), FIRST, "time running / time enabled"),
-    F("status", FT_NAME, AT(RecordCounter, status), FIRST, "ok, unavailable, not-counted",
-     .names = &record_status_names),
-    F("reason", FT_STR, AT(RecordCounter, reason), FIRST, "why not counted"),
+    COUNTER_MEMBERS(FIRST),
+    END,
+};
+
+static const Field exec_counter_fields[] = {
+    F("role", FT_NAME, AT(RecordCounter, role), RECORD_REV_EXEC, "main, worker or other",
+     .names = &proc_role_names),
+    COUNTER_MEMBERS(RECORD_REV_EXEC),
+    END,
+};
+
+#define EX(m) R(exec.m)
+#define REXEC RECORD_REV_EXEC
+static const Field exec_fields[] = {
+    F("command", FT_DUP, EX(command), REXEC, "the command profiled, shell-quoted"),
+    F("status", FT_COUNT, EX(status), REXEC, "its exit status; null: killed by a signal"),
+    F("signal", FT_INT, EX(signal), REXEC, "the signal that killed it; 0: none", .hi = 64),
+    FV("wall", FT_NUM, EX(wall), REXEC, "seconds from its exec to its exit"),
+    FV("images_per_s", FT_NUM, EX(images_per_s), REXEC, "the hook's DataLoader rate"),
+    FV("data_wait_share", FT_NUM, EX(data_wait_share), REXEC, "share of it next() waited"),
+    FV("batches", FT_COUNT, EX(batches), REXEC, "batches the hook saw"),
     END,
 };
 
@@ -256,14 +285,17 @@ const Field record_run_fields[] = {
     FV("date", FT_STR, R(date), FIRST, "start, ISO 8601 UTC"),
     FV("command", FT_DUP, R(command), FIRST, "the command line"),
     F("label", FT_DUP, R(label), FIRST, "a short name for tables"),
-    F("config", FT_OBJECT, NOWHERE, FIRST, "the settings", .sub = config_fields),
-    F("data", FT_OBJECT, NOWHERE, FIRST, "the data", .sub = data_fields),
+    F("config", FT_MAYBE, NOWHERE, FIRST, "the settings; null in an exec record",
+     .sub = config_fields, .n_off = offsetof(RunRecord, have_train)),
+    F("data", FT_MAYBE, NOWHERE, FIRST, "the data; null in an exec record", .sub = data_fields,
+     .n_off = offsetof(RunRecord, have_train)),
     F("threads_used", FT_INT, R(threads_used), FIRST, "compute threads in effect"),
     F("machine", FT_OBJECT, NOWHERE, FIRST, "the machine", .sub = machine_fields),
     F("flops_per_image", FT_NUM, R(flops_per_image), FIRST, "training FLOPs per image"),
     F("flops_executed_per_image", FT_NUM, R(flops_executed_per_image), RECORD_REV_FMA_PEAK,
      "FLOPs the step executes per image"),
-    F("train", FT_OBJECT, NOWHERE, FIRST, "the training figures", .sub = train_fields),
+    F("train", FT_MAYBE, NOWHERE, FIRST, "the training figures; null in an exec record",
+     .sub = train_fields, .n_off = offsetof(RunRecord, have_train)),
     F("eval", FT_MAYBE, NOWHERE, FIRST, "the final evaluation", .sub = eval_fields,
      .n_off = offsetof(RunRecord, have_eval)),
     FV("peak_rss_kib", FT_COUNT, R(peak_rss_kib), FIRST, "peak resident memory"),
@@ -292,6 +324,10 @@ const Field record_run_fields[] = {
      .sub = counter_fields, COUNTS(counters)),
     F("repeats", FT_ARRAY, ARRAY(repeats, RecordRepeat), FIRST, "each run of --runs",
      .sub = repeat_fields, COUNTS(repeats)),
+    F("exec", FT_MAYBE, NOWHERE, REXEC, "the command `cnntop exec` ran", .sub = exec_fields,
+     .n_off = offsetof(RunRecord, have_exec)),
+    F("exec_counters", FT_ARRAY, ARRAY(exec_counters, RecordCounter), REXEC,
+     "counters per process role", .sub = exec_counter_fields, COUNTS(exec_counters)),
     END,
 };
 

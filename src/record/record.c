@@ -43,6 +43,9 @@ void record_init(RunRecord *r)
     r->loader_samples_per_s = NAN;
     r->run_queue_wait = NAN;
     r->ipc = r->miss_rate = NAN;
+    r->have_train = 1;
+    r->exec.images_per_s = r->exec.data_wait_share = r->exec.wall = NAN;
+    r->exec.batches = -1;
 }
 
 static double peak_share(const RunRecord *r, double images_per_s, double flops)
@@ -75,6 +78,8 @@ void record_done(RunRecord *r)
     free(r->counters);
     free(r->repeats);
     free(r->evals);
+    free(r->exec.command);
+    free(r->exec_counters);
     memset(r, 0, sizeof *r);
 }
 
@@ -122,7 +127,8 @@ static int shell_safe(const char *w)
     return 1;
 }
 
-int record_set_command(RunRecord *r, int argc, char **argv)
+/* argv[0..argc) shell-quoted into a new string; NULL: out of memory. */
+static char *quote_argv(int argc, char **argv)
 {
     size_t n = 1;
     char *c, *o;
@@ -131,7 +137,7 @@ int record_set_command(RunRecord *r, int argc, char **argv)
         n += 4 * strlen(argv[i]) + 3; /* each ' becomes '\'' */
     c = o = calloc(1, n);
     if (!c)
-        return -CN_ENOMEM;
+        return NULL;
     for (int i = 0; i < argc; i++) {
         if (i)
             *o++ = ' ';
@@ -151,6 +157,15 @@ int record_set_command(RunRecord *r, int argc, char **argv)
         *o++ = '\'';
     }
     *o = '\0';
+    return c;
+}
+
+int record_set_command(RunRecord *r, int argc, char **argv)
+{
+    char *c = quote_argv(argc, argv);
+
+    if (!c)
+        return -CN_ENOMEM;
     free(r->command);
     r->command = c;
     return 0;
@@ -179,6 +194,25 @@ int record_add_eval(RunRecord *r, const RecordEval *ev) { return PUSH(r, evals, 
 int record_add_segment(RunRecord *r, const Segment *s) { return PUSH(r, segments, s); }
 int record_add_counter(RunRecord *r, const RecordCounter *c) { return PUSH(r, counters, c); }
 int record_add_repeat(RunRecord *r, const RecordRepeat *rep) { return PUSH(r, repeats, rep); }
+int record_add_exec_counter(RunRecord *r, const RecordCounter *c)
+{
+    return PUSH(r, exec_counters, c);
+}
+
+int record_set_exec_command(RunRecord *r, char **argv)
+{
+    int argc = 0;
+
+    while (argv[argc])
+        argc++;
+    char *c = quote_argv(argc, argv);
+    if (!c)
+        return -CN_ENOMEM;
+    free(r->exec.command);
+    r->exec.command = c;
+    r->have_exec = 1;
+    return 0;
+}
 
 int record_add_sample(RunRecord *r, const Sample *s, int epoch, double ipc, double miss_rate)
 {
@@ -217,7 +251,7 @@ size_t record_times(const RunRecord *r, double *out, size_t max)
     size_t n = 0;
 
     if (r->n_repeats == 0 && max > 0)
-        out[n++] = r->train.wall;
+        out[n++] = r->have_exec ? r->exec.wall : r->train.wall;
     for (size_t i = 0; i < r->n_repeats && n < max; i++)
         out[n++] = r->repeats[i].wall;
     return n;
@@ -228,7 +262,7 @@ size_t record_throughputs(const RunRecord *r, double *out, size_t max)
     size_t n = 0;
 
     if (r->n_repeats == 0 && max > 0)
-        out[n++] = r->train.images_per_s;
+        out[n++] = r->have_exec ? r->exec.images_per_s : r->train.images_per_s;
     for (size_t i = 0; i < r->n_repeats && n < max; i++)
         out[n++] = r->repeats[i].images_per_s;
     return n;

@@ -66,6 +66,9 @@ static const RealField real_fields[] = {
     {"loader_samples_per_s", offsetof(RunRecord, loader_samples_per_s), 0, INFINITY},
     {"target_accuracy", offsetof(RunRecord, target_accuracy), 0, 1},
     {"time_to_target", offsetof(RunRecord, time_to_target), 0, INFINITY},
+    {"exec.wall", offsetof(RunRecord, exec.wall), 0, INFINITY},
+    {"exec.images_per_s", offsetof(RunRecord, exec.images_per_s), 0, INFINITY},
+    {"exec.data_wait_share", offsetof(RunRecord, exec.data_wait_share), 0, 1},
 };
 
 static long long int_at(const RunRecord *r, const IntField *f)
@@ -118,7 +121,9 @@ int record_check(const RunRecord *r, const char *what, char *err, size_t errlen)
         return cn_fail(err, errlen, -CN_EFORMAT,
                        "%s: train.images %ld for %ld steps (each step trains 1..%d images)", what,
                        r->train.images, r->train.steps, CN_MAX_BATCH);
-    if (r->train.steps == 0 && !r->have_eval && !r->error)
+    if (r->have_exec && !r->exec.command)
+        return cn_fail(err, errlen, -CN_EFORMAT, "%s: exec.command is null", what);
+    if (r->train.steps == 0 && !r->have_eval && !r->error && !r->have_exec)
         return cn_fail(err, errlen, -CN_EFORMAT,
                        "%s: nothing to report (no training step, no evaluation, no error)", what);
     return check_repeats(r, what, err, errlen);

@@ -10,6 +10,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "cnntop/counters.h"
@@ -89,6 +90,20 @@ static void fill_ratios(RunRecord *r, const CounterReading *cr, int n)
     snprintf(r->miss_rate_na, sizeof r->miss_rate_na, "%s", d.miss_rate.ok ? "" : d.miss_rate.why);
 }
 
+void record_counter_from(RecordCounter *c, const CounterReading *cr, int role)
+{
+    memset(c, 0, sizeof *c);
+    c->role = (ThreadRole)role;
+    snprintf(c->name, sizeof c->name, "%.63s", cr->name);
+    snprintf(c->unit, sizeof c->unit, "%.15s", cr->unit ? cr->unit : "");
+    c->status = cr->status == CTR_OK            ? RECORD_CTR_OK
+                : cr->status == CTR_NOT_COUNTED ? RECORD_CTR_NOT_COUNTED
+                                                : RECORD_CTR_UNAVAILABLE;
+    c->value = cr->status == CTR_OK ? cr->value : NAN;
+    c->scaled = cr->status == CTR_OK ? cr->fraction : NAN;
+    snprintf(c->reason, sizeof c->reason, "%.127s", cr->reason);
+}
+
 /* The set's counters by role, as counters_read() gives them now, and the
  * compute threads' ratios. */
 static int fill_counters(RunRecord *r, CounterSet *cs)
@@ -99,15 +114,8 @@ static int fill_counters(RunRecord *r, CounterSet *cs)
     for (int role = 0; role < CN_ROLES && rc == 0; role++) {
         int n = counters_read(cs, (ThreadRole)role, cr, CTR_MAX_EVENTS);
         for (int i = 0; i < n && rc == 0; i++) {
-            RecordCounter c = {.role = (ThreadRole)role};
-            snprintf(c.name, sizeof c.name, "%.63s", cr[i].name);
-            snprintf(c.unit, sizeof c.unit, "%.15s", cr[i].unit ? cr[i].unit : "");
-            c.status = cr[i].status == CTR_OK            ? RECORD_CTR_OK
-                       : cr[i].status == CTR_NOT_COUNTED ? RECORD_CTR_NOT_COUNTED
-                                                         : RECORD_CTR_UNAVAILABLE;
-            c.value = cr[i].status == CTR_OK ? cr[i].value : NAN;
-            c.scaled = cr[i].status == CTR_OK ? cr[i].fraction : NAN;
-            snprintf(c.reason, sizeof c.reason, "%.127s", cr[i].reason);
+            RecordCounter c;
+            record_counter_from(&c, &cr[i], role);
             rc = record_add_counter(r, &c);
         }
         if (role == CN_ROLE_TRAIN)

@@ -4,6 +4,10 @@
 # passed through, a signal that kills it reported as such, bad input a
 # one-line error; with PYTHON (Debian's, with torch) the seed-shaped
 # script tests/exec/train_seed.py gets its DataLoader workers their role.
+# The records: `exec --export` writes a cnntop.run/1 record of the command
+# (argv, exit status, wall time, counters per role, the hook's images/s)
+# that `report` reads back; `sweep --cmd TEMPLATE` runs the grid of its
+# {placeholders} as exec runs them and exports a cnntop.sweep/1 record.
 # No timing thresholds: the machine may be loaded.
 set -u
 CNNTOP=$1
@@ -30,9 +34,9 @@ run() {
     [ "$got" -eq "$code" ] || fail "cnntop $*: exit $got (want $code)"
 }
 
-# has PATTERN: the summary has a line matching PATTERN.
+# has PATTERN [FILE]: the summary (or FILE) has a line matching PATTERN.
 has() {
-    grep -q -- "$1" "$tmp/out" || fail "summary lacks /$1/"
+    grep -q -- "$1" "${2:-$tmp/out}" || fail "${2:-summary} lacks /$1/"
 }
 
 # A busy shell with one child: counters for the main process (task-clock
@@ -162,6 +166,101 @@ if [ -n "$PY" ] && "$PY" -c 'import torch' 2>/dev/null; then
     has "^  Bound:  *loader-bound"
     run 0 exec --no-hook -e task-clock -- "$PY" "$SCRIPT" --workers 0 --images 128 --threads 1
     grep -q "Images/s" "$tmp/out" && fail "--no-hook: Images/s still reported"
+fi
+
+# json FILE EXPR: a Python expression over the parsed file d is true.
+json() {
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" \
+        "$1" || fail "$1: not ($2)"
+}
+
+# ---- exec --export ----
+run 3 exec -e task-clock --export "$tmp/e.json" -- sh -c 'i=0; while [ $i -lt 5000 ]; do i=$((i+1)); done; exit 3'
+[ -f "$tmp/e.json" ] || fail "exec --export: no file"
+json "$tmp/e.json" "d['schema'] == 'cnntop.run/1' and d['exec']['status'] == 3 and d['exec']['signal'] == 0"
+json "$tmp/e.json" "d['exec']['command'].startswith(\"sh -c 'i=0\") and d['exit_code'] == 3"
+json "$tmp/e.json" "d['config'] is None and d['train'] is None and d['data'] is None"
+json "$tmp/e.json" "d['exec']['wall'] > 0 and d['exec']['images_per_s'] is None"
+json "$tmp/e.json" "any(c['role'] == 'main' and c['name'] == 'task-clock' and c['value'] > 0 for c in d['exec_counters'])"
+run 0 report "$tmp/e.json"
+has "^ Report of cnntop exec: sh -c 'i=0"
+has "^  Exit:  *status 3$"
+has "^  Images/s:  *n/a: no DataLoader figures"
+has "task-clock"
+# Killed by a signal: status null, the signal named.
+run 137 exec -e task-clock --export "$tmp/k.json" -- sh -c 'kill -9 $$'
+json "$tmp/k.json" "d['exec']['status'] is None and d['exec']['signal'] == 9 and d['exit_code'] == 137"
+run 0 report "$tmp/k.json"
+has "^  Exit:  *killed by signal 9$"
+# An existing file is refused before the command runs (it would say "ran").
+run 1 exec --export "$tmp/e.json" -- sh -c "echo ran"
+grep -q "ran" "$tmp/out" && fail "exec --export onto an existing file still ran the command"
+has "^cnntop: --export: .*e.json" "$tmp/err"
+run 1 exec --export "$tmp/x.txt" -- true
+has "^cnntop: --export: " "$tmp/err"
+# CSV and Markdown describe cnntop's own training: refused, nothing run.
+run 1 exec --export "$tmp/x.csv" -- sh -c "echo ran"
+has "^cnntop: --export: .*x.csv: a command's record is written as JSON only" "$tmp/err"
+grep -q "ran" "$tmp/out" && fail "exec --export x.csv still ran the command"
+run 1 sweep --cmd "echo {batch}" --batch 1 --export "$tmp/x.md"
+has "^cnntop: --export: .*x.md: a command's record is written as JSON only" "$tmp/err"
+# A command that cannot be run: no record.
+run 127 exec --export "$tmp/n.json" -- /nonexistent/cmd
+[ -f "$tmp/n.json" ] && fail "exec --export wrote a record for a command that never ran"
+
+# ---- sweep --cmd ----
+# A 2x2 grid, 2 measured runs after 1 warm-up: each configuration's
+# command, substituted, ran 3 times (its file counts them) and 2 count.
+run 0 sweep -e task-clock --cmd "echo x >>$tmp/n_{batch}_{workers}; echo out; i=0; while [ \$i -lt {batch}000 ]; do i=\$((i+1)); done" \
+    --batch 1,2 --workers 0,3 --runs 2 --warmup 1 --export "$tmp/s.json"
+for c in 1_0 1_3 2_0 2_3; do
+    [ "$(wc -l <"$tmp/n_$c" 2>/dev/null)" -eq 3 ] || fail "sweep --cmd: $c ran $(wc -l <"$tmp/n_$c" 2>/dev/null) times, not 1 + 2"
+done
+grep -q "^out$" "$tmp/out" && fail "sweep --cmd: the command's stdout reached the table"
+has "^ Configuration  *Time \[s\]  *Images/s  *Wait  *CPU \[s\]  *Exit  *Speedup (time)"
+[ "$(grep -c "^ batch [12], workers [03]  *[0-9.]* ± [0-9.]*  *n/a .* 0  *[0-9(]" "$tmp/out")" -eq 4 ] ||
+    fail "sweep --cmd: not 4 configuration rows with mean ± sd and exit 0"
+has "^ batch 1, workers 0  .*1 (baseline)"
+has "^ Fastest: batch [12], workers [03], [0-9.]* s\.$"
+has "^ Against the runner-up (.*): .*Welch's t-test, p = [0-9.]*)\.$"
+has "^ Recommended: batch [12], workers [03]\.$"
+json "$tmp/s.json" "d['schema'] == 'cnntop.sweep/1' and len(d['runs']) == 4 and all(len(r['repeats']) == 2 for r in d['runs'])"
+json "$tmp/s.json" "[r['label'] for r in d['runs']] == ['batch 1, workers 0', 'batch 1, workers 3', 'batch 2, workers 0', 'batch 2, workers 3']"
+json "$tmp/s.json" "d['runs'][3]['exec']['command'].startswith(\"/bin/sh -c 'echo x >>\") and '/n_2_3;' in d['runs'][3]['exec']['command']"
+json "$tmp/s.json" "all(r['config'] is None and r['exec']['status'] == 0 for r in d['runs']) and len(d['results']) == 4"
+run 0 report "$tmp/s.json"
+has "^ Comparison of 4 runs"
+has "^  Configuration  *batch 1, workers 0  *batch 1, workers 3  *batch 2, workers 0  *batch 2, workers 3"
+has "^  Wall time \[s\]  *[0-9.]* ± [0-9.]*  "
+has "^  CPU user+sys \[s\]  *n/a  *n/a"
+# A configuration whose command fails: in the table with its status,
+# never recommended, the sweep's exit 1.
+run 1 sweep --cmd 'exit $(({batch} - 1))' --batch 1,4 --runs 1
+has "^ batch 4  .* 3  "
+has "^ Recommended: batch 1\.$"
+# Bad input, before anything runs: a placeholder with no list, a list with
+# no placeholder; braces that are no placeholder stay as they are.
+rm -f "$tmp"/n_*
+run 2 sweep --cmd "echo >$tmp/n_{batch}" --workers 0,2
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "sweep --cmd, no --batch: not one line"
+has "^cnntop: --cmd: the template has {batch} but no --batch LIST is given$" "$tmp/err"
+run 2 sweep --cmd "echo >$tmp/n_{batch}" --batch 1,2 --workers 0,2
+has "^cnntop: --workers is given but the --cmd template has no {workers}$" "$tmp/err"
+ls "$tmp"/n_* >/dev/null 2>&1 && fail "sweep --cmd ran a command despite bad input"
+run 0 sweep --cmd "echo '{x}' >$tmp/n_{batch}" --batch 1
+grep -q "^{x}$" "$tmp/n_1" || fail "sweep --cmd: {x} (no placeholder) not left as it is"
+run 1 sweep --cmd "echo {batch}" --batch 1,2 --export "$tmp/s.json"
+has "^cnntop: --export: .*s.json" "$tmp/err"
+if [ -n "$PY" ] && "$PY" -c 'import torch' 2>/dev/null; then
+    run 0 sweep -e task-clock --cmd "$PY $SCRIPT --batch {batch} --workers {workers} --images 192 --threads 1" \
+        --batch 32,64 --workers 0,2 --runs 2 --export "$tmp/t.json"
+    has "^ Configuration  *Time \[s\]  *Images/s  *Wait  *CPU \[s\]  *Exit  *Speedup  *$"
+    [ "$(grep -c "^ batch [36][24], workers [02]  *[0-9.]* ± [0-9.]*  *[0-9]* ± [0-9]*  *[0-9.]*%" "$tmp/out")" -eq 4 ] ||
+        fail "sweep --cmd train_seed.py: not 4 rows with images/s and data wait"
+    has "^ Fastest: .*, [0-9]* images/s\.$"
+    json "$tmp/t.json" "all(x['images_per_s'] > 0 for r in d['runs'] for x in r['repeats'])"
+    run 0 report "$tmp/t.json"
+    has "^  Throughput \[img/s\]  *[0-9.]* ± [0-9.]*  "
 fi
 
 if [ "$fails" -ne 0 ]; then

@@ -46,6 +46,23 @@ static void fill_rest(RunRecord *r)
     r->layers[0].miss_rate = 0.0625;
     r->segments[1].t0 = 0.75;
     r->repeats[1].exit_code = 3;
+    /* An exec run's members (a table test: both kinds in one record). */
+    char *argv[] = {"python3", "train.py", "--batch", "64", NULL};
+    CHECK_INT(record_set_exec_command(r, argv), ==, 0);
+    r->exec.status = 1;
+    r->exec.signal = 9;
+    r->exec.wall = 2.5;
+    r->exec.images_per_s = 1250.5;
+    r->exec.data_wait_share = 0.375;
+    r->exec.batches = 40;
+    for (int i = 0; i < 2; i++) {
+        RecordCounter c = {.role = (ThreadRole)(i + 1), .value = i ? NAN : 1e6, .scaled = 0.5,
+                           .status = i ? RECORD_CTR_NOT_COUNTED : RECORD_CTR_OK};
+        snprintf(c.name, sizeof c.name, "task-clock");
+        snprintf(c.unit, sizeof c.unit, "ns");
+        snprintf(c.reason, sizeof c.reason, "multiplexed");
+        CHECK_INT(record_add_exec_counter(r, &c), ==, 0);
+    }
     for (int i = 0; i < 2; i++) {
         RecordEval ev = {.step = 100 * (i + 1), .epoch = i, .epoch_end = i, .wall = 4.5 * (i + 1),
                          .accuracy = 0.75 + 0.0625 * i, .loss = 0.5 - 0.125 * i};

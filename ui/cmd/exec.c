@@ -59,7 +59,7 @@ static double mono_s(void)
  * ignores SIGPIPE and SIGXFSZ, and an ignored signal stays ignored across
  * execve), wait at the gate, exec; on failure send errno up the pipe. */
 static void child_run(char **argv, const int gate[2], const int errpipe[2],
-                      const ExecProgress *p)
+                      const ExecProgress *p, int quiet)
 {
     sigset_t none;
     char c;
@@ -69,6 +69,12 @@ static void child_run(char **argv, const int gate[2], const int errpipe[2],
     close(errpipe[0]);
     if (p->on && (dup2(p->wr[0], STDOUT_FILENO) < 0 || dup2(p->wr[1], STDERR_FILENO) < 0))
         _exit(126);
+    if (quiet && !p->on) {
+        int null = open("/dev/null", O_WRONLY);
+        if (null < 0 || dup2(null, STDOUT_FILENO) < 0)
+            _exit(126);
+        close(null);
+    }
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_DFL);
@@ -85,7 +91,7 @@ static void child_run(char **argv, const int gate[2], const int errpipe[2],
 /* Forks the command, held at its gate: *gate_w releases it (close it),
  * *err_r gives execvp's errno or EOF once the exec succeeded.  0 or -1
  * with err. */
-static int child_fork(char **argv, const ExecProgress *p, pid_t *pid, int *gate_w, int *err_r,
+static int child_fork(char **argv, const ExecProgress *p, int quiet, pid_t *pid, int *gate_w, int *err_r,
                       char *err, size_t len)
 {
     int gate[2], ep[2];
@@ -104,7 +110,7 @@ static int child_fork(char **argv, const ExecProgress *p, pid_t *pid, int *gate_
     fflush(stderr);
     *pid = fork();
     if (*pid == 0)
-        child_run(argv, gate, ep, p);
+        child_run(argv, gate, ep, p, quiet);
     int e = errno;
     close(gate[0]);
     close(ep[1]);
@@ -213,41 +219,24 @@ static int child_reap(pid_t pid, ExecResult *res)
     return res->status;
 }
 
-int exec_main(const Options *o)
+/* Forks the command with its hook and --progress pipes, follows its tree
+ * to its end and reaps it: the ExecResult in res, the command's exit code
+ * (or cnntop's with a message) returned; *ran 1 when it was exec'ed and
+ * followed (the tree then holds its figures). */
+static int exec_follow(const ExecRun *x, ProcTree *t, ExecHook *hook, ExecProgress *prog,
+                       ExecResult *res, int *ran)
 {
-    ExecResult res;
-    ExecHook hook;
-    ExecProgress prog;
-    ProcTree *t = NULL;
     char err[512];
     pid_t pid;
     int gate_w, err_r;
 
-    memset(&res, 0, sizeof res);
-    res.argv = o->exec_argv;
-    if (exec_progress_open(&prog, o->progress, err, sizeof err) != 0) {
-        fprintf(stderr, "cnntop: %s\n", err);
-        return EXIT_USAGE;
-    }
-    res.progress = prog.on ? &prog : NULL;
-    if (proctree_new(&t, o->events, err, sizeof err) != 0) {
-        fprintf(stderr, "cnntop: -e: %s\n", err);
-        exec_progress_close(&prog);
-        return EXIT_USAGE;
-    }
-    exec_hook_open(&hook, !o->no_hook, err, sizeof err);
-    if (err[0])
+    *ran = 0;
+    if (child_fork(x->argv, prog, x->quiet, &pid, &gate_w, &err_r, err, sizeof err) != 0) {
         fprintf(stderr, "cnntop: exec: %s\n", err);
-    res.hook = hook.on ? &hook : NULL;
-    if (child_fork(o->exec_argv, &prog, &pid, &gate_w, &err_r, err, sizeof err) != 0) {
-        fprintf(stderr, "cnntop: exec: %s\n", err);
-        exec_hook_close(&hook);
-        exec_progress_close(&prog);
-        proctree_free(t);
         return EXIT_FAIL;
     }
-    exec_hook_forked(&hook);
-    exec_progress_forked(&prog);
+    exec_hook_forked(hook);
+    exec_progress_forked(prog);
     child_pid = pid;
     signals_install(on_stop);
     if (proctree_watch(t, pid, 1, err, sizeof err) != 0)
@@ -255,21 +244,78 @@ int exec_main(const Options *o)
     double t0 = mono_s();
     int e = child_release(gate_w, err_r);
     if (e) {
-        int rc = child_reap(pid, &res);
-        fprintf(stderr, "cnntop: exec: %s: %s\n", o->exec_argv[0], strerror(e));
-        exec_hook_close(&hook);
-        exec_progress_close(&prog);
-        proctree_free(t);
+        int rc = child_reap(pid, res);
+        child_pid = 0;
+        fprintf(stderr, "cnntop: exec: %s: %s\n", x->argv[0], strerror(e));
         return rc;
     }
-    res.wall = follow(t, &hook, &prog, pid, t0);
-    int rc = child_reap(pid, &res);
+    res->wall = follow(t, hook, prog, pid, t0);
+    int rc = child_reap(pid, res);
     child_pid = 0;
-    exec_hook_drain(&hook, t);
-    exec_progress_drain(&prog);
-    exec_summary_print(stdout, t, &res);
+    exec_hook_drain(hook, t);
+    exec_progress_drain(prog);
+    *ran = 1;
+    return rc;
+}
+
+int exec_run(const ExecRun *x, RunRecord *rec, int argc, char **argv, FILE *summary)
+{
+    ExecResult res;
+    ExecHook hook;
+    ExecProgress prog;
+    ProcTree *t = NULL;
+    char err[512];
+    int ran;
+
+    memset(&res, 0, sizeof res);
+    res.argv = x->argv;
+    if (exec_progress_open(&prog, x->progress, err, sizeof err) != 0) {
+        fprintf(stderr, "cnntop: %s\n", err);
+        return EXIT_USAGE;
+    }
+    res.progress = prog.on ? &prog : NULL;
+    if (proctree_new(&t, x->events, err, sizeof err) != 0) {
+        fprintf(stderr, "cnntop: -e: %s\n", err);
+        exec_progress_close(&prog);
+        return EXIT_USAGE;
+    }
+    exec_hook_open(&hook, x->hook, err, sizeof err);
+    if (err[0])
+        fprintf(stderr, "cnntop: exec: %s\n", err);
+    res.hook = hook.on ? &hook : NULL;
+    int rc = exec_follow(x, t, &hook, &prog, &res, &ran);
+    if (ran && summary)
+        exec_summary_print(summary, t, &res);
+    if (ran && rec && exec_record_fill(rec, t, &res, argc, argv) != 0) {
+        fprintf(stderr, "cnntop: exec: out of memory for the record\n");
+        rec->have_exec = 0;
+    }
     exec_hook_close(&hook);
     exec_progress_close(&prog);
     proctree_free(t);
+    return rc;
+}
+
+int exec_main(const Options *o, int argc, char **argv)
+{
+    ExecRun x = {.argv = o->exec_argv, .events = o->events, .hook = !o->no_hook,
+                 .progress = o->progress};
+    RunRecord rec;
+    char err[512];
+
+    if (o->export_path && exec_export_check(o->export_path, o->force, err, sizeof err) != 0) {
+        fprintf(stderr, "cnntop: --export: %s\n", err);
+        return EXIT_FAIL;
+    }
+    record_init(&rec);
+    int rc = exec_run(&x, o->export_path ? &rec : NULL, argc, argv, stdout);
+    if (rec.have_exec) {
+        if (record_export(&rec, o->export_path, o->force, err, sizeof err) != 0) {
+            fprintf(stderr, "cnntop: --export: %s\n", err);
+            rc = rc ? rc : EXIT_FAIL;
+        } else
+            fprintf(stderr, "cnntop: the record written to %s\n", o->export_path);
+    }
+    record_done(&rec);
     return run_stdout_done(rc);
 }

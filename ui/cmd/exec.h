@@ -11,6 +11,7 @@
 
 #include "cnntop/hookfeed.h"
 #include "cnntop/proctree.h"
+#include "cnntop/record.h"
 #include "common/options.h"
 
 /* The Python hook's pipe and what came through it (exec_hook.c). */
@@ -79,10 +80,45 @@ void exec_progress_drain(ExecProgress *p);
 /* Closes the pipes and frees the pattern.  Idempotent. */
 void exec_progress_close(ExecProgress *p);
 
-/* Runs o->exec_argv under the profiler, prints the summary on stdout;
- * returns the command's exit status (128+N when a signal killed it), 127
- * or 126 when it could not be run, 2 for a bad -e list. */
-int exec_main(const Options *o);
+/* One command to profile: what `exec` and `sweep --cmd` run. */
+typedef struct ExecRun {
+    char **argv;           /* NULL-terminated */
+    const char *events;    /* -e LIST, NULL: the defaults */
+    int hook;              /* 1: offer the Python hook */
+    const char *progress;  /* --progress REGEX or NULL */
+    int quiet;             /* 1: the command's stdout goes to /dev/null (sweep) */
+} ExecRun;
+
+/*
+ * Runs x->argv under the profiler; prints the summary on summary (NULL:
+ * none) and, with rec (NULL: none; record_init()ed), fills it as
+ * exec_record_fill() does (cnntop's own command line argc/argv) once the
+ * command ran (rec->have_exec 1).  Returns the command's exit status
+ * (128+N when a signal killed it), 127 or 126 when it could not be run, 2
+ * for a bad -e list or --progress pattern.
+ */
+int exec_run(const ExecRun *x, RunRecord *rec, int argc, char **argv, FILE *summary);
+
+/* `cnntop exec`: exec_run() with the summary on stdout and, with
+ * --export FILE, the record written; returns what exec_run() did (1 when
+ * only the export failed). */
+int exec_main(const Options *o, int argc, char **argv);
+
+/* The record of a finished exec run (exec_record.c): cnntop's command line
+ * argc/argv, the command profiled and how it ended, peak RSS, the counters
+ * per process role, the hook's figures when it reported; config, data and
+ * train marked absent.  0, or -1 out of memory. */
+int exec_record_fill(RunRecord *r, ProcTree *t, const ExecResult *res, int argc, char **argv);
+
+/* export_check() for an exec record, which is written as JSON only (the
+ * CSV and Markdown writers describe cnntop's own training).  0, or -1
+ * with a one-line err naming path. */
+int exec_export_check(const char *path, int force, char *err, size_t len);
+
+/* An exec record as `cnntop report` shows it: the command, how it ended,
+ * wall time, the hook's figures (or why not), peak RSS, the counters per
+ * role.  what: "Report". */
+void exec_record_print(FILE *f, const RunRecord *r, const char *what);
 
 /* The summary: the command, how it ended, the tree's processes by role,
  * CPU, page faults, peak RSS, the verdict, a counters block per role and

@@ -14,6 +14,7 @@
 
 #include "cnntop/record.h"
 #include "cnntop/stats.h"
+#include "cmd/exec.h"
 #include "cmd/report.h"
 #include "cmd/summary.h"
 #include "common/exit.h"
@@ -202,6 +203,15 @@ static const char *config_part(char *label, int part)
     return label;
 }
 
+/* The data-wait share: of the step time t, or the hook's for an exec
+ * record; NAN when unknown. */
+static double data_wait(const RunRecord *r, double t)
+{
+    if (!r->have_train)
+        return r->exec.data_wait_share;
+    return t > 0 ? r->train.split.data / t : NAN;
+}
+
 static void row(const char *label, const Entry *e, size_t n, size_t from, const Entry *ref, int what)
 {
     char b[96], d[96];
@@ -224,15 +234,17 @@ static void row(const char *label, const Entry *e, size_t n, size_t from, const 
         case 4: fmt_pm(b, sizeof b, e[i].ips.mean * r->flops_per_image * 1e-9, NAN, 1); break;
         case 5: fmt_pm(b, sizeof b, 100 * record_mfu(r, e[i].ips.mean), NAN, 1); break;
         case 6: fmt_pm(b, sizeof b, 100 * record_executed_share(r, e[i].ips.mean), NAN, 1); break;
-        case 7: fmt_pm(b, sizeof b, r->train.cpu_user + r->train.cpu_sys, NAN, 2); break;
+        case 7:
+            fmt_pm(b, sizeof b, r->have_train ? r->train.cpu_user + r->train.cpu_sys : NAN, NAN, 2);
+            break;
         case 8:
             if (r->have_eval)
                 snprintf(b, sizeof b, "%.2f%%", 100 * r->eval.accuracy);
             else
                 snprintf(b, sizeof b, "n/a");
             break;
-        case 9: fmt_pm(b, sizeof b, r->train.final_loss, NAN, 4); break;
-        case 10: fmt_pm(b, sizeof b, t > 0 ? 100 * r->train.split.data / t : NAN, NAN, 1); break;
+        case 9: fmt_pm(b, sizeof b, r->have_train ? r->train.final_loss : NAN, NAN, 4); break;
+        case 10: fmt_pm(b, sizeof b, 100 * data_wait(r, t), NAN, 1); break;
         case 11:
             fmt_pm(b, sizeof b, r->peak_rss_kib >= 0 ? r->peak_rss_kib / 1024.0 : NAN, NAN, 1);
             break;
@@ -292,7 +304,9 @@ int report_main(const Options *o)
 
     if (!e)
         return EXIT_FAIL;
-    if (n == 1)
+    if (n == 1 && e[0].r.have_exec)
+        exec_record_print(stdout, &e[0].r, "Report");
+    else if (n == 1)
         summary_print(stdout, &e[0].r, "report");
     else
         print_compare(e, n);

@@ -21,17 +21,8 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-typedef struct Row {
-    RunRecord rec;
-    int done;           /* trained (perhaps interrupted) */
-    StatsSummary ips;   /* images/s over the repeats */
-    StatsSummary wall;  /* seconds */
-    double accuracy;    /* mean over the repeats, 0..1; NAN: none */
-    double wait_share;  /* data wait / step time */
-    double tta;         /* seconds to --target-accuracy; NAN: not reached */
-} Row;
 
-static void summarize(Row *w)
+static void summarize(SweepRow *w)
 {
     double v[1024];
     size_t n = record_throughputs(&w->rec, v, 1024);
@@ -58,7 +49,7 @@ static void summarize(Row *w)
 
 /* The FMA peak of each configuration's thread count, for MFU: after every
  * run (a calibration, measured on first use, would disturb the timing). */
-static void set_peaks(Row *rows, int n)
+static void set_peaks(SweepRow *rows, int n)
 {
     Calibration c;
     int have = -1;
@@ -74,9 +65,9 @@ static void set_peaks(Row *rows, int n)
     }
 }
 
-static void print_table(Row *rows, int n, const Options *o)
+static void print_table(SweepRow *rows, int n, const Options *o)
 {
-    const Row *base = NULL;
+    const SweepRow *base = NULL;
     char label[96], t[48], ips[48], sp[48], acc[16], ipc_s[16], miss_s[16], wait[16], tta[16],
         mfu[16], ex[16];
 
@@ -87,7 +78,7 @@ static void print_table(Row *rows, int n, const Options *o)
            "Time [s]", "Images/s", "MFU", "Exec", "IPC", "Miss", "Wait", "Acc", "Speedup",
            o->target_accuracy > 0 ? "  Time to target" : "");
     for (int i = 0; i < n; i++) {
-        Row *w = &rows[i];
+        SweepRow *w = &rows[i];
         if (!w->done)
             continue;
         double ipc = w->rec.ipc, miss = w->rec.miss_rate;
@@ -116,47 +107,89 @@ static void print_table(Row *rows, int n, const Options *o)
     }
 }
 
-/* The fastest configuration, whether it is distinguishable from the
- * runner-up, and whether it learns clearly less than the most accurate. */
-static void recommend(Row *rows, int n)
+/* The figure the configurations are ranked by: images/s, or with by_time
+ * the wall time (lower is faster). */
+static const StatsSummary *rank_of(const SweepRow *w, int by_time)
 {
-    int best = -1, second = -1, acc_best = -1;
-    char a[96], b[96];
+    return by_time ? &w->wall : &w->ips;
+}
+
+/* 1 when a is faster than b. */
+static int faster(const SweepRow *a, const SweepRow *b, int by_time)
+{
+    double x = rank_of(a, by_time)->mean, y = rank_of(b, by_time)->mean;
+    return by_time ? x < y : x > y;
+}
+
+/* A configuration that can be recommended: it ended well and has the figure. */
+static int rankable(const SweepRow *w, int by_time)
+{
+    return w->done && !w->rec.interrupted && !w->rec.error && !isnan(rank_of(w, by_time)->mean);
+}
+
+/* "1234 images/s" or "1.23 s": the rank figure of a row. */
+static const char *rank_text(const SweepRow *w, int by_time, char *buf, size_t len)
+{
+    if (by_time)
+        snprintf(buf, len, "%.3f s", w->wall.mean);
+    else
+        snprintf(buf, len, "%.0f images/s", w->ips.mean);
+    return buf;
+}
+
+/* The fastest and the runner-up (-1: none) of the rankable rows. */
+static void rank_top(const SweepRow *rows, int n, int by_time, int *best, int *second)
+{
+    *best = *second = -1;
+    for (int i = 0; i < n; i++) {
+        if (!rankable(&rows[i], by_time))
+            continue;
+        if (*best < 0 || faster(&rows[i], &rows[*best], by_time)) {
+            *second = *best;
+            *best = i;
+        } else if (*second < 0 || faster(&rows[i], &rows[*second], by_time))
+            *second = i;
+    }
+}
+
+/* Whether the fastest can be told from the runner-up. */
+static void print_runner_up(const SweepRow *rows, int best, int second, int by_time)
+{
+    StatsWelch wt;
+    char b[96], v[48];
+    const StatsSummary *x = rank_of(&rows[best], by_time), *y = rank_of(&rows[second], by_time);
+
+    record_label(&rows[second].rec, b, sizeof b);
+    rank_text(&rows[second], by_time, v, sizeof v);
+    if (x->n >= 2 && y->n >= 2 && stats_welch(x, y, &wt) == 0)
+        printf(" Against the runner-up (%s, %s): %s (Welch's t-test, p = %.3f).\n", b, v,
+               wt.distinguishable ? "a significant difference" : "no significant difference",
+               wt.p);
+    else
+        printf(" Against the runner-up (%s, %s): cannot tell with one run each; "
+               "use --runs 3 or more.\n", b, v);
+}
+
+void sweep_recommend(SweepRow *rows, int n, int by_time)
+{
+    int best, second, acc_best = -1;
+    char a[96], b[96], v[48];
 
     for (int i = 0; i < n; i++) {
-        if (!rows[i].done || rows[i].rec.interrupted || rows[i].rec.error || isnan(rows[i].ips.mean))
+        if (!rankable(&rows[i], by_time))
             continue;
         if (acc_best < 0 || rows[i].accuracy > rows[acc_best].accuracy)
             acc_best = i;
     }
-    for (int i = 0; i < n; i++) {
-        if (!rows[i].done || rows[i].rec.interrupted || rows[i].rec.error || isnan(rows[i].ips.mean))
-            continue;
-        if (best < 0 || rows[i].ips.mean > rows[best].ips.mean) {
-            second = best;
-            best = i;
-        } else if (second < 0 || rows[i].ips.mean > rows[second].ips.mean)
-            second = i;
-    }
+    rank_top(rows, n, by_time, &best, &second);
     if (best < 0) {
         printf("\n No configuration finished: no recommendation.\n");
         return;
     }
     record_label(&rows[best].rec, a, sizeof a);
-    printf("\n Fastest: %s, %.0f images/s.\n", a, rows[best].ips.mean);
-    if (second >= 0) {
-        StatsWelch wt;
-        record_label(&rows[second].rec, b, sizeof b);
-        if (rows[best].ips.n >= 2 && rows[second].ips.n >= 2 &&
-            stats_welch(&rows[best].ips, &rows[second].ips, &wt) == 0)
-            printf(" Against the runner-up (%s, %.0f images/s): %s (Welch's t-test, p = %.3f).\n",
-                   b, rows[second].ips.mean,
-                   wt.distinguishable ? "a significant difference" : "no significant difference",
-                   wt.p);
-        else
-            printf(" Against the runner-up (%s, %.0f images/s): cannot tell with one run each; "
-                   "use --runs 3 or more.\n", b, rows[second].ips.mean);
-    }
+    printf("\n Fastest: %s, %s.\n", a, rank_text(&rows[best], by_time, v, sizeof v));
+    if (second >= 0)
+        print_runner_up(rows, best, second, by_time);
     if (acc_best >= 0 && !isnan(rows[best].accuracy) && !isnan(rows[acc_best].accuracy) &&
         100 * (rows[acc_best].accuracy - rows[best].accuracy) > SWEEP_ACCURACY_SLACK) {
         record_label(&rows[acc_best].rec, b, sizeof b);
@@ -168,10 +201,9 @@ static void recommend(Row *rows, int n)
                    : "");
         int alt = -1;
         for (int i = 0; i < n; i++)
-            if (rows[i].done && !rows[i].rec.interrupted && !rows[i].rec.error &&
-                !isnan(rows[i].accuracy) &&
+            if (rankable(&rows[i], by_time) && !isnan(rows[i].accuracy) &&
                 100 * (rows[acc_best].accuracy - rows[i].accuracy) <= SWEEP_ACCURACY_SLACK &&
-                (alt < 0 || rows[i].ips.mean > rows[alt].ips.mean))
+                (alt < 0 || faster(&rows[i], &rows[alt], by_time)))
                 alt = i;
         if (alt >= 0) {
             record_label(&rows[alt].rec, b, sizeof b);
@@ -182,8 +214,28 @@ static void recommend(Row *rows, int n)
         printf(" Recommended: %s.\n", a);
 }
 
+int sweep_export(const Options *o, const SweepRow *rows, int n, int partial)
+{
+    const RunRecord **recs = malloc((size_t)n * sizeof(const RunRecord *));
+    char err[512];
+    int k = 0, rc = 0;
+
+    for (int i = 0; recs && i < n; i++)
+        if (rows[i].done)
+            recs[k++] = &rows[i].rec;
+    if (!recs || record_export_sweep(recs, (size_t)k, o->export_path, o->force, err,
+                                     sizeof err) != 0) {
+        fprintf(stderr, "cnntop: --export: %s\n", recs ? err : "out of memory");
+        rc = -1;
+    } else
+        fprintf(stderr, "cnntop: the sweep%s written to %s\n",
+                partial ? " (interrupted, partial)" : "", o->export_path);
+    free(recs);
+    return rc;
+}
+
 /* Whether any configuration trained at least one step. */
-static int ran_any(const Row *rows, int n)
+static int ran_any(const SweepRow *rows, int n)
 {
     for (int i = 0; i < n; i++)
         if (rows[i].done)
@@ -193,9 +245,11 @@ static int ran_any(const Row *rows, int n)
 
 int sweep_main(const Options *o, int argc, char **argv)
 {
+    if (o->sweep_cmd)
+        return sweep_cmd_main(o, argc, argv);
     int nb = o->n_batch ? o->n_batch : 1, nw = o->n_workers ? o->n_workers : 1;
     int nt = o->n_threads ? o->n_threads : 1, n = nb * nw * nt, rc = 0, ran = 0, skipped = 0;
-    Row *rows = calloc((size_t)n, sizeof *rows);
+    SweepRow *rows = calloc((size_t)n, sizeof *rows);
     char err[512];
     double t0 = now();
 
@@ -212,7 +266,7 @@ int sweep_main(const Options *o, int argc, char **argv)
     for (int i = 0; i < n; i++)
         record_init(&rows[i].rec);
     for (int i = 0; i < n && !runner_signal(); i++) {
-        Row *w = &rows[i];
+        SweepRow *w = &rows[i];
         RunnerOpts ro = {.cfg = o->cfg, .runs = o->runs, .warmup = o->warmup,
                          .vary_seed = o->vary_seed, .events = o->events,
                          .target = o->target_accuracy};
@@ -253,23 +307,11 @@ int sweep_main(const Options *o, int argc, char **argv)
                fmt_plural(skipped));
     if (runner_signal())
         printf("\n Interrupted: the table holds the configurations that ran.\n");
-    recommend(rows, n);
+    sweep_recommend(rows, n, 0);
     fflush(stdout);
-    if (o->export_path && ran_any(rows, n)) { /* none trained: nothing to record */
-        const RunRecord **recs = malloc((size_t)n * sizeof(const RunRecord *));
-        int k = 0;
-        for (int i = 0; recs && i < n; i++)
-            if (rows[i].done)
-                recs[k++] = &rows[i].rec;
-        if (!recs || record_export_sweep(recs, (size_t)k, o->export_path, o->force, err,
-                                         sizeof err) != 0) {
-            fprintf(stderr, "cnntop: --export: %s\n", recs ? err : "out of memory");
-            rc = rc ? rc : EXIT_FAIL;
-        } else
-            fprintf(stderr, "cnntop: the sweep%s written to %s\n",
-                    runner_signal() ? " (interrupted, partial)" : "", o->export_path);
-        free(recs);
-    }
+    if (o->export_path && ran_any(rows, n) && /* none trained: nothing to record */
+        sweep_export(o, rows, n, runner_signal()) != 0)
+        rc = rc ? rc : EXIT_FAIL;
     for (int i = 0; i < n; i++)
         record_done(&rows[i].rec);
     free(rows);

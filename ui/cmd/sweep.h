@@ -8,12 +8,42 @@
 #ifndef CNNTOP_SWEEP_H
 #define CNNTOP_SWEEP_H
 
+#include "cnntop/record.h"
+#include "cnntop/stats.h"
 #include "common/options.h"
 
 /* Percentage points of test accuracy below the best configuration's that
  * count as "clearly lower" in the recommendation. */
 #define SWEEP_ACCURACY_SLACK 1.0
 
+/* One configuration of the grid and its figures over the repeats. */
+typedef struct SweepRow {
+    RunRecord rec;
+    int done;           /* trained (perhaps interrupted) */
+    StatsSummary ips;   /* images/s over the repeats */
+    StatsSummary wall;  /* seconds */
+    double accuracy;    /* mean over the repeats, 0..1; NAN: none */
+    double wait_share;  /* data wait / step time */
+    double tta;         /* seconds to --target-accuracy; NAN: not reached */
+} SweepRow;
+
+/* `cnntop sweep`: the grid of cnntop's own training, or with --cmd the
+ * grid of a command (sweep_cmd.c).  Returns the exit code. */
 int sweep_main(const Options *o, int argc, char **argv);
+
+/* `cnntop sweep --cmd TEMPLATE` (sweep_cmd.c). */
+int sweep_cmd_main(const Options *o, int argc, char **argv);
+
+/*
+ * The recommendation under the table: the fastest configuration that ended
+ * well, whether Welch's t-test tells it from the runner-up, and whether it
+ * learns clearly less than the most accurate.  Ranked by images/s, or with
+ * by_time by the mean wall time (a command with no images/s).
+ */
+void sweep_recommend(SweepRow *rows, int n, int by_time);
+
+/* Writes the rows that ran (done) to --export as one sweep record (partial:
+ * say so).  0, or -1 after the one-line error on stderr. */
+int sweep_export(const Options *o, const SweepRow *rows, int n, int partial);
 
 #endif

@@ -66,8 +66,9 @@ const OptionDesc option_table[] = {
     OPT("--load", "FILE", "start from a checkpoint (required for eval)", RUN | EVAL),
     OPT("--events", "LIST", "counters to read (-e; a leading + adds to the defaults)",
         TRAIN | EVENTS | EXEC),
-    OPT("--export", "FILE", "write the run record: .json, .csv or .md by extension", TRAIN),
-    OPT("--force", NULL, "overwrite an existing export file", TRAIN),
+    OPT("--export", "FILE", "write the run record: .json, .csv or .md by extension",
+        TRAIN | EXEC),
+    OPT("--force", NULL, "overwrite an existing export file", TRAIN | EXEC),
     OPT("--trace", "FILE", "write a Chrome trace-event timeline (JSON)", RUN),
     SET("--runs", "runs", RUN | SWEEP, 0),
     SET("--warmup", "warmup", RUN | SWEEP, 0),
@@ -79,7 +80,9 @@ const OptionDesc option_table[] = {
     OPT("--no-color", NULL, "draw without colours (NO_COLOR does the same)", TUI),
     OPT("--history", "FILE", "keep the run history in FILE across sessions", TUI),
     OPT("--all", NULL, "list every event libpfm4 can encode", EVENTS),
-    OPT("--no-hook", NULL, "do not load the Python hook (no DataLoader figures)", EXEC),
+    OPT("--no-hook", NULL, "do not load the Python hook (no DataLoader figures)", EXEC | SWEEP),
+    OPT("--cmd", "TEMPLATE",
+        "sweep a command: {batch} {workers} {threads} from the lists, run by /bin/sh -c", SWEEP),
     OPT("--progress", "REGEX", "read a figure (e.g. images/s) from the command's output lines",
         EXEC),
     OPT("--recalibrate", NULL, "measure again instead of using the cached figures", CALIB | RUN),
@@ -356,6 +359,8 @@ static void apply(Options *o, const char *name, const char *v)
         o->all = 1;
     else if (!strcmp(name, "--progress"))
         o->progress = v;
+    else if (!strcmp(name, "--cmd"))
+        o->sweep_cmd = v;
     else if (!strcmp(name, "--no-hook"))
         o->no_hook = 1;
     else if (!strcmp(name, "--recalibrate"))

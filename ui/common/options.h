@@ -58,6 +58,7 @@ typedef struct Options {
     char **exec_argv;      /* exec: the command after "--" (NULL-terminated, into argv) */
     int no_hook;           /* exec --no-hook: no Python hook */
     const char *progress;  /* exec --progress REGEX, or NULL */
+    const char *sweep_cmd; /* sweep --cmd TEMPLATE, or NULL */
     Command help_for;      /* CMD_HELP: the command whose options to list (CMD_TUI: all) */
     int argc;              /* the command line parsed (for records' "command") */
     char **argv;

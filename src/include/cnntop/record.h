@@ -101,6 +101,17 @@ typedef struct RecordRepeat {
     int exit_code;        /* what `cnntop run` would have returned for it: 0, 3 (diverged), 128+sig */
 } RecordRepeat;
 
+/* What `cnntop exec` learnt of the command it ran (have_exec). */
+typedef struct RecordExec {
+    char *command;        /* the command profiled, shell-quoted */
+    int status;           /* its exit status; -1: killed by a signal */
+    int signal;           /* the signal that killed it; 0: it exited */
+    double wall;          /* s from its exec to its exit */
+    double images_per_s;  /* the Python hook's DataLoader rate; NAN: no hook figures */
+    double data_wait_share; /* share of the hook's window next() waited, 0..1; NAN: none */
+    long batches;         /* batches the hook saw; -1: no hook figures */
+} RecordExec;
+
 typedef struct RunRecord {
     char version[32];      /* cnntop version, e.g. "0.1.0" */
     char date[32];         /* start, ISO 8601 UTC, e.g. "2025-01-31T12:00:00Z" */
@@ -148,6 +159,12 @@ typedef struct RunRecord {
     RecordEval *evals;       size_t n_evals, cap_evals;
     double target_accuracy;  /* --target-accuracy, 0..1; NAN: none */
     double time_to_target;   /* training seconds to first reach it; NAN: not reached or none */
+    int have_train;          /* 1 (record_init): config, data and train are cnntop's own
+                                training; 0: an exec record, where they do not apply */
+    int have_exec;           /* 1: exec below holds a `cnntop exec` run */
+    RecordExec exec;
+    RecordCounter *exec_counters; size_t n_exec_counters, cap_exec_counters;
+                             /* per process role (ProcRole in .role) of an exec run */
 } RunRecord;
 
 /* MFU: images_per_s x flops_per_image / the FMA peak, 0..1 (as llm.c and the
@@ -169,6 +186,17 @@ void record_done(RunRecord *r);
 /* Copies argv into r->command, quoting words the shell would split.
  * Returns 0 or -CN_ENOMEM. */
 int record_set_command(RunRecord *r, int argc, char **argv);
+
+/* The same quoting of argv (NULL-terminated) into r->exec.command, and
+ * have_exec set.  Returns 0 or -CN_ENOMEM. */
+int record_set_exec_command(RunRecord *r, char **argv);
+
+/* One counter reading as the record keeps it, for role (a ThreadRole, or
+ * a ProcRole for exec_counters). */
+void record_counter_from(RecordCounter *c, const CounterReading *cr, int role);
+
+/* Appends c to the exec run's counters.  0 or -CN_ENOMEM. */
+int record_add_exec_counter(RunRecord *r, const RecordCounter *c);
 
 /* Copies a string into r->label / r->data_dir (and points config.data_dir
  * at it) / r->error.  NULL clears.  Returns 0 or -CN_ENOMEM. */
@@ -209,7 +237,7 @@ const char *record_label(const RunRecord *r, char *buf, size_t len);
 
 /*
  * The wall times of the record's runs: one per repeat, or the one training
- * run when there are no repeats (n == 1).  Fills up to max; returns how many.
+ * run when there are no repeats (n == 1; an exec record's exec.wall).  Fills up to max; returns how many.
  * record_throughputs() is the same for images/s.
  */
 size_t record_times(const RunRecord *r, double *out, size_t max);

@@ -218,31 +218,13 @@ static void thread_add(ProcTree *t, int pidx, int tid, int on_exec)
     p->info.threads++;
 }
 
-/* One read() of an fd opened with both times; 0 or -1. */
-static int fd_read(int fd, CounterRaw *out)
-{
-    uint64_t v[3];
-    ssize_t n;
-
-    do
-        n = read(fd, v, sizeof v);
-    while (n < 0 && errno == EINTR);
-    memset(out, 0, sizeof *out);
-    if (n != (ssize_t)sizeof v)
-        return -1;
-    out->value = v[0];
-    out->enabled = v[1];
-    out->running = v[2];
-    out->valid = 1;
-    return 0;
-}
-
+/* Adds the scaled reading of `fd` (skipped when closed or unreadable) to a. */
 static void acc_add(CounterSum *a, int fd)
 {
     CounterRaw r;
     double v, f;
 
-    if (fd < 0 || fd_read(fd, &r) != 0)
+    if (fd < 0 || counters_read_fd(fd, &r) != 0)
         return;
     counters_scale(&r, &v, &f);
     a->scaled += v;

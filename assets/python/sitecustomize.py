@@ -7,6 +7,9 @@ descriptor named by CNNTOP_HOOK_FD:
 
   {"ev": "hello", "pid": 123, "torch": "1.13.1"}   torch's DataLoader was imported
   {"ev": "workers", "pids": [124, 125]}           an iterator started its workers
+  {"ev": "config", "threads": 4, "workers": 2}    at an iterator's first batch:
+                            torch.get_num_threads() and the num_workers
+                            the DataLoader was given
   {"ev": "batch", "n": 64, "wait": 0.0012, "step": 0.034, "t": 12.5}
                             n samples; wait: s next() waited for the batch;
                             step: s from the previous batch to this next()
@@ -91,6 +94,8 @@ def _patch(module, feed):
             workers = [w.pid for w in getattr(self, "_workers", []) if w.pid]
             if workers:
                 feed.send('{"ev": "workers", "pids": [%s]}' % ", ".join(map(str, workers)))
+            feed.send('{"ev": "config", "threads": %d, "workers": %d}'
+                      % (torch.get_num_threads(), int(getattr(self, "_num_workers", -1))))
         step = asked - last if last is not None else 0.0
         self._cnntop_last = got
         feed.send('{"ev": "batch", "n": %d, "wait": %.6f, "step": %.6f, "t": %.6f}'

@@ -3,7 +3,8 @@
  * cnntop/verdict.h).  The thresholds are the engine's (CN_LOADER_BOUND)
  * and the counters' (CTR_OVERSUB_WAIT); the advice keeps the threads
  * within the cores: fewer loader workers when the loader is not what
- * bounds the run, fewer compute threads when it is.
+ * bounds the run, fewer compute threads when it is, named by the front
+ * end's knobs (the table below; VerdictInput.knobs picks one).
  */
 #include <math.h>
 #include <stdio.h>
@@ -18,29 +19,61 @@ static const char *plural(int n)
     return n == 1 ? "" : "s";
 }
 
+const VerdictKnobs verdict_knobs_cnntop = {"--workers #", "--threads #", " ",
+                                           " (load inline on the trainer)"};
+const VerdictKnobs verdict_knobs_pytorch = {
+    "DataLoader(num_workers=#)", "torch.set_num_threads(#) (or OMP_NUM_THREADS=#)", " and ",
+    " (load in the main process)"};
+const VerdictKnobs verdict_knobs_none = {NULL, NULL, " and ", " (load in the main process)"};
+
+/* The knob set to n ("--workers 2"), or with no knob the count in words
+ * ("2 loader workers"): what a front end without the option can still
+ * act on. */
+static void knob_text(const char *knob, int n, const char *noun, char *buf, size_t len)
+{
+    size_t o = 0;
+
+    if (!knob) {
+        snprintf(buf, len, "%d %s%s", n, noun, plural(n));
+        return;
+    }
+    buf[0] = '\0';
+    for (const char *k = knob; *k && o + 1 < len; k++) {
+        int m = *k == '#' ? snprintf(buf + o, len - o, "%d", n)
+                          : snprintf(buf + o, len - o, "%c", *k);
+        o += m > 0 ? (size_t)m : 0;
+    }
+    if (o >= len)
+        buf[len - 1] = '\0';
+}
+
 /* What to try so that loader workers + compute threads fit the cores
  * (over: they do not), or so that fewer of them wait when they do;
- * terse: the options alone. */
+ * terse: the knobs alone. */
 static void advice(const VerdictInput *in, int loader_bound, int over, int terse, char *buf,
                    size_t len)
 {
+    const VerdictKnobs *k = in->knobs ? in->knobs : &verdict_knobs_cnntop;
+    char a[64], b[64];
+
     if (in->workers > 0 && !loader_bound) {
         int w = over ? in->cores - in->threads : in->workers - 1;
         w = w > 0 ? w : 0;
-        snprintf(buf, len, "try --workers %d%s", w,
-                 w || terse ? "" : " (load inline on the trainer)");
+        knob_text(k->workers, w, "loader worker", a, sizeof a);
+        snprintf(buf, len, "try %s%s", a, w || terse || !k->inline_note ? "" : k->inline_note);
     } else if (in->workers > 0) {
         int t = over ? in->cores - in->workers : in->threads - 1;
+        knob_text(k->threads, t >= 1 ? t : 1, "compute thread", a, sizeof a);
+        knob_text(k->workers, in->cores > 1 ? in->cores - 1 : 0, "loader worker", b, sizeof b);
         if (t >= 1)
-            snprintf(buf, len, "try --threads %d%s", t,
-                     terse ? "" : " so that the loader keeps its cores");
+            snprintf(buf, len, "try %s%s", a, terse ? "" : " so that the loader keeps its cores");
         else
-            snprintf(buf, len, "try --threads 1 --workers %d", in->cores > 1 ? in->cores - 1 : 0);
+            snprintf(buf, len, "try %s%s%s", a, k->join, b);
     } else {
         int t = over ? in->cores : in->threads - 1;
+        knob_text(k->threads, t, "compute thread", a, sizeof a);
         if (t >= 1)
-            snprintf(buf, len, "try --threads %d%s", t,
-                     over || terse ? "" : ", or close other programs");
+            snprintf(buf, len, "try %s%s", a, over || terse ? "" : ", or close other programs");
         else
             snprintf(buf, len, "close other programs");
     }
@@ -51,7 +84,7 @@ void verdict_judge(const VerdictInput *in, Verdict *out)
     int busy = in->threads + in->workers;
     int over = in->cores > 0 && busy > in->cores;
     int waits = isfinite(in->run_queue_wait) && in->run_queue_wait > CTR_OVERSUB_WAIT;
-    char wait[96] = "", tip[64], short_tip[64];
+    char wait[96] = "", tip[160], short_tip[160];
 
     memset(out, 0, sizeof *out);
     out->loader_bound = in->data_wait_share > CN_LOADER_BOUND;

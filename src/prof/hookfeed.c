@@ -10,6 +10,14 @@
 void hookfeed_init(HookFeed *f)
 {
     memset(f, 0, sizeof *f);
+    f->threads = f->loader_workers = -1;
+}
+
+/* A count the hook said, or -1 when it is missing or not a count. */
+static int count_of(const JsonValue *v)
+{
+    long long n = json_as_int(v, -1);
+    return n >= 0 && n <= 1 << 20 ? (int)n : -1;
 }
 
 static int add_workers(HookFeed *f, const JsonValue *pids)
@@ -66,7 +74,10 @@ static int feed_line(HookFeed *f, const char *text, size_t len)
         snprintf(f->torch, sizeof f->torch, "%s", json_as_string(json_get(v, "torch"), "?"));
     } else if (!strcmp(ev, "workers"))
         added = add_workers(f, json_get(v, "pids"));
-    else if (!strcmp(ev, "batch"))
+    else if (!strcmp(ev, "config")) {
+        f->threads = count_of(json_get(v, "threads"));
+        f->loader_workers = count_of(json_get(v, "workers"));
+    } else if (!strcmp(ev, "batch"))
         add_batch(f, v);
     else if (!strcmp(ev, "end")) {
         double t = json_as_number(json_get(v, "t"), 0.0);

@@ -41,7 +41,7 @@ const FieldNames record_role_names = {"role", sizeof roles / sizeof *roles, role
 
 /* An exec record's counter roles: ProcRole's values (cnntop/proctree.h). */
 static const FieldName proc_roles[] = {{0, "main"}, {1, "worker"}, {2, "other"}};
-static const FieldNames proc_role_names = {"role", sizeof proc_roles / sizeof *proc_roles,
+const FieldNames record_proc_role_names = {"role", sizeof proc_roles / sizeof *proc_roles,
                                            proc_roles};
 
 static const FieldName statuses[] = {
@@ -251,14 +251,15 @@ static const Field counter_fields[] = {
 
 static const Field exec_counter_fields[] = {
     F("role", FT_NAME, AT(RecordCounter, role), RECORD_REV_EXEC, "main, worker or other",
-     .names = &proc_role_names),
+     .names = &record_proc_role_names),
     COUNTER_MEMBERS(RECORD_REV_EXEC),
     END,
 };
 
 #define EX(m) R(exec.m)
 #define REXEC RECORD_REV_EXEC
-static const Field exec_fields[] = {
+#define RFIG RECORD_REV_EXEC_FIGURES
+const Field record_exec_fields[] = {
     F("command", FT_DUP, EX(command), REXEC, "the command profiled, shell-quoted"),
     F("status", FT_COUNT, EX(status), REXEC, "its exit status; null: killed by a signal"),
     F("signal", FT_INT, EX(signal), REXEC, "the signal that killed it; 0: none", .hi = 64),
@@ -266,6 +267,11 @@ static const Field exec_fields[] = {
     FV("images_per_s", FT_NUM, EX(images_per_s), REXEC, "the hook's DataLoader rate"),
     FV("data_wait_share", FT_NUM, EX(data_wait_share), REXEC, "share of it next() waited"),
     FV("batches", FT_COUNT, EX(batches), REXEC, "batches the hook saw"),
+    F("loader_workers", FT_COUNT, EX(loader_workers), RFIG, "num_workers of the DataLoader"),
+    F("torch", FT_STR_NA, EX(torch), RFIG, "torch's version; null: no hook figures"),
+    F("worker_procs", FT_COUNT, EX(worker_procs), RFIG, "data-loader worker processes"),
+    FV("busy_threads", FT_COUNT, EX(busy_threads), RFIG, "busy main-process threads"),
+    F("runs", FT_COUNT, EX(runs), RFIG, "runs summed (counters, batches) or averaged"),
     END,
 };
 
@@ -289,7 +295,7 @@ const Field record_run_fields[] = {
      .sub = config_fields, .n_off = offsetof(RunRecord, have_train)),
     F("data", FT_MAYBE, NOWHERE, FIRST, "the data; null in an exec record", .sub = data_fields,
      .n_off = offsetof(RunRecord, have_train)),
-    F("threads_used", FT_INT, R(threads_used), FIRST, "compute threads in effect"),
+    F("threads_used", FT_COUNT, R(threads_used), FIRST, "compute threads in effect"),
     F("machine", FT_OBJECT, NOWHERE, FIRST, "the machine", .sub = machine_fields),
     F("flops_per_image", FT_NUM, R(flops_per_image), FIRST, "training FLOPs per image"),
     F("flops_executed_per_image", FT_NUM, R(flops_executed_per_image), RECORD_REV_FMA_PEAK,
@@ -324,7 +330,7 @@ const Field record_run_fields[] = {
      .sub = counter_fields, COUNTS(counters)),
     F("repeats", FT_ARRAY, ARRAY(repeats, RecordRepeat), FIRST, "each run of --runs",
      .sub = repeat_fields, COUNTS(repeats)),
-    F("exec", FT_MAYBE, NOWHERE, REXEC, "the command `cnntop exec` ran", .sub = exec_fields,
+    F("exec", FT_MAYBE, NOWHERE, REXEC, "the command `cnntop exec` ran", .sub = record_exec_fields,
      .n_off = offsetof(RunRecord, have_exec)),
     F("exec_counters", FT_ARRAY, ARRAY(exec_counters, RecordCounter), REXEC,
      "counters per process role", .sub = exec_counter_fields, COUNTS(exec_counters)),

@@ -38,6 +38,8 @@ enum {
     RECORD_REV_VERDICT,        /* run_queue_wait, ipc, miss_rate and why not */
     RECORD_REV_FMA_PEAK,       /* the FMA peak, the ISAs, executed FLOPs */
     RECORD_REV_EXEC,           /* exec, exec_counters; config, data, train null in an exec record */
+    RECORD_REV_EXEC_FIGURES,   /* exec.loader_workers, torch, worker_procs, busy_threads, runs;
+                                  threads_used null when unknown */
     RECORD_REVS                /* how many */
 };
 
@@ -108,12 +110,16 @@ typedef struct RecordResult {
 
 /* The members of a run object, after "schema" (which names the format). */
 extern const Field record_run_fields[];
+/* The members of its "exec" object (also the exec part of CSV and Markdown). */
+extern const Field record_exec_fields[];
 /* The members of a "results" entry. */
 extern const Field record_result_fields[];
 /* The augmentations by name (config.augment), also for CSV and Markdown. */
 extern const FieldNames record_aug_names;
-/* Thread roles and counter statuses by name. */
+/* Thread roles, process roles (an exec record's counters) and counter
+ * statuses by name. */
 extern const FieldNames record_role_names;
+extern const FieldNames record_proc_role_names;
 extern const FieldNames record_status_names;
 
 /* The name of value in names (FT_NAME); names->v[0] for one it lacks. */

@@ -73,3 +73,61 @@ void record_augment_text(unsigned aug, char *buf, size_t len)
     if (!o)
         snprintf(buf, len, "none");
 }
+
+/* The record's rank figure over its runs: images/s, or with by_time the
+ * wall time; NAN mean when unknown. */
+static void rank_figure(const RunRecord *r, int by_time, StatsSummary *s)
+{
+    double *tm = NULL;
+    size_t nt;
+
+    if (!by_time) {
+        record_throughput_summary(r, s);
+        return;
+    }
+    if (record_times_summary(r, &tm, &nt, s) != 0) {
+        memset(s, 0, sizeof *s);
+        s->mean = s->sd = NAN;
+    }
+    free(tm);
+}
+
+/* 1 when a is faster than b by the rank figure. */
+static int rank_faster(const StatsSummary *a, const StatsSummary *b, int by_time)
+{
+    return by_time ? a->mean < b->mean : a->mean > b->mean;
+}
+
+void record_rank(const RunRecord *const *runs, size_t n, int by_time, RecordRank *out)
+{
+    memset(out, 0, sizeof *out);
+    out->best = out->second = -1;
+    for (size_t i = 0; i < n; i++) {
+        StatsSummary s;
+        rank_figure(runs[i], by_time, &s);
+        if (runs[i]->interrupted || runs[i]->error || !isfinite(s.mean))
+            continue;
+        if (out->best < 0 || rank_faster(&s, &out->best_s, by_time)) {
+            out->second = out->best;
+            out->second_s = out->best_s;
+            out->best = (int)i;
+            out->best_s = s;
+        } else if (out->second < 0 || rank_faster(&s, &out->second_s, by_time)) {
+            out->second = (int)i;
+            out->second_s = s;
+        }
+    }
+    out->welch_ok = out->second >= 0 && out->best_s.n >= 2 && out->second_s.n >= 2 &&
+                    stats_welch(&out->best_s, &out->second_s, &out->welch) == 0;
+}
+
+int record_rank_by_time(const RunRecord *const *runs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        StatsSummary s;
+        record_throughput_summary(runs[i], &s);
+        if (!isfinite(s.mean))
+            return 1;
+    }
+    return 0;
+}

@@ -46,6 +46,8 @@ void record_init(RunRecord *r)
     r->have_train = 1;
     r->exec.images_per_s = r->exec.data_wait_share = r->exec.wall = NAN;
     r->exec.batches = -1;
+    r->exec.loader_workers = r->exec.busy_threads = r->exec.worker_procs = -1;
+    r->exec.runs = 1;
 }
 
 static double peak_share(const RunRecord *r, double images_per_s, double flops)

@@ -72,8 +72,41 @@ static void test_waiting(void)
     CHECK(!v.oversubscribed);
 }
 
+/* The advice names the front end's knobs: a PyTorch script's, a sweep
+ * template's placeholders, or none (a plain command: counts in words). */
+static void test_knobs(void)
+{
+    VerdictInput in = {.data_wait_share = 0.01, .workers = 2, .threads = 2, .cores = 2,
+                       .run_queue_wait = 0.31, .knobs = &verdict_knobs_pytorch};
+    const VerdictKnobs tmpl = {"{workers} #", NULL, ", ", NULL};
+    Verdict v;
+
+    verdict_judge(&in, &v);
+    CHECK(strstr(v.oversub, "try DataLoader(num_workers=0)") != NULL);
+    CHECK(!strstr(v.oversub, "--"));
+    in.data_wait_share = 0.5;
+    in.threads = 1;
+    verdict_judge(&in, &v);
+    CHECK(strstr(v.oversub, "try torch.set_num_threads(1) (or OMP_NUM_THREADS=1) and "
+                            "DataLoader(num_workers=1)") != NULL);
+    in.knobs = &verdict_knobs_none;
+    verdict_judge(&in, &v);
+    CHECK(strstr(v.oversub, "try 1 compute thread and 1 loader worker") != NULL);
+    CHECK(!strstr(v.oversub, "--") && !strstr(v.brief, "--"));
+    in = (VerdictInput){.data_wait_share = 0.0, .workers = 0, .threads = 8, .cores = 2,
+                        .run_queue_wait = NAN, .knobs = &verdict_knobs_none};
+    verdict_judge(&in, &v);
+    CHECK(strstr(v.oversub, "8 compute threads on 2 cores; try 2 compute threads") != NULL);
+    in = (VerdictInput){.data_wait_share = 0.0, .workers = 3, .threads = 1, .cores = 2,
+                        .run_queue_wait = NAN, .knobs = &tmpl};
+    verdict_judge(&in, &v);
+    CHECK(strstr(v.oversub, "try {workers} 1") != NULL);
+    CHECK(strstr(v.brief, "3+1 threads on 2 cores: try {workers} 1") == v.brief);
+}
+
 int main(void)
 {
+    test_knobs();
     test_bound();
     test_too_many_threads();
     test_waiting();

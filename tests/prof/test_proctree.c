@@ -48,6 +48,7 @@ static void test_hookfeed(void)
     const char *lines =
         "{\"ev\": \"hello\", \"pid\": 9, \"torch\": \"1.13.1\"}\n"
         "{\"ev\": \"workers\", \"pids\": [11, 12]}\n"
+        "{\"ev\": \"config\", \"threads\": 4, \"workers\": 2}\n"
         "{\"ev\": \"batch\", \"n\": 64, \"wait\": 0.5, \"step\": 0.0, \"t\": 10.0}\n"
         "not json\n"
         "{\"ev\": \"batch\", \"n\": 64, \"wait\": 0.1, \"step\": 0.3, \"t\": 10.4}\n"
@@ -66,6 +67,8 @@ static void test_hookfeed(void)
         CHECK_INT(f.workers[2], ==, 13);
         CHECK_INT(f.bad, ==, 1);
         CHECK_INT(f.batches, ==, 3);
+        CHECK_INT(f.threads, ==, 4);
+        CHECK_INT(f.loader_workers, ==, 2);
         hookfeed_figures(&f, &fig);
         CHECK_INT(fig.ok, ==, 1);
         CHECK_NEAR(fig.images, 96.0, 1e-9);      /* the first batch only starts the clock */
@@ -75,8 +78,14 @@ static void test_hookfeed(void)
         CHECK_NEAR(fig.step_s, 0.4, 1e-9);
         CHECK_NEAR(fig.first_wait, 0.5, 1e-9);
     }
-    /* One batch is no rate; a line over HOOK_LINE_MAX is dropped whole. */
+    /* One batch is no rate; a line over HOOK_LINE_MAX is dropped whole;
+     * threads and workers the hook never said are unknown, never 0. */
     hookfeed_init(&f);
+    CHECK_INT(f.threads, ==, -1);
+    CHECK_INT(f.loader_workers, ==, -1);
+    feed(&f, "{\"ev\": \"config\", \"threads\": \"x\"}\n", 4);
+    CHECK_INT(f.threads, ==, -1);
+    CHECK_INT(f.loader_workers, ==, -1);
     feed(&f, "{\"ev\": \"batch\", \"n\": 64, \"wait\": 0.5, \"step\": 0, \"t\": 1}\n", 5);
     hookfeed_figures(&f, &fig);
     CHECK_INT(fig.ok, ==, 0);

@@ -55,6 +55,11 @@ static void fill_rest(RunRecord *r)
     r->exec.images_per_s = 1250.5;
     r->exec.data_wait_share = 0.375;
     r->exec.batches = 40;
+    r->exec.loader_workers = 2;
+    snprintf(r->exec.torch, sizeof r->exec.torch, "1.13.1");
+    r->exec.worker_procs = 2;
+    r->exec.busy_threads = 3;
+    r->exec.runs = 4;
     for (int i = 0; i < 2; i++) {
         RecordCounter c = {.role = (ThreadRole)(i + 1), .value = i ? NAN : 1e6, .scaled = 0.5,
                            .status = i ? RECORD_CTR_NOT_COUNTED : RECORD_CTR_OK};

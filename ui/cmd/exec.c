@@ -303,7 +303,7 @@ int exec_main(const Options *o, int argc, char **argv)
     RunRecord rec;
     char err[512];
 
-    if (o->export_path && exec_export_check(o->export_path, o->force, err, sizeof err) != 0) {
+    if (o->export_path && export_check(o->export_path, o->force, err, sizeof err) != 0) {
         fprintf(stderr, "cnntop: --export: %s\n", err);
         return EXIT_FAIL;
     }

@@ -12,6 +12,7 @@
 #include "cnntop/hookfeed.h"
 #include "cnntop/proctree.h"
 #include "cnntop/record.h"
+#include "cnntop/verdict.h"
 #include "common/options.h"
 
 /* The Python hook's pipe and what came through it (exec_hook.c). */
@@ -110,15 +111,33 @@ int exec_main(const Options *o, int argc, char **argv);
  * train marked absent.  0, or -1 out of memory. */
 int exec_record_fill(RunRecord *r, ProcTree *t, const ExecResult *res, int argc, char **argv);
 
-/* export_check() for an exec record, which is written as JSON only (the
- * CSV and Markdown writers describe cnntop's own training).  0, or -1
- * with a one-line err naming path. */
-int exec_export_check(const char *path, int force, char *err, size_t len);
+/*
+ * Adds run, one more measured run of into's configuration (sweep --cmd),
+ * to into: the counters summed role by role and event by event (one that
+ * was not counted in some run is not counted, with the reason), batches
+ * summed, wall time, images/s, data wait and run-queue wait averaged, peak
+ * RSS and the process counts their largest, how it ended the last run's;
+ * exec.runs counts them.  The repeats are the caller's.  0, or -1 out of
+ * memory.
+ */
+int exec_record_merge(RunRecord *into, const RunRecord *run);
 
 /* An exec record as `cnntop report` shows it: the command, how it ended,
  * wall time, the hook's figures (or why not), peak RSS, the counters per
  * role.  what: "Report". */
 void exec_record_print(FILE *f, const RunRecord *r, const char *what);
+
+/*
+ * The verdict's figures for an exec run (exec_summary.c): from the tree and
+ * the hook's feed h (NULL: none), or from its record; the knobs named are
+ * a PyTorch script's when the hook saw torch, else none (a command cnntop
+ * knows no option of).  data_wait_share is NAN without the hook's figures.
+ */
+void exec_verdict_of(ProcTree *t, const HookFeed *h, VerdictInput *in);
+void exec_verdict_of_record(const RunRecord *r, VerdictInput *in);
+
+/* The "Bound:" (when the data wait is known) and "Verdict:" lines. */
+void exec_verdict_print(FILE *f, const VerdictInput *in);
 
 /* The summary: the command, how it ended, the tree's processes by role,
  * CPU, page faults, peak RSS, the verdict, a counters block per role and

@@ -8,6 +8,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd/exec.h"
 #include "cnntop/machine.h"
@@ -31,12 +32,32 @@ static int fill_counters(RunRecord *r, ProcTree *t)
     return 0;
 }
 
+/* What the hook said: its DataLoader figures, torch's threads and the
+ * loader's workers; all stay unknown (NAN, -1, "") when it said nothing. */
+static void fill_hook(RunRecord *r, const HookFeed *h)
+{
+    HookFigures fig;
+
+    if (!h || !h->hello)
+        return;
+    snprintf(r->exec.torch, sizeof r->exec.torch, "%s", h->torch);
+    r->threads_used = h->threads;
+    r->exec.loader_workers = h->loader_workers;
+    hookfeed_figures(h, &fig);
+    if (fig.ok) {
+        r->exec.images_per_s = fig.images_per_s;
+        r->exec.data_wait_share = fig.data_wait_share;
+        r->exec.batches = fig.batches;
+    }
+}
+
 int exec_record_fill(RunRecord *r, ProcTree *t, const ExecResult *res, int argc, char **argv)
 {
-    HookFigures fig = {0};
+    const HookFeed *h = res->hook ? &res->hook->feed : NULL;
+    VerdictInput vi;
 
     r->have_train = 0;
-    r->threads_used = 0;
+    r->threads_used = -1;
     machine_info(&r->machine);
     if (record_set_command(r, argc, argv) != 0 || record_set_exec_command(r, res->argv) != 0)
         return -1;
@@ -45,15 +66,64 @@ int exec_record_fill(RunRecord *r, ProcTree *t, const ExecResult *res, int argc,
     r->exec.wall = res->wall;
     r->exit_code = res->signal ? 128 + res->signal : res->status;
     r->peak_rss_kib = proctree_peak_rss_kib(t) > 0 ? proctree_peak_rss_kib(t) : -1;
-    if (res->hook) {
-        hookfeed_figures(&res->hook->feed, &fig);
-        if (fig.ok) {
-            r->exec.images_per_s = fig.images_per_s;
-            r->exec.data_wait_share = fig.data_wait_share;
-            r->exec.batches = fig.batches;
-        }
-    }
+    fill_hook(r, h);
+    exec_verdict_of(t, h, &vi);
+    r->exec.worker_procs = vi.workers;
+    r->exec.busy_threads = vi.threads;
+    r->run_queue_wait = vi.run_queue_wait;
     return fill_counters(r, t);
+}
+
+/* The running mean of a figure over k + 1 runs, NAN once a run lacked it. */
+static double mean_in(double mean, int k, double x)
+{
+    return (mean * k + x) / (k + 1);
+}
+
+/* c (one run's) summed into the same counter of into. */
+static void counter_sum(RecordCounter *into, const RecordCounter *c, int k)
+{
+    if (into->status == RECORD_CTR_OK && c->status != RECORD_CTR_OK) {
+        into->status = c->status;
+        into->value = NAN;
+        snprintf(into->reason, sizeof into->reason, "%.100s (in one of the runs)", c->reason);
+    }
+    if (into->status == RECORD_CTR_OK)
+        into->value += c->value;
+    into->scaled = mean_in(into->scaled, k, c->scaled);
+}
+
+int exec_record_merge(RunRecord *into, const RunRecord *run)
+{
+    RecordExec *x = &into->exec;
+    const RecordExec *y = &run->exec;
+    int k = x->runs > 0 ? x->runs : 1;
+
+    for (size_t j = 0; j < run->n_exec_counters; j++) {
+        const RecordCounter *c = &run->exec_counters[j];
+        size_t i = 0;
+        while (i < into->n_exec_counters && (into->exec_counters[i].role != c->role ||
+                                             strcmp(into->exec_counters[i].name, c->name)))
+            i++;
+        if (i < into->n_exec_counters)
+            counter_sum(&into->exec_counters[i], c, k);
+        else if (record_add_exec_counter(into, c) != 0)
+            return -1;
+    }
+    x->wall = mean_in(x->wall, k, y->wall);
+    x->images_per_s = mean_in(x->images_per_s, k, y->images_per_s);
+    x->data_wait_share = mean_in(x->data_wait_share, k, y->data_wait_share);
+    into->run_queue_wait = mean_in(into->run_queue_wait, k, run->run_queue_wait);
+    x->batches = x->batches >= 0 && y->batches >= 0 ? x->batches + y->batches : -1;
+    x->status = y->status;
+    x->signal = y->signal;
+    into->exit_code = run->exit_code;
+    x->worker_procs = x->worker_procs > y->worker_procs ? x->worker_procs : y->worker_procs;
+    x->busy_threads = x->busy_threads > y->busy_threads ? x->busy_threads : y->busy_threads;
+    if (run->peak_rss_kib > into->peak_rss_kib)
+        into->peak_rss_kib = run->peak_rss_kib;
+    x->runs = k + 1;
+    return 0;
 }
 
 /* A figure, or n/a when it is unknown. */
@@ -84,8 +154,17 @@ void exec_record_print(FILE *f, const RunRecord *r, const char *what)
               "no DataLoader figures from the hook");
     print_num(f, "Data wait:", 100 * x->data_wait_share, 1, "% of the time",
               "no DataLoader figures from the hook");
+    print_num(f, "Torch threads:", r->threads_used >= 0 ? r->threads_used : NAN, 0,
+              " intra-op (torch.get_num_threads())", "not reported by the hook");
+    print_num(f, "DataLoader workers:", r->exec.loader_workers >= 0 ? r->exec.loader_workers : NAN,
+              0, " (num_workers)", "not reported by the hook");
     print_num(f, "Peak RSS:", r->peak_rss_kib >= 0 ? r->peak_rss_kib / 1024.0 : NAN, 1, " MiB",
               "unknown");
+    VerdictInput vi;
+    exec_verdict_of_record(r, &vi);
+    exec_verdict_print(f, &vi);
+    if (x->runs > 1)
+        fprintf(f, "\n Counters summed over the %d measured runs:\n", x->runs);
     for (int role = 0; role < PROC_ROLES; role++) {
         int head = 0;
         for (size_t i = 0; i < r->n_exec_counters; i++) {
@@ -103,18 +182,4 @@ void exec_record_print(FILE *f, const RunRecord *r, const char *what)
                         "", c->name, c->reason);
         }
     }
-}
-
-int exec_export_check(const char *path, int force, char *err, size_t len)
-{
-    ExportFormat fmt;
-
-    if (export_check(path, force, err, len) != 0)
-        return -1;
-    if (export_format(path, &fmt, err, len) == 0 && fmt != EXPORT_JSON) {
-        snprintf(err, len, "%s: a command's record is written as JSON only (.json): the CSV and "
-                 "Markdown exports describe cnntop's own training", path);
-        return -1;
-    }
-    return 0;
 }

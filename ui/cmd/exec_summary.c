@@ -88,6 +88,18 @@ static void print_tree(FILE *f, ProcTree *t, const ExecResult *res)
                 proctree_dropped(t, NULL, 0), why);
 }
 
+/* torch's intra-op threads and the DataLoader's workers, as the hook saw
+ * them at the first batch; n/a (never 0) when it did not say. */
+static void print_knobs(FILE *f, const HookFeed *h)
+{
+    char t[64], w[64];
+
+    snprintf(t, sizeof t, h->threads >= 0 ? "%d" : "n/a", h->threads);
+    snprintf(w, sizeof w, h->loader_workers >= 0 ? "%d" : "n/a", h->loader_workers);
+    fprintf(f, "  Threads:              %s intra-op (torch.get_num_threads()), DataLoader "
+            "num_workers %s\n", t, w);
+}
+
 /* What the Python hook saw of the DataLoader: *fig->ok when it saw
  * enough batches for a rate. */
 static void print_training(FILE *f, const ExecResult *res, HookFigures *fig)
@@ -111,6 +123,7 @@ static void print_training(FILE *f, const ExecResult *res, HookFigures *fig)
     fprintf(f, "  Data wait:            %.1f%% of the time (next() on the DataLoader: %.3f s); "
             "first batch %.3f s\n", 100 * fig->data_wait_share, h->wait, fig->first_wait);
     fprintf(f, "  Step:                 %.1f ms between batches (mean)\n", 1e3 * fig->step_s);
+    print_knobs(f, h);
 }
 
 /* What --progress read from the command's output. */
@@ -128,16 +141,13 @@ static void print_progress(FILE *f, const ExecProgress *p)
             p->matches, fmt_plural(p->matches));
 }
 
-/* The verdict over the whole tree, verdict_judge's rules: loader-bound
- * from the hook's data wait, oversubscribed when busy threads outnumber
- * the cores or wait above CTR_OVERSUB_WAIT (the processes' schedstat). */
-static void print_verdict(FILE *f, ProcTree *t, const HookFigures *fig)
+void exec_verdict_of(ProcTree *t, const HookFeed *h, VerdictInput *in)
 {
     MachineInfo m;
     CounterSched s;
+    HookFigures fig = {0};
     double wait = 0.0, wall = 0.0;
     int have = 0;
-    Verdict v;
 
     machine_info(&m);
     for (int r = 0; r < PROC_ROLES; r++) {
@@ -148,15 +158,39 @@ static void print_verdict(FILE *f, ProcTree *t, const HookFigures *fig)
         wall += s.thread_wall;
         have = 1;
     }
-    VerdictInput in = {
-        .data_wait_share = fig->ok ? fig->data_wait_share : 0.0,
+    if (h)
+        hookfeed_figures(h, &fig);
+    *in = (VerdictInput){
+        .data_wait_share = fig.ok ? fig.data_wait_share : NAN,
         .workers = proctree_role_procs(t, PROC_ROLE_WORKER),
         .threads = proctree_busy_threads(t, PROC_ROLE_MAIN, EXEC_BUSY_SHARE),
         .cores = m.cores,
         .run_queue_wait = have && wall >= CTR_OVERSUB_MIN_WALL ? wait / wall : NAN,
+        .knobs = h && h->hello ? &verdict_knobs_pytorch : &verdict_knobs_none,
     };
+}
+
+void exec_verdict_of_record(const RunRecord *r, VerdictInput *in)
+{
+    *in = (VerdictInput){
+        .data_wait_share = r->exec.data_wait_share,
+        .workers = r->exec.worker_procs > 0 ? r->exec.worker_procs : 0,
+        .threads = r->exec.busy_threads > 0 ? r->exec.busy_threads : 0,
+        .cores = r->machine.cores,
+        .run_queue_wait = r->run_queue_wait,
+        .knobs = r->exec.torch[0] ? &verdict_knobs_pytorch : &verdict_knobs_none,
+    };
+}
+
+void exec_verdict_print(FILE *f, const VerdictInput *given)
+{
+    VerdictInput in = *given;
+    int bound = !isnan(in.data_wait_share);
+    Verdict v;
+
+    in.data_wait_share = bound ? in.data_wait_share : 0.0;
     verdict_judge(&in, &v);
-    if (fig->ok)
+    if (bound)
         fprintf(f, "  Bound:                %s\n", v.bound);
     if (v.oversubscribed)
         fprintf(f, "  Verdict:              %s\n", v.oversub);
@@ -222,7 +256,9 @@ void exec_summary_print(FILE *f, ProcTree *t, const ExecResult *res)
     print_training(f, res, &fig);
     print_progress(f, res->progress);
     print_tree(f, t, res);
-    print_verdict(f, t, &fig);
+    VerdictInput vi;
+    exec_verdict_of(t, res->hook ? &res->hook->feed : NULL, &vi);
+    exec_verdict_print(f, &vi);
     print_roles(f, t);
     print_procs(f, t);
 }

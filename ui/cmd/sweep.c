@@ -107,73 +107,65 @@ static void print_table(SweepRow *rows, int n, const Options *o)
     }
 }
 
-/* The figure the configurations are ranked by: images/s, or with by_time
- * the wall time (lower is faster). */
-static const StatsSummary *rank_of(const SweepRow *w, int by_time)
-{
-    return by_time ? &w->wall : &w->ips;
-}
-
-/* 1 when a is faster than b. */
-static int faster(const SweepRow *a, const SweepRow *b, int by_time)
-{
-    double x = rank_of(a, by_time)->mean, y = rank_of(b, by_time)->mean;
-    return by_time ? x < y : x > y;
-}
-
-/* A configuration that can be recommended: it ended well and has the figure. */
+/* A configuration that can be recommended (record_rank()'s rule). */
 static int rankable(const SweepRow *w, int by_time)
 {
-    return w->done && !w->rec.interrupted && !w->rec.error && !isnan(rank_of(w, by_time)->mean);
+    const StatsSummary *s = by_time ? &w->wall : &w->ips;
+    return w->done && !w->rec.interrupted && !w->rec.error && !isnan(s->mean);
 }
 
-/* "1234 images/s" or "1.23 s": the rank figure of a row. */
-static const char *rank_text(const SweepRow *w, int by_time, char *buf, size_t len)
+/* "1234 images/s" or "1.23 s": a rank figure. */
+static const char *rank_text(const StatsSummary *s, int by_time, char *buf, size_t len)
 {
     if (by_time)
-        snprintf(buf, len, "%.3f s", w->wall.mean);
+        snprintf(buf, len, "%.3f s", s->mean);
     else
-        snprintf(buf, len, "%.0f images/s", w->ips.mean);
+        snprintf(buf, len, "%.0f images/s", s->mean);
     return buf;
 }
 
-/* The fastest and the runner-up (-1: none) of the rankable rows. */
-static void rank_top(const SweepRow *rows, int n, int by_time, int *best, int *second)
-{
-    *best = *second = -1;
-    for (int i = 0; i < n; i++) {
-        if (!rankable(&rows[i], by_time))
-            continue;
-        if (*best < 0 || faster(&rows[i], &rows[*best], by_time)) {
-            *second = *best;
-            *best = i;
-        } else if (*second < 0 || faster(&rows[i], &rows[*second], by_time))
-            *second = i;
-    }
-}
-
 /* Whether the fastest can be told from the runner-up. */
-static void print_runner_up(const SweepRow *rows, int best, int second, int by_time)
+static void print_runner_up(const SweepRow *rows, const RecordRank *rk, const int *at, int by_time)
 {
-    StatsWelch wt;
     char b[96], v[48];
-    const StatsSummary *x = rank_of(&rows[best], by_time), *y = rank_of(&rows[second], by_time);
 
-    record_label(&rows[second].rec, b, sizeof b);
-    rank_text(&rows[second], by_time, v, sizeof v);
-    if (x->n >= 2 && y->n >= 2 && stats_welch(x, y, &wt) == 0)
+    record_label(&rows[at[rk->second]].rec, b, sizeof b);
+    rank_text(&rk->second_s, by_time, v, sizeof v);
+    if (rk->welch_ok)
         printf(" Against the runner-up (%s, %s): %s (Welch's t-test, p = %.3f).\n", b, v,
-               wt.distinguishable ? "a significant difference" : "no significant difference",
-               wt.p);
+               rk->welch.distinguishable ? "a significant difference"
+                                         : "no significant difference",
+               rk->welch.p);
     else
         printf(" Against the runner-up (%s, %s): cannot tell with one run each; "
                "use --runs 3 or more.\n", b, v);
 }
 
-void sweep_recommend(SweepRow *rows, int n, int by_time)
+/* The rows that ran, ranked (record_rank()); at[k] is the row of the k-th
+ * record.  Returns the fastest row, or -1. */
+static int rank_rows(const SweepRow *rows, int n, int by_time, RecordRank *rk, int *at)
 {
-    int best, second, acc_best = -1;
+    const RunRecord **recs = malloc((size_t)(n > 0 ? n : 1) * sizeof *recs);
+    int k = 0;
+
+    rk->best = rk->second = -1;
+    if (!recs)
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (rows[i].done) {
+            at[k] = i;
+            recs[k++] = &rows[i].rec;
+        }
+    record_rank(recs, (size_t)k, by_time, rk);
+    free(recs);
+    return rk->best >= 0 ? at[rk->best] : -1;
+}
+
+int sweep_recommend(SweepRow *rows, int n, int by_time)
+{
+    int acc_best = -1, *at = malloc((size_t)(n > 0 ? n : 1) * sizeof *at);
     char a[96], b[96], v[48];
+    RecordRank rk;
 
     for (int i = 0; i < n; i++) {
         if (!rankable(&rows[i], by_time))
@@ -181,15 +173,17 @@ void sweep_recommend(SweepRow *rows, int n, int by_time)
         if (acc_best < 0 || rows[i].accuracy > rows[acc_best].accuracy)
             acc_best = i;
     }
-    rank_top(rows, n, by_time, &best, &second);
+    int best = at ? rank_rows(rows, n, by_time, &rk, at) : -1;
     if (best < 0) {
         printf("\n No configuration finished: no recommendation.\n");
-        return;
+        free(at);
+        return -1;
     }
     record_label(&rows[best].rec, a, sizeof a);
-    printf("\n Fastest: %s, %s.\n", a, rank_text(&rows[best], by_time, v, sizeof v));
-    if (second >= 0)
-        print_runner_up(rows, best, second, by_time);
+    printf("\n Fastest: %s, %s.\n", a, rank_text(&rk.best_s, by_time, v, sizeof v));
+    if (rk.second >= 0)
+        print_runner_up(rows, &rk, at, by_time);
+    free(at);
     if (acc_best >= 0 && !isnan(rows[best].accuracy) && !isnan(rows[acc_best].accuracy) &&
         100 * (rows[acc_best].accuracy - rows[best].accuracy) > SWEEP_ACCURACY_SLACK) {
         record_label(&rows[acc_best].rec, b, sizeof b);
@@ -203,15 +197,18 @@ void sweep_recommend(SweepRow *rows, int n, int by_time)
         for (int i = 0; i < n; i++)
             if (rankable(&rows[i], by_time) && !isnan(rows[i].accuracy) &&
                 100 * (rows[acc_best].accuracy - rows[i].accuracy) <= SWEEP_ACCURACY_SLACK &&
-                (alt < 0 || faster(&rows[i], &rows[alt], by_time)))
+                (alt < 0 || rows[i].ips.mean > rows[alt].ips.mean))
                 alt = i;
         if (alt >= 0) {
             record_label(&rows[alt].rec, b, sizeof b);
             printf(" Recommended: %s, the fastest within %.0f point of the best accuracy.\n", b,
                    SWEEP_ACCURACY_SLACK);
+            return alt;
         }
-    } else
-        printf(" Recommended: %s.\n", a);
+        return best;
+    }
+    printf(" Recommended: %s.\n", a);
+    return best;
 }
 
 int sweep_export(const Options *o, const SweepRow *rows, int n, int partial)

@@ -38,9 +38,11 @@ int sweep_cmd_main(const Options *o, int argc, char **argv);
  * The recommendation under the table: the fastest configuration that ended
  * well, whether Welch's t-test tells it from the runner-up, and whether it
  * learns clearly less than the most accurate.  Ranked by images/s, or with
- * by_time by the mean wall time (a command with no images/s).
+ * by_time by the mean wall time (a command with no images/s).  The ranking
+ * is record_rank()'s, which the Markdown export uses too.  Returns the row
+ * recommended, or -1.
  */
-void sweep_recommend(SweepRow *rows, int n, int by_time);
+int sweep_recommend(SweepRow *rows, int n, int by_time);
 
 /* Writes the rows that ran (done) to --export as one sweep record (partial:
  * say so).  0, or -1 after the one-line error on stderr. */

@@ -62,19 +62,26 @@ static int holder_at(const char *s, size_t *len)
     return -1;
 }
 
+/* 1 when the template has holders[k]. */
+static int holder_used(const char *tmpl, int k)
+{
+    size_t n;
+
+    for (const char *s = strchr(tmpl, '{'); s; s = strchr(s + 1, '{'))
+        if (holder_at(s, &n) == k)
+            return 1;
+    return 0;
+}
+
 /* Each placeholder of the template has its list and each list its
  * placeholder.  0, or -1 with a one-line err. */
 static int template_check(const Options *o, char *err, size_t len)
 {
     int used[N_HOLDERS] = {0};
     const int *v;
-    size_t n;
 
-    for (const char *s = strchr(o->sweep_cmd, '{'); s; s = strchr(s + 1, '{')) {
-        int k = holder_at(s, &n);
-        if (k >= 0)
-            used[k] = 1;
-    }
+    for (int k = 0; k < N_HOLDERS; k++)
+        used[k] = holder_used(o->sweep_cmd, k);
     for (int k = 0; k < N_HOLDERS; k++) {
         int given = (o->set_mask & (k == 0 ? OPTSET_BATCH : k == 1 ? OPTSET_WORKERS
                                                                    : OPTSET_THREADS)) != 0;
@@ -131,26 +138,30 @@ static int substitute(const Options *o, const int idx[N_HOLDERS], char *out, siz
     return 0;
 }
 
-/* Keeps rec, the record of a measured run, as w's: w's repeats so far
- * and this run's, the label, and an error when the command failed. */
+/* Keeps rec, the record of a measured run, in w's: the first becomes w's
+ * record, the later ones are summed into it (exec_record_merge()); each
+ * adds its repeat, and an error when the command failed. */
 static void keep_run(SweepRow *w, RunRecord *rec, const char *label, int rc)
 {
     RecordRepeat rep = {.wall = rec->exec.wall, .images_per_s = rec->exec.images_per_s,
                         .user = NAN, .system = NAN, .accuracy = NAN, .exit_code = rec->exit_code};
 
-    for (size_t i = 0; i < w->rec.n_repeats; i++)
-        record_add_repeat(rec, &w->rec.repeats[i]);
-    record_add_repeat(rec, &rep);
-    record_set_label(rec, label);
-    if (rc != 0) {
+    if (!w->done) {
+        w->rec = *rec;
+        w->done = 1;
+        record_set_label(&w->rec, label);
+    } else {
+        if (exec_record_merge(&w->rec, rec) != 0)
+            fprintf(stderr, "cnntop: sweep: out of memory: %s: a run's counters left out\n",
+                    label);
+        record_done(rec);
+    }
+    record_add_repeat(&w->rec, &rep);
+    if (rc != 0 && !w->rec.error) {
         char why[64];
         snprintf(why, sizeof why, "the command exited with %d", rc);
-        record_set_error(rec, why);
-    } else
-        record_set_error(rec, w->rec.error);
-    record_done(&w->rec);
-    w->rec = *rec;
-    w->done = 1;
+        record_set_error(&w->rec, why);
+    }
 }
 
 /* An exit code that ends the sweep: the command could not be run, or
@@ -203,7 +214,9 @@ static void summarize(SweepRow *w)
     w->tta = NAN;
 }
 
-/* CPU seconds of the last run: task-clock over every role; NAN: not counted. */
+/* CPU seconds a run: task-clock over every role, summed over the
+ * measured runs (exec_record_merge()) and divided by them; NAN: not
+ * counted. */
 static double cpu_seconds(const RunRecord *r)
 {
     double s = NAN;
@@ -213,7 +226,7 @@ static double cpu_seconds(const RunRecord *r)
         if (!strcmp(c->name, "task-clock") && c->status == RECORD_CTR_OK)
             s = (isnan(s) ? 0 : s) + c->value * 1e-9;
     }
-    return s;
+    return s / (r->exec.runs > 0 ? r->exec.runs : 1);
 }
 
 /* The speedup of w over base (±σ) by the rank figure, into buf. */
@@ -257,8 +270,10 @@ static void print_table(const SweepRow *rows, int n, int by_time)
         speedup(w, base, by_time, sp, sizeof sp);
         printf(" %-34s %-20s %-18s %6s %8s %-8s %-14s\n", label, t, ips, wait, cpu, ex, sp);
     }
+    printf("\n Mean ± σ over the measured runs; Wait, CPU (task-clock) and the exported "
+           "counters cover every measured run (CPU: per run).\n");
     if (by_time)
-        printf("\n No images/s from the Python hook: speedups are by wall time "
+        printf(" No images/s from the Python hook: speedups are by wall time "
                "(the baseline's over each one's).\n");
 }
 
@@ -271,6 +286,28 @@ static int by_time_of(const SweepRow *rows, int n)
     return 0;
 }
 
+/* The verdict of the recommended configuration w when it was
+ * oversubscribed, its advice naming the template's placeholders where it
+ * has them ("try {workers} 0"), else the PyTorch script's knobs or none. */
+static void print_advice(const Options *o, const SweepRow *w)
+{
+    VerdictInput vi;
+    VerdictKnobs k;
+    Verdict v;
+
+    exec_verdict_of_record(&w->rec, &vi);
+    k = *vi.knobs;
+    if (holder_used(o->sweep_cmd, 1))
+        k.workers = "{workers} #";
+    if (holder_used(o->sweep_cmd, 2))
+        k.threads = "{threads} #";
+    vi.knobs = &k;
+    vi.data_wait_share = isnan(vi.data_wait_share) ? 0.0 : vi.data_wait_share;
+    verdict_judge(&vi, &v);
+    if (v.oversubscribed)
+        printf(" Its verdict: %s.\n", v.oversub);
+}
+
 int sweep_cmd_main(const Options *o, int argc, char **argv)
 {
     char err[512], cmd[CMD_MAX], label[96];
@@ -278,7 +315,7 @@ int sweep_cmd_main(const Options *o, int argc, char **argv)
     const int *v;
 
     if (template_check(o, err, sizeof err) != 0 ||
-        (o->export_path && exec_export_check(o->export_path, o->force, err, sizeof err) != 0)) {
+        (o->export_path && export_check(o->export_path, o->force, err, sizeof err) != 0)) {
         fprintf(stderr, "cnntop: %s%s\n", strncmp(err, "--", 2) ? "--export: " : "", err);
         return strncmp(err, "--", 2) ? EXIT_FAIL : EXIT_USAGE;
     }
@@ -313,7 +350,9 @@ int sweep_cmd_main(const Options *o, int argc, char **argv)
         print_table(rows, n, by_time);
         if (stop)
             printf("\n Stopped: the table holds the configurations that ran.\n");
-        sweep_recommend(rows, n, by_time);
+        int best = sweep_recommend(rows, n, by_time);
+        if (best >= 0)
+            print_advice(o, &rows[best]);
         fflush(stdout);
         if (o->export_path && sweep_export(o, rows, n, stop) != 0)
             rc = rc ? rc : EXIT_FAIL;

@@ -3,7 +3,9 @@
  * reports it (assets/python/sitecustomize.py, loaded by `cnntop exec`).
  *
  * The hook writes JSON lines on a pipe: "hello" when torch's DataLoader is
- * imported, "workers" with an iterator's worker pids, one "batch" per
+ * imported, "workers" with an iterator's worker pids, "config" at an
+ * iterator's first batch (torch's intra-op threads and the DataLoader's
+ * num_workers), one "batch" per
  * batch (samples, the seconds next() waited, the seconds since the
  * previous batch, the time), "end" when an iterator runs out.  A HookFeed
  * takes the pipe's bytes as they come (lines may arrive cut anywhere) and
@@ -42,6 +44,8 @@ typedef struct HookFeed {
     double t_first, t_end;    /* the window, the hook's monotonic s */
     int workers[HOOK_MAX_WORKERS];
     int nworkers;
+    int threads;              /* torch.get_num_threads() at the last "config"; -1: not said */
+    int loader_workers;       /* the DataLoader's num_workers there; -1: not said */
     long bad;                 /* lines that did not parse or say anything known */
 } HookFeed;
 
@@ -57,6 +61,7 @@ typedef struct HookFigures {
     double first_wait;        /* s */
 } HookFigures;
 
+/* An empty feed: no batch, threads and loader_workers -1 (unknown). */
 void hookfeed_init(HookFeed *f);
 
 /* Feeds len bytes read from the pipe.  Returns how many worker pids were

@@ -28,6 +28,7 @@
 #include <stddef.h>
 
 #include "cnntop/engine.h"
+#include "cnntop/stats.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -110,6 +111,14 @@ typedef struct RecordExec {
     double images_per_s;  /* the Python hook's DataLoader rate; NAN: no hook figures */
     double data_wait_share; /* share of the hook's window next() waited, 0..1; NAN: none */
     long batches;         /* batches the hook saw; -1: no hook figures */
+    int loader_workers;   /* num_workers the DataLoader was given (the hook); -1: unknown */
+    char torch[32];       /* torch's version the hook reported, e.g. "1.13.1"; "": no hook */
+    int worker_procs;     /* data-loader worker processes followed; -1: unknown */
+    int busy_threads;     /* main-process threads busy more than 10% of the time (the
+                             verdict's compute threads); -1: unknown */
+    int runs;             /* measured runs the figures cover (sweep --cmd): exec_counters
+                             and batches summed over them, wall, images_per_s and
+                             data_wait_share averaged; 1 for one exec; -1: unknown */
 } RecordExec;
 
 typedef struct RunRecord {
@@ -121,7 +130,9 @@ typedef struct RunRecord {
     char *data_dir;        /* the data directory actually used */
     long train_images;     /* training images after --limit; -1: unknown */
     long test_images;      /* test images after --test-limit; -1: unknown */
-    int threads_used;      /* compute threads in effect (config.threads may be 0) */
+    int threads_used;      /* compute threads in effect (config.threads may be 0); in an
+                              exec record torch.get_num_threads() as the hook saw it;
+                              -1: unknown */
     MachineInfo machine;
     double peak_gflops;    /* measured SGEMM rate at the model's shapes (the nearest
                               calibrated batch); NAN: not calibrated */
@@ -242,6 +253,27 @@ const char *record_label(const RunRecord *r, char *buf, size_t len);
  */
 size_t record_times(const RunRecord *r, double *out, size_t max);
 size_t record_throughputs(const RunRecord *r, double *out, size_t max);
+
+/*
+ * The fastest of n records and the runner-up, as `cnntop sweep` recommends
+ * and its Markdown export says: ranked by the mean images/s, or with
+ * by_time by the mean wall time (lower is faster), among the records that
+ * ended well (not interrupted, no error, the figure known).  best and
+ * second are indices into runs (-1: none); welch_ok 1 when Welch's t-test
+ * between them could be made (two runs or more each), its result in welch.
+ */
+typedef struct RecordRank {
+    int best, second;
+    StatsSummary best_s, second_s; /* their rank figure over the runs */
+    int welch_ok;
+    StatsWelch welch;
+} RecordRank;
+
+void record_rank(const RunRecord *const *runs, size_t n, int by_time, RecordRank *out);
+
+/* 1 when a record that ran has no images/s (an exec run without the hook's
+ * figures): such a set is ranked by wall time. */
+int record_rank_by_time(const RunRecord *const *runs, size_t n);
 
 /* Export formats, chosen by the file name's extension. */
 typedef enum ExportFormat { EXPORT_JSON, EXPORT_CSV, EXPORT_MD } ExportFormat;

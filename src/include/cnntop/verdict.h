@@ -16,6 +16,21 @@
 extern "C" {
 #endif
 
+/* One knob: how to set a count, with each '#' standing for the number
+ * ("--workers #", "DataLoader(num_workers=#)", "{workers} #"); NULL: the
+ * front end has no knob for it. */
+typedef struct VerdictKnobs {
+    const char *workers;    /* the loader workers' knob, or NULL */
+    const char *threads;    /* the compute threads' knob, or NULL */
+    const char *join;       /* between two knobs in one piece of advice: " ", " and " */
+    const char *inline_note;/* after the workers' knob at 0: " (load inline on the trainer)" */
+} VerdictKnobs;
+
+/* The knobs of the front ends (verdict.c's table). */
+extern const VerdictKnobs verdict_knobs_cnntop;  /* --workers #, --threads # */
+extern const VerdictKnobs verdict_knobs_pytorch; /* DataLoader(num_workers=#), torch.set_num_threads(#) */
+extern const VerdictKnobs verdict_knobs_none;    /* a command with no known knob */
+
 typedef struct VerdictInput {
     double data_wait_share; /* share of the step spent waiting for data, 0..1 */
     int workers;            /* loader threads; 0: inline on the trainer */
@@ -23,6 +38,7 @@ typedef struct VerdictInput {
     int cores;              /* cores the process may use; <= 0: unknown */
     double run_queue_wait;  /* share of the threads' time runnable but waiting
                                for a CPU, 0..1 (counters_wait_share); NAN: unknown */
+    const VerdictKnobs *knobs; /* what the advice names; NULL: cnntop's own options */
 } VerdictInput;
 
 typedef struct Verdict {
@@ -30,14 +46,15 @@ typedef struct Verdict {
     int oversubscribed;     /* threads exceed the cores, or wait for them */
     char bound[128];        /* "loader-bound (data wait 12.3% of the step, above 10%)" */
     char bound_brief[64];   /* the same for a narrow screen: "loader-bound: data wait 12.3%" */
-    char oversub[320];      /* "" or e.g. "oversubscribed: 2 loader workers + 2 compute
+    char oversub[448];      /* "" or e.g. "oversubscribed: 2 loader workers + 2 compute
                                threads on 2 cores (run-queue wait 31% of thread time);
                                try --workers 0" */
-    char brief[160];        /* the same for a narrow screen, e.g.
+    char brief[224];        /* the same for a narrow screen, e.g.
                                "2+2 threads on 2 cores: try --workers 0" */
 } Verdict;
 
-/* Judges `in` into *out. */
+/* Judges `in` into *out.  Only in->knobs is pointed to, and only while it
+ * runs. */
 void verdict_judge(const VerdictInput *in, Verdict *out);
 
 #ifdef __cplusplus

@@ -14,7 +14,7 @@
 #include "util/err.h"
 
 /* A CSV cell: a number, or nothing when unknown. */
-static void csv_num(TextBuf *t, double x, const char *sep)
+void record_csv_num(TextBuf *t, double x, const char *sep)
 {
     char b[64];
 
@@ -29,7 +29,7 @@ static void csv_float(TextBuf *t, float x, const char *sep)
 }
 
 /* A CSV string cell, quoted when it holds a separator, quote or newline. */
-static void csv_str(TextBuf *t, const char *s, const char *sep)
+void record_csv_str(TextBuf *t, const char *s, const char *sep)
 {
     if (!s)
         s = "";
@@ -50,12 +50,15 @@ int record_csv_run(const RunRecord *r, char **out, size_t *len)
 {
     TextBuf text = {0}, *t = &text;
 
+    if (r->have_exec)
+        return record_csv_exec(&r, 1, out, len);
+
     textbuf_printf(t, "t,epoch,step,images_per_s,loss,queue_fill,data_wait_share,workers,batch,"
                "segment,ipc,miss_rate\n");
     for (size_t i = 0; i < r->n_samples; i++) {
         const RecordSample *rs = &r->samples[i];
         const Sample *s = &rs->s;
-        csv_num(t, s->t, ",");
+        record_csv_num(t, s->t, ",");
         if (rs->epoch >= 0)
             textbuf_printf(t, "%d,", rs->epoch);
         else
@@ -66,8 +69,8 @@ int record_csv_run(const RunRecord *r, char **out, size_t *len)
         csv_float(t, s->queue_fill < 0 ? NAN : s->queue_fill, ",");
         csv_float(t, s->data_wait_share, ",");
         textbuf_printf(t, "%d,%d,%d,", s->workers, s->batch, s->segment);
-        csv_num(t, rs->ipc, ",");
-        csv_num(t, rs->miss_rate, "\n");
+        record_csv_num(t, rs->ipc, ",");
+        record_csv_num(t, rs->miss_rate, "\n");
     }
     return record_text_finish(t, 0, out, len);
 }
@@ -76,34 +79,30 @@ int record_csv_run(const RunRecord *r, char **out, size_t *len)
 static int csv_sweep_row(TextBuf *t, const RunRecord *r)
 {
     char label[160], aug[64];
-    StatsSummary s, ips;
-    double *tm;
-    size_t nt;
+    RecordFigures fg;
 
-    if (record_times_summary(r, &tm, &nt, &s) != 0) {
-        free(tm);
+    if (record_figures(r, &fg) != 0)
         return -CN_ENOMEM;
-    }
-    free(tm);
-    record_throughput_summary(r, &ips);
-    csv_str(t, record_label(r, label, sizeof label), ",");
-    csv_num(t, s.mean, ",");
-    csv_num(t, s.sd, ",");
-    csv_num(t, s.median, ",");
-    csv_num(t, record_mean_cpu(r, 0), ",");
-    csv_num(t, record_mean_cpu(r, 1), ",");
-    csv_num(t, s.min, ",");
-    csv_num(t, s.max, ",");
+    const StatsSummary s = fg.time, ips = fg.ips;
+    size_t nt = s.n;
+    record_csv_str(t, record_label(r, label, sizeof label), ",");
+    record_csv_num(t, s.mean, ",");
+    record_csv_num(t, s.sd, ",");
+    record_csv_num(t, s.median, ",");
+    record_csv_num(t, record_mean_cpu(r, 0), ",");
+    record_csv_num(t, record_mean_cpu(r, 1), ",");
+    record_csv_num(t, s.min, ",");
+    record_csv_num(t, s.max, ",");
     record_augment_text(r->config.augment, aug, sizeof aug);
     textbuf_printf(t, "%d,%d,%d,%d,", r->config.batch, r->config.workers, r->config.prefetch,
             r->threads_used);
-    csv_str(t, aug, ",");
+    record_csv_str(t, aug, ",");
     textbuf_printf(t, "%zu,", nt);
-    csv_num(t, ips.mean, ",");
-    csv_num(t, ips.sd, ",");
-    csv_num(t, record_mean_accuracy(r), ",");
-    csv_num(t, record_mfu(r, ips.mean), ",");
-    csv_num(t, record_executed_share(r, ips.mean), "\n");
+    record_csv_num(t, ips.mean, ",");
+    record_csv_num(t, ips.sd, ",");
+    record_csv_num(t, record_mean_accuracy(r), ",");
+    record_csv_num(t, record_mfu(r, ips.mean), ",");
+    record_csv_num(t, record_executed_share(r, ips.mean), "\n");
     return 0;
 }
 
@@ -111,6 +110,9 @@ int record_csv_sweep(const RunRecord *const *runs, size_t n, char **out, size_t 
 {
     TextBuf text = {0}, *t = &text;
     int rc = 0;
+
+    if (n && runs[0]->have_exec)
+        return record_csv_exec(runs, n, out, len);
 
     textbuf_printf(t, "command,mean,stddev,median,user,system,min,max,batch,workers,prefetch,"
                "threads,augment,runs,images_per_s,images_per_s_stddev,accuracy,mfu,"

@@ -10,8 +10,10 @@
  */
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "cnntop/json.h"
 #include "record/fields.h"
 
 /* offsetof and sizeof of a member of T. */
@@ -382,4 +384,58 @@ void field_set_unknown(const Field *f, void *base)
     default:
         break; /* an absent array stays empty, a string NULL; nothing else is optional */
     }
+}
+
+const Field *field_find(const Field *fields, const char *key)
+{
+    for (const Field *f = fields; f->key; f++)
+        if (!strcmp(f->key, key))
+            return f;
+    return NULL;
+}
+
+/* An int or a long, by the member's size. */
+static long long int_of(const Field *f, const void *p)
+{
+    return f->size == sizeof(int) ? *(const int *)p : *(const long *)p;
+}
+
+/* A number as the JSON writes it; 1 (buf "") when it is unknown. */
+static int num_text(double x, char *buf, size_t len)
+{
+    return json_format_number(x, buf, len) == 0 ? 0 : (buf[0] = '\0', 1);
+}
+
+int field_text(const Field *f, const void *base, char *buf, size_t len)
+{
+    const void *p = field_cat(f, base);
+    const char *s = NULL;
+
+    buf[0] = '\0';
+    switch (f->type) {
+    case FT_STR: s = p; break;
+    case FT_STR_NA: s = *(const char *)p ? p : NULL; break;
+    case FT_DUP: s = *(char *const *)p; break;
+    case FT_NAME: s = field_name(f->names, (unsigned)*(const int *)p); break;
+    case FT_BOOL: s = *(const int *)p ? "true" : "false"; break;
+    case FT_INT:
+        snprintf(buf, len, "%lld", int_of(f, p));
+        return 0;
+    case FT_COUNT:
+        if (int_of(f, p) < 0)
+            return 1;
+        snprintf(buf, len, "%lld", int_of(f, p));
+        return 0;
+    case FT_NUM:
+        if (f->derive)
+            return num_text(f->derive(base), buf, len);
+        return num_text(f->size == sizeof(float) ? *(const float *)p : *(const double *)p, buf,
+                        len);
+    case FT_DERIVED: return num_text(f->derive(base), buf, len);
+    default: return 1; /* objects, arrays and lists have no one text */
+    }
+    if (!s)
+        return 1;
+    snprintf(buf, len, "%s", s);
+    return 0;
 }

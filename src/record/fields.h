@@ -136,6 +136,18 @@ static inline const void *field_cat(const Field *f, const void *base)
  * 0, an empty array): what a member missing from an older file reads as. */
 void field_set_unknown(const Field *f, void *base);
 
+/* The member of fields named key, or NULL. */
+const Field *field_find(const Field *fields, const char *key);
+
+/*
+ * The member f of base as text, into buf: a number exactly as the JSON
+ * export writes it, a string, a name, "true"/"false".  Returns 0, or 1
+ * with buf "" when the member is unknown (what the JSON writes as null) or
+ * has no one text (an object, an array).  What CSV and Markdown write of a
+ * record's members, so that they say the JSON's figures.
+ */
+int field_text(const Field *f, const void *base, char *buf, size_t len);
+
 /* Appends elem (size bytes) to a growable array (record.c).  Returns 0 or
  * -CN_ENOMEM. */
 int record_push(void **arr, size_t *n, size_t *cap, const void *elem, size_t size);

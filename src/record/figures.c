@@ -14,6 +14,8 @@ double record_mean_cpu(const RunRecord *r, int which)
 {
     double s = 0;
 
+    if (r->n_repeats == 0 && !r->have_train)
+        return NAN; /* a command's CPU time is not split into user and system */
     if (r->n_repeats == 0)
         return which ? r->train.cpu_sys : r->train.cpu_user;
     for (size_t i = 0; i < r->n_repeats; i++)
@@ -45,6 +47,17 @@ void record_throughput_summary(const RunRecord *r, StatsSummary *s)
     }
     stats_summarize(v, record_throughputs(r, v, cap), s);
     free(v);
+}
+
+int record_figures(const RunRecord *r, RecordFigures *f)
+{
+    double *tm;
+    size_t nt;
+    int rc = record_times_summary(r, &tm, &nt, &f->time);
+
+    free(tm);
+    record_throughput_summary(r, &f->ips);
+    return rc;
 }
 
 double record_mean_accuracy(const RunRecord *r)
@@ -130,4 +143,21 @@ int record_rank_by_time(const RunRecord *const *runs, size_t n)
             return 1;
     }
     return 0;
+}
+
+void record_speedup(const RunRecord *r, const RunRecord *base, int by_time, double *x,
+                    double *u)
+{
+    StatsSummary a, b;
+
+    if (r == base) {
+        *x = 1.0;
+        *u = NAN;
+        return;
+    }
+    rank_figure(by_time ? base : r, by_time, &a);
+    rank_figure(by_time ? r : base, by_time, &b);
+    stats_ratio(a.mean, isnan(a.sd) ? 0 : a.sd, b.mean, isnan(b.sd) ? 0 : b.sd, x, u);
+    if (!(a.n > 1 && b.n > 1))
+        *u = NAN;
 }

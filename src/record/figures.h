@@ -22,6 +22,16 @@ int record_times_summary(const RunRecord *r, double **times, size_t *n, StatsSum
 /* Summary of the runs' throughputs; every figure NAN when out of memory. */
 void record_throughput_summary(const RunRecord *r, StatsSummary *s);
 
+/* A record's figures over its runs: the wall times' and the throughputs'
+ * summaries. */
+typedef struct RecordFigures {
+    StatsSummary time;  /* seconds; time.n: the runs */
+    StatsSummary ips;   /* images/s; NAN mean when unknown */
+} RecordFigures;
+
+/* Fills f for r.  0 or -CN_ENOMEM. */
+int record_figures(const RunRecord *r, RecordFigures *f);
+
 /* Mean test accuracy over the repeats that were evaluated, else the final
  * evaluation's; NAN when none. */
 double record_mean_accuracy(const RunRecord *r);

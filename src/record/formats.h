@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "cnntop/record.h"
+#include "record/fields.h"
 #include "util/textbuf.h"
 
 int record_json_run(const RunRecord *r, char **out, size_t *len);
@@ -18,6 +19,29 @@ int record_csv_run(const RunRecord *r, char **out, size_t *len);
 int record_csv_sweep(const RunRecord *const *runs, size_t n, char **out, size_t *len);
 int record_md_run(const RunRecord *r, char **out, size_t *len);
 int record_md_sweep(const RunRecord *const *runs, size_t n, char **out, size_t *len);
+
+/*
+ * An exec record (have_exec) or a sweep --cmd's records (exec_text.c):
+ * CSV one row per record; Markdown the command, how it ended and the exec
+ * members with their meaning (one record), or the grid with mean ± σ,
+ * speedups and the recommendation (sweep 1), then the counters per role.
+ */
+int record_csv_exec(const RunRecord *const *runs, size_t n, char **out, size_t *len);
+int record_md_exec(const RunRecord *const *runs, size_t n, int sweep, char **out, size_t *len);
+
+/* Cells shared by the writers: a CSV number (empty when unknown) or string
+ * (quoted when it must be), then sep; Markdown text with '|' escaped, a
+ * number with fixed decimals ("" when unknown) or "mean ± sd" (mean alone
+ * when sd is unknown) into buf. */
+void record_csv_num(TextBuf *t, double x, const char *sep);
+void record_csv_str(TextBuf *t, const char *s, const char *sep);
+void record_md_cell(TextBuf *t, const char *s);
+const char *record_md_fixed(char *buf, size_t len, double x, int decimals);
+const char *record_md_pm(char *buf, size_t len, double m, double sd, int decimals);
+
+/* Markdown's counters table (roles named by roles) and repeats table. */
+void record_md_counters(TextBuf *t, const RecordCounter *cs, size_t n, const FieldNames *roles);
+void record_md_repeats(TextBuf *t, const RunRecord *r);
 
 /* Hands the text over (0, *out and *len) when rc is 0 and every write
  * succeeded; frees it otherwise and returns rc, or -CN_ENOMEM. */

@@ -10,13 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cnntop/json.h"
 #include "record/fields.h"
 #include "record/figures.h"
 #include "record/formats.h"
 #include "util/err.h"
 
 /* A Markdown table cell: '|' escaped, newlines flattened. */
-static void md_cell(TextBuf *t, const char *s)
+void record_md_cell(TextBuf *t, const char *s)
 {
     for (; s && *s; s++) {
         if (*s == '|')
@@ -29,7 +30,7 @@ static void md_cell(TextBuf *t, const char *s)
 }
 
 /* "12.345" or "" for an unknown figure, with a fixed number of decimals. */
-static const char *fmt_fixed(char *buf, size_t len, double x, int decimals)
+const char *record_md_fixed(char *buf, size_t len, double x, int decimals)
 {
     if (isfinite(x))
         snprintf(buf, len, "%.*f", decimals, x);
@@ -39,12 +40,12 @@ static const char *fmt_fixed(char *buf, size_t len, double x, int decimals)
 }
 
 /* "mean ± sd" or "mean" alone for one run. */
-static const char *fmt_pm(char *buf, size_t len, double m, double sd, int decimals)
+const char *record_md_pm(char *buf, size_t len, double m, double sd, int decimals)
 {
     if (isfinite(sd))
         snprintf(buf, len, "%.*f ± %.*f", decimals, m, decimals, sd);
     else
-        fmt_fixed(buf, len, m, decimals);
+        record_md_fixed(buf, len, m, decimals);
     return buf;
 }
 
@@ -77,13 +78,13 @@ static int md_results_table(TextBuf *t, const RunRecord *const *runs, size_t n)
         record_throughput_summary(runs[i], &ips);
         stats_ratio(s[i].mean, s[i].sd, s[best].mean, s[best].sd, &rel, &u);
         textbuf_printf(t, "| `");
-        md_cell(t, record_label(runs[i], label, sizeof label));
-        textbuf_printf(t, "` | %s | %s | %s | ", fmt_pm(a, sizeof a, s[i].mean, s[i].sd, 3),
-                fmt_fixed(b, sizeof b, s[i].min, 3), fmt_fixed(c, sizeof c, s[i].max, 3));
-        textbuf_printf(t, "%s | ", fmt_pm(a, sizeof a, ips.mean, ips.sd, 1));
+        record_md_cell(t, record_label(runs[i], label, sizeof label));
+        textbuf_printf(t, "` | %s | %s | %s | ", record_md_pm(a, sizeof a, s[i].mean, s[i].sd, 3),
+                record_md_fixed(b, sizeof b, s[i].min, 3), record_md_fixed(c, sizeof c, s[i].max, 3));
+        textbuf_printf(t, "%s | ", record_md_pm(a, sizeof a, ips.mean, ips.sd, 1));
         if (isfinite(acc))
             textbuf_printf(t, "%.2f%% ", 100 * acc);
-        textbuf_printf(t, "| %s |\n", i == best ? "1.00" : fmt_pm(b, sizeof b, rel, u, 2));
+        textbuf_printf(t, "| %s |\n", i == best ? "1.00" : record_md_pm(b, sizeof b, rel, u, 2));
     }
     free(s);
     return 0;
@@ -108,7 +109,7 @@ static void md_summary(TextBuf *t, const RunRecord *r)
                 "%.1f%% |\n", 100 * record_mfu(r, st->images_per_s), r->fma_peak_gflops,
                 r->fma_peak_isa, 100 * record_executed_share(r, st->images_per_s));
     textbuf_printf(t, "| CPU | %.2f s user, %.2f s sys |\n", st->cpu_user, st->cpu_sys);
-    textbuf_printf(t, "| Final training loss | %s |\n", fmt_fixed(a, sizeof a, st->final_loss, 4));
+    textbuf_printf(t, "| Final training loss | %s |\n", record_md_fixed(a, sizeof a, st->final_loss, 4));
     if (r->have_eval)
         textbuf_printf(t, "| Test accuracy | %.2f%% (%ld of %ld image%s) |\n", 100 * r->eval.accuracy,
                 r->eval.correct, r->eval.images, r->eval.images == 1 ? "" : "s");
@@ -120,17 +121,17 @@ static void md_summary(TextBuf *t, const RunRecord *r)
     textbuf_printf(t, "| Compute threads | %d |\n| Learning rate | %g |\n| Seed | %llu |\n",
             r->threads_used, r->config.lr, (unsigned long long)r->config.seed);
     textbuf_printf(t, "| Augmentation | %s |\n| Data | ", aug);
-    md_cell(t, r->data_dir);
+    record_md_cell(t, r->data_dir);
     textbuf_printf(t, " |\n| Machine | ");
-    md_cell(t, r->machine.cpu_model);
+    record_md_cell(t, r->machine.cpu_model);
     textbuf_printf(t, ", %d core%s, OpenBLAS ", r->machine.cores, r->machine.cores == 1 ? "" : "s");
-    md_cell(t, r->machine.blas_core);
+    record_md_cell(t, r->machine.blas_core);
     if (r->machine.blas_isa[0])
         textbuf_printf(t, " (%s; the CPU has %s)", r->machine.blas_isa, r->machine.cpu_isa);
     textbuf_printf(t, " |\n");
     if (r->machine.blas_warning[0]) {
         textbuf_printf(t, "| Warning | ");
-        md_cell(t, r->machine.blas_warning);
+        record_md_cell(t, r->machine.blas_warning);
         textbuf_printf(t, " |\n");
     }
 }
@@ -148,9 +149,9 @@ static void md_layers(TextBuf *t, const RunRecord *r)
     for (size_t i = 0; i < r->n_layers; i++) {
         const RecordLayer *l = &r->layers[i];
         textbuf_printf(t, "| ");
-        md_cell(t, l->name);
+        record_md_cell(t, l->name);
         textbuf_printf(t, " | %.3f | %.1f%% | %s |\n", 1e3 * l->seconds / (double)r->train.steps,
-                total > 0 ? 100 * l->seconds / total : 0.0, fmt_fixed(a, sizeof a, l->gflops, 1));
+                total > 0 ? 100 * l->seconds / total : 0.0, record_md_fixed(a, sizeof a, l->gflops, 1));
     }
 }
 
@@ -162,8 +163,8 @@ static void md_series(TextBuf *t, const RunRecord *r)
         textbuf_printf(t, "\n## Epochs\n\n| Epoch | Loss | Test accuracy | Wall [s] |\n|---:|---:|---:|---:|\n");
         for (size_t i = 0; i < r->n_epochs; i++) {
             const RecordEpoch *e = &r->epochs[i];
-            textbuf_printf(t, "| %d | %s | %s | %.2f |\n", e->epoch + 1, fmt_fixed(a, sizeof a, e->loss, 4),
-                    isfinite(e->accuracy) ? fmt_fixed(b, sizeof b, 100 * e->accuracy, 2) : "",
+            textbuf_printf(t, "| %d | %s | %s | %.2f |\n", e->epoch + 1, record_md_fixed(a, sizeof a, e->loss, 4),
+                    isfinite(e->accuracy) ? record_md_fixed(b, sizeof b, 100 * e->accuracy, 2) : "",
                     e->wall);
         }
     }
@@ -173,36 +174,37 @@ static void md_series(TextBuf *t, const RunRecord *r)
         for (size_t i = 0; i < r->n_segments; i++) {
             const Segment *s = &r->segments[i];
             textbuf_printf(t, "| %zu | %ld | %d | %d | %d | %s |\n", i, s->steps, s->batch, s->workers,
-                    s->prefetch, fmt_pm(a, sizeof a, s->images_per_s,
+                    s->prefetch, record_md_pm(a, sizeof a, s->images_per_s,
                                         s->images_per_s_sd > 0 ? s->images_per_s_sd : NAN, 1));
         }
     }
 }
 
-static void md_counters(TextBuf *t, const RunRecord *r)
+void record_md_counters(TextBuf *t, const RecordCounter *cs, size_t n, const FieldNames *roles)
 {
     char a[64];
 
-    if (!r->n_counters)
+    if (!n)
         return;
     textbuf_printf(t, "\n## Counters\n\n| Role | Event | Value | Unit | Running |\n|:---|:---|---:|:---|---:|\n");
-    for (size_t i = 0; i < r->n_counters; i++) {
-        const RecordCounter *c = &r->counters[i];
-        textbuf_printf(t, "| %s | ", field_name(&record_role_names, (unsigned)c->role));
-        md_cell(t, c->name);
+    for (size_t i = 0; i < n; i++) {
+        const RecordCounter *c = &cs[i];
+        textbuf_printf(t, "| %s | ", field_name(roles, (unsigned)c->role));
+        record_md_cell(t, c->name);
         if (c->status == RECORD_CTR_OK) {
-            textbuf_printf(t, " | %.0f | ", c->value);
-            md_cell(t, c->unit);
-            textbuf_printf(t, " | %s |\n", isfinite(c->scaled) ? fmt_fixed(a, sizeof a, 100 * c->scaled, 1) : "");
+            char v[64];
+            textbuf_printf(t, " | %s | ", json_format_number(c->value, v, sizeof v) ? "" : v);
+            record_md_cell(t, c->unit);
+            textbuf_printf(t, " | %s |\n", isfinite(c->scaled) ? record_md_fixed(a, sizeof a, 100 * c->scaled, 1) : "");
         } else {
             textbuf_printf(t, " | n/a: ");
-            md_cell(t, c->reason[0] ? c->reason : field_name(&record_status_names, (unsigned)c->status));
+            record_md_cell(t, c->reason[0] ? c->reason : field_name(&record_status_names, (unsigned)c->status));
             textbuf_printf(t, " | | |\n");
         }
     }
 }
 
-static void md_repeats(TextBuf *t, const RunRecord *r)
+void record_md_repeats(TextBuf *t, const RunRecord *r)
 {
     char a[64];
 
@@ -212,9 +214,14 @@ static void md_repeats(TextBuf *t, const RunRecord *r)
                "|---:|---:|---:|---:|---:|---:|---:|\n");
     for (size_t i = 0; i < r->n_repeats; i++) {
         const RecordRepeat *p = &r->repeats[i];
-        textbuf_printf(t, "| %zu | %.3f | %.1f | %.2f | %.2f | %s | %d |\n", i + 1, p->wall, p->images_per_s,
-                p->user, p->system,
-                isfinite(p->accuracy) ? fmt_fixed(a, sizeof a, 100 * p->accuracy, 2) : "", p->exit_code);
+        char w[32], ips[32], u[32], sy[32];
+        textbuf_printf(t, "| %zu | %s | %s | %s | %s | %s | %d |\n", i + 1,
+                       record_md_fixed(w, sizeof w, p->wall, 3),
+                       record_md_fixed(ips, sizeof ips, p->images_per_s, 1),
+                       record_md_fixed(u, sizeof u, p->user, 2),
+                       record_md_fixed(sy, sizeof sy, p->system, 2),
+                       isfinite(p->accuracy) ? record_md_fixed(a, sizeof a, 100 * p->accuracy, 2) : "",
+                       p->exit_code);
     }
 }
 
@@ -224,12 +231,15 @@ int record_md_run(const RunRecord *r, char **out, size_t *len)
     char label[160];
     int rc;
 
+    if (r->have_exec)
+        return record_md_exec(&r, 1, 0, out, len);
+
     textbuf_printf(t, "# cnntop run: ");
-    md_cell(t, record_label(r, label, sizeof label));
+    record_md_cell(t, record_label(r, label, sizeof label));
     textbuf_printf(t, "\n\n");
     if (r->command) {
         textbuf_printf(t, "Command: `");
-        md_cell(t, r->command);
+        record_md_cell(t, r->command);
         textbuf_printf(t, "`  \n");
     }
     textbuf_printf(t, "Date: %s, cnntop %s\n", r->date, r->version);
@@ -237,7 +247,7 @@ int record_md_run(const RunRecord *r, char **out, size_t *len)
         textbuf_printf(t, "\n**Interrupted by a signal: the figures cover the part that ran.**\n");
     if (r->error) {
         textbuf_printf(t, "\n**Failed: ");
-        md_cell(t, r->error);
+        record_md_cell(t, r->error);
         textbuf_printf(t, "**\n");
     }
     textbuf_printf(t, "\n");
@@ -245,8 +255,8 @@ int record_md_run(const RunRecord *r, char **out, size_t *len)
     md_summary(t, r);
     md_layers(t, r);
     md_series(t, r);
-    md_counters(t, r);
-    md_repeats(t, r);
+    record_md_counters(t, r->counters, r->n_counters, &record_role_names);
+    record_md_repeats(t, r);
     return record_text_finish(t, rc, out, len);
 }
 
@@ -255,10 +265,13 @@ int record_md_sweep(const RunRecord *const *runs, size_t n, char **out, size_t *
     TextBuf text = {0}, *t = &text;
     int rc;
 
+    if (n && runs[0]->have_exec)
+        return record_md_exec(runs, n, 1, out, len);
+
     textbuf_printf(t, "# cnntop sweep\n\n");
     if (n && runs[0]->command) {
         textbuf_printf(t, "Command: `");
-        md_cell(t, runs[0]->command);
+        record_md_cell(t, runs[0]->command);
         textbuf_printf(t, "`  \n");
     }
     if (n)

@@ -25,11 +25,14 @@ fail() {
     fails=$((fails + 1))
 }
 
-# run CODE ARGS...: cnntop ARGS, its exit code must be CODE.
+# run CODE ARGS...: cnntop ARGS (under $PIN when set), its exit code must
+# be CODE.
+PIN=
 run() {
     code=$1
     shift
-    "$CNNTOP" "$@" >"$tmp/out" 2>"$tmp/err"
+    # shellcheck disable=SC2086
+    $PIN "$CNNTOP" "$@" >"$tmp/out" 2>"$tmp/err"
     got=$?
     [ "$got" -eq "$code" ] || fail "cnntop $*: exit $got (want $code)"
 }
@@ -58,6 +61,7 @@ has "^  Peak RSS:  *[0-9.]* MiB"
 grep -Eq "^ +[0-9]+ +[0-9]+  main +sh " "$tmp/out" || fail "no main row for sh"
 grep -Eq "^ +[0-9]+ +[0-9]+  other +sleep " "$tmp/out" || fail "no other row for sleep"
 grep -q "Images/s\|Data wait" "$tmp/out" && fail "sh -c: a progress part"
+grep "^  Verdict:" "$tmp/out" | grep -q -- "--" && fail "sh -c: the verdict names an option sh has not"
 # Only the events asked for.
 run 0 exec -e task-clock -- true
 has "msec task-clock"
@@ -175,12 +179,15 @@ json() {
 }
 
 # ---- exec --export ----
-run 3 exec -e task-clock --export "$tmp/e.json" -- sh -c 'i=0; while [ $i -lt 5000 ]; do i=$((i+1)); done; exit 3'
+run 3 exec -e task-clock,bogus:: --export "$tmp/e.json" -- sh -c 'i=0; while [ $i -lt 5000 ]; do i=$((i+1)); done; exit 3'
 [ -f "$tmp/e.json" ] || fail "exec --export: no file"
 json "$tmp/e.json" "d['schema'] == 'cnntop.run/1' and d['exec']['status'] == 3 and d['exec']['signal'] == 0"
 json "$tmp/e.json" "d['exec']['command'].startswith(\"sh -c 'i=0\") and d['exit_code'] == 3"
 json "$tmp/e.json" "d['config'] is None and d['train'] is None and d['data'] is None"
 json "$tmp/e.json" "d['exec']['wall'] > 0 and d['exec']['images_per_s'] is None"
+# Not a Python command: the threads and workers are unknown, never 0.
+json "$tmp/e.json" "d['threads_used'] is None and d['exec']['loader_workers'] is None and d['exec']['torch'] is None and d['exec']['runs'] == 1"
+json "$tmp/e.json" "any(c['name'] == 'bogus::' and c['value'] is None and c['status'] == 'unavailable' for c in d['exec_counters'])"
 json "$tmp/e.json" "any(c['role'] == 'main' and c['name'] == 'task-clock' and c['value'] > 0 for c in d['exec_counters'])"
 run 0 report "$tmp/e.json"
 has "^ Report of cnntop exec: sh -c 'i=0"
@@ -198,12 +205,26 @@ grep -q "ran" "$tmp/out" && fail "exec --export onto an existing file still ran 
 has "^cnntop: --export: .*e.json" "$tmp/err"
 run 1 exec --export "$tmp/x.txt" -- true
 has "^cnntop: --export: " "$tmp/err"
-# CSV and Markdown describe cnntop's own training: refused, nothing run.
-run 1 exec --export "$tmp/x.csv" -- sh -c "echo ran"
-has "^cnntop: --export: .*x.csv: a command's record is written as JSON only" "$tmp/err"
-grep -q "ran" "$tmp/out" && fail "exec --export x.csv still ran the command"
-run 1 sweep --cmd "echo {batch}" --batch 1 --export "$tmp/x.md"
-has "^cnntop: --export: .*x.md: a command's record is written as JSON only" "$tmp/err"
+# The same record as CSV and Markdown (report --export writes what it
+# read again): every exec member, the run members that apply and each
+# counter say what the JSON says; a counter that could not be counted is
+# n/a with its reason, never 0.  Written directly by exec too.
+run 0 report "$tmp/e.json" --export "$tmp/e.csv"
+run 0 report "$tmp/e.json" --export "$tmp/e.md"
+run 3 exec -e task-clock,bogus:: --export "$tmp/e2.csv" -- sh -c 'exit 3'
+run 3 exec -e task-clock,bogus:: --export "$tmp/e2.md" -- sh -c 'exit 3'
+run 3 exec -e task-clock,bogus:: --export "$tmp/e2.json" -- sh -c 'exit 3'
+# check_exports NAME [--loose]: NAME.csv and NAME.md say what NAME.json does.
+check_exports() {
+    python3 "$HERE/cli/exec_export_check.py" "$tmp/$1.json" "$tmp/$1.csv" "$tmp/$1.md" ${2:-} \
+        2>"$tmp/err" || fail "$1: the CSV or Markdown does not say the JSON's figures"
+}
+check_exports e
+check_exports e2 --loose
+run 1 exec --export "$tmp/e2.md" -- sh -c "echo ran"
+grep -q "ran" "$tmp/out" && fail "exec --export onto an existing .md still ran the command"
+run 1 report "$tmp/e.json" --export "$tmp/e.csv"
+has "^cnntop: --export: .*e.csv: file exists" "$tmp/err"
 # A command that cannot be run: no record.
 run 127 exec --export "$tmp/n.json" -- /nonexistent/cmd
 [ -f "$tmp/n.json" ] && fail "exec --export wrote a record for a command that never ran"
@@ -228,11 +249,58 @@ json "$tmp/s.json" "d['schema'] == 'cnntop.sweep/1' and len(d['runs']) == 4 and 
 json "$tmp/s.json" "[r['label'] for r in d['runs']] == ['batch 1, workers 0', 'batch 1, workers 3', 'batch 2, workers 0', 'batch 2, workers 3']"
 json "$tmp/s.json" "d['runs'][3]['exec']['command'].startswith(\"/bin/sh -c 'echo x >>\") and '/n_2_3;' in d['runs'][3]['exec']['command']"
 json "$tmp/s.json" "all(r['config'] is None and r['exec']['status'] == 0 for r in d['runs']) and len(d['results']) == 4"
+# Each configuration's figures cover both measured runs: the counters
+# and batches summed, the wall time their mean.
+json "$tmp/s.json" "all(r['exec']['runs'] == 2 for r in d['runs'])"
+json "$tmp/s.json" "all(abs(r['exec']['wall'] - sum(x['wall'] for x in r['repeats']) / 2) < 1e-9 for r in d['runs'])"
+has "^ Mean ± σ over the measured runs; Wait, CPU (task-clock) and the exported counters cover every measured run"
+# report compares exec records as hyperfine compares commands: wall time
+# mean ± σ, the speedup by it with Welch's test, images/s, data wait, the
+# counters per role (per run).
 run 0 report "$tmp/s.json"
-has "^ Comparison of 4 runs"
-has "^  Configuration  *batch 1, workers 0  *batch 1, workers 3  *batch 2, workers 0  *batch 2, workers 3"
+has "^ Comparison of 4 commands (mean ± σ over the runs; speedups over s.json#1; counters per run)"
+has "^  Command  *batch 1, workers 0  *batch 1, workers 3  *batch 2, workers 0  *batch 2, workers 3"
 has "^  Wall time \[s\]  *[0-9.]* ± [0-9.]*  "
-has "^  CPU user+sys \[s\]  *n/a  *n/a"
+has "^  Throughput \[img/s\]  *n/a  *n/a"
+has "^  Data wait \[%\]  *n/a  *n/a"
+has "^  Speedup (time)  *1.00  *[0-9.]* ± [0-9.]*  "
+has "^  Distinguishable  *(reference)  *\(yes\|no\) (p [<=] [0-9.]*)  "
+has "^  main task-clock \[ns\]  *[0-9][0-9]*  *[0-9][0-9]*  "
+has "^  s.json#2 is [0-9.]* ± [0-9.]* times as fast as s.json#1 by wall time; distinguishable: \(yes\|no\) (p"
+grep -q "MFU\|Test accuracy\|CPU user" "$tmp/out" && fail "report of exec records: cnntop's own training rows"
+# The sweep as CSV and Markdown, the same figures and recommendation.
+run 0 report "$tmp/s.json" --export "$tmp/s.csv"
+run 0 report "$tmp/s.json" --export "$tmp/s.md"
+check_exports s
+has "^Mean ± σ over each configuration's measured runs; speedups against the first, by wall time" "$tmp/s.md"
+has "^Against the runner-up (batch [12], workers [03], [0-9.]* s): .*Welch's t-test, p = " "$tmp/s.md"
+has "^## Counters" "$tmp/s.md"
+# Written by sweep --cmd itself, and by a sweep that SIGTERM stops (passed
+# on to the command, which dies of it): complete, never a partial file or
+# a temporary one left.
+run 0 sweep --cmd "echo {batch}" --batch 1,2 --export "$tmp/d.md"
+has "^| batch 1 | \`/bin/sh -c 'echo 1'\` | [0-9.]* | n/a | n/a | n/a | n/a | 0 | 1 (baseline) |$" "$tmp/d.md"
+has "^Recommended: batch [12]\.$" "$tmp/d.md"
+mkdir "$tmp/p"
+"$CNNTOP" sweep -e task-clock --cmd "echo {batch} >>$tmp/p/ran; sleep {batch}" --batch 1,30 \
+    --export "$tmp/p/p.csv" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+for i in $(seq 1 100); do
+    grep -q "^30$" "$tmp/p/ran" 2>/dev/null && break
+    sleep 0.1
+done
+kill -TERM $pid
+wait $pid
+got=$?
+[ "$got" -eq 143 ] || fail "sweep --cmd stopped by SIGTERM: exit $got, not 143"
+[ "$(ls -A "$tmp/p" | tr '\n' ' ')" = "p.csv ran " ] || fail "sweep --cmd stopped: $(ls -A "$tmp/p") (a temporary file left?)"
+python3 -c "
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline='')))
+assert [r['command'] for r in rows] == ['batch 1', 'batch 30'], rows
+assert rows[1]['exec.signal'] == '15' and rows[1]['exec.status'] == '', rows[1]
+assert open(sys.argv[1]).read().endswith('\n')
+" "$tmp/p/p.csv" || fail "sweep --cmd stopped by SIGTERM: the CSV is not whole"
 # A configuration whose command fails: in the table with its status,
 # never recommended, the sweep's exit 1.
 run 1 sweep --cmd 'exit $(({batch} - 1))' --batch 1,4 --runs 1
@@ -259,8 +327,42 @@ if [ -n "$PY" ] && "$PY" -c 'import torch' 2>/dev/null; then
         fail "sweep --cmd train_seed.py: not 4 rows with images/s and data wait"
     has "^ Fastest: .*, [0-9]* images/s\.$"
     json "$tmp/t.json" "all(x['images_per_s'] > 0 for r in d['runs'] for x in r['repeats'])"
+    # The hook's batches summed over the 2 runs; torch's threads and the
+    # DataLoader's workers as the script set them.
+    json "$tmp/t.json" "[r['exec']['batches'] for r in d['runs']] == [12, 12, 6, 6]"
+    json "$tmp/t.json" "all(r['threads_used'] == 1 and r['exec']['torch'] for r in d['runs'])"
+    json "$tmp/t.json" "[r['exec']['loader_workers'] for r in d['runs']] == [0, 2, 0, 2]"
+    run 0 report "$tmp/t.json" --export "$tmp/t.csv"
+    run 0 report "$tmp/t.json" --export "$tmp/t.md"
+    check_exports t
+    has "^Mean ± σ over each configuration's measured runs; speedups against the first, by images/s" "$tmp/t.md"
     run 0 report "$tmp/t.json"
     has "^  Throughput \[img/s\]  *[0-9.]* ± [0-9.]*  "
+fi
+
+# The verdict's advice names the knobs the command has: on one core
+# (taskset), 2 DataLoader workers are oversubscribed and the advice is
+# DataLoader(num_workers=...), never cnntop's own --workers; report says
+# the same from the record; sweep --cmd names the template's placeholder.
+# (A command with no known knob is told counts: test_verdict.)  The hook's threads and workers go into the record.
+if [ -n "$PY" ] && "$PY" -c 'import torch' 2>/dev/null && taskset -c 0 true 2>/dev/null; then
+    PIN="taskset -c 0"
+    run 0 exec -e task-clock --export "$tmp/v.json" -- "$PY" "$SCRIPT" \
+        --workers 2 --images 192 --batch 64 --threads 1
+    has "^  Threads:  *1 intra-op (torch.get_num_threads()), DataLoader num_workers 2$"
+    has "^  Verdict:  *oversubscribed: 2 loader workers + [0-9]* compute threads\? on 1 core.*; try DataLoader(num_workers=0) (load in the main process)$"
+    grep "^  Verdict:" "$tmp/out" >"$tmp/verdict.exec"
+    grep -q -- "--workers\|--threads" "$tmp/verdict.exec" && fail "exec of a PyTorch script: advice names cnntop's options"
+    json "$tmp/v.json" "d['threads_used'] == 1 and d['exec']['loader_workers'] == 2 and d['exec']['worker_procs'] == 2"
+    PIN=
+    run 0 report "$tmp/v.json"
+    has "^  Torch threads:  *1 intra-op"
+    grep "^  Verdict:" "$tmp/out" | cmp -s - "$tmp/verdict.exec" || fail "report's verdict differs from exec's"
+    PIN="taskset -c 0"
+    run 0 sweep -e task-clock --cmd "$PY $SCRIPT --workers {workers} --images 128 --threads 1" \
+        --workers 2
+    has "^ Its verdict: oversubscribed: 2 loader workers .* on 1 core.*; try {workers} [01]\( (load in the main process)\)\?\.$"
+    PIN=
 fi
 
 if [ "$fails" -ne 0 ]; then

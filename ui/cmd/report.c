@@ -5,7 +5,12 @@
  * before anything is printed, so a bad file costs one error line and no
  * half-printed table.  Side by side, each record is one column, four to a
  * block; the speedup compares throughputs (images/s), which stay
- * comparable when runs trained for different numbers of images.
+ * comparable when runs trained for different numbers of images.  Exec
+ * records (`cnntop exec`, `sweep --cmd`) compare as hyperfine compares
+ * commands: wall time mean ± σ and the speedup by it, images/s when the
+ * Python hook gave them, data wait, and the counters per role, with
+ * Welch's test where there are repeated runs.  --export writes the
+ * records read again, in any format (a run's JSON as CSV or Markdown).
  */
 #include <math.h>
 #include <stdio.h>
@@ -167,22 +172,30 @@ static void cell(const char *s, int last)
     cell_cut(s, last, 0);
 }
 
-/* The speedup of e over the reference and what Welch's test says. */
-static void speedup(const Entry *e, const Entry *ref, char *sp, char *dist, size_t len)
+/* The speedup of e over the reference and what Welch's test says: by
+ * images/s, or with by_time by wall time (the reference's over e's). */
+static void speedup_by(const Entry *e, const Entry *ref, int by_time, char *sp, char *dist,
+                       size_t len)
 {
+    const StatsSummary *a = by_time ? &ref->wall : &e->ips, *b = by_time ? &e->wall : &ref->ips;
     double x, u;
     StatsWelch w;
 
-    stats_ratio(e->ips.mean, e->ips.sd, ref->ips.mean, ref->ips.sd, &x, &u);
+    stats_ratio(a->mean, a->sd, b->mean, b->sd, &x, &u);
     /* The reference against itself is 1 by definition, as in hyperfine. */
     fmt_pm(sp, len, x, e == ref ? NAN : u, 2);
     if (e == ref)
         snprintf(dist, len, "(reference)");
-    else if (stats_welch(&e->ips, &ref->ips, &w) != 0)
+    else if (stats_welch(by_time ? &e->wall : &e->ips, by_time ? &ref->wall : &ref->ips, &w) != 0)
         snprintf(dist, len, "too few runs");
     else
         snprintf(dist, len, "%s (p %s %.3f)", w.distinguishable ? "yes" : "no",
                  w.p < 0.001 ? "<" : "=", w.p < 0.001 ? 0.001 : w.p);
+}
+
+static void speedup(const Entry *e, const Entry *ref, char *sp, char *dist, size_t len)
+{
+    speedup_by(e, ref, 0, sp, dist, len);
 }
 
 /* The configuration label over two rows where one cell cannot hold it:
@@ -270,6 +283,158 @@ static int long_label(const Entry *e, size_t n, size_t from)
     return 0;
 }
 
+/* ---- exec records side by side ---- */
+
+/* What an exec record is called in the table: its label or its command. */
+static const char *exec_name(const RunRecord *r)
+{
+    return r->label ? r->label : r->exec.command ? r->exec.command : "?";
+}
+
+/* A count the record may not know: the number, or n/a. */
+static void count_text(char *b, size_t len, int v)
+{
+    snprintf(b, len, v >= 0 ? "%d" : "n/a", v);
+}
+
+/* One cell of the exec comparison (what: the row, EXEC_ROW_*). */
+enum { XR_NAME, XR_CONFIG, XR_EXIT, XR_WALL, XR_IPS, XR_WAIT, XR_THREADS, XR_WORKERS, XR_RSS,
+       XR_SPEED_T, XR_DIST_T, XR_SPEED_I, XR_DIST_I, XR_ROWS };
+
+static void exec_cell(const Entry *e, const Entry *ref, int what, char *b, size_t len)
+{
+    const RunRecord *r = &e->r;
+    char d[96];
+
+    switch (what) {
+    case XR_CONFIG: snprintf(b, len, "%s", exec_name(r)); break;
+    case XR_EXIT:
+        snprintf(b, len, r->exec.signal ? "signal %d" : "status %d",
+                 r->exec.signal ? r->exec.signal : r->exec.status);
+        break;
+    case XR_WALL: fmt_pm(b, len, e->wall.mean, e->wall.sd, 3); break;
+    case XR_IPS: fmt_pm(b, len, e->ips.mean, e->ips.sd, 1); break;
+    case XR_WAIT: fmt_pm(b, len, 100 * r->exec.data_wait_share, NAN, 1); break;
+    case XR_THREADS: count_text(b, len, r->threads_used); break;
+    case XR_WORKERS: count_text(b, len, r->exec.loader_workers); break;
+    case XR_RSS: fmt_pm(b, len, r->peak_rss_kib >= 0 ? r->peak_rss_kib / 1024.0 : NAN, NAN, 1); break;
+    case XR_SPEED_T: speedup_by(e, ref, 1, b, d, len); break;
+    case XR_DIST_T: speedup_by(e, ref, 1, d, b, len); break;
+    case XR_SPEED_I: speedup_by(e, ref, 0, b, d, len); break;
+    default: speedup_by(e, ref, 0, d, b, len); break;
+    }
+}
+
+static void exec_row(const char *label, const Entry *e, size_t n, size_t from, int what)
+{
+    char b[128];
+
+    printf("  %-22.22s", label);
+    for (size_t i = from; i < n && i < from + COLS; i++) {
+        int last = i + 1 == n || i + 1 == from + COLS;
+        if (what == XR_NAME) {
+            cell_cut(e[i].name, last, 1);
+            continue;
+        }
+        exec_cell(&e[i], &e[0], what, b, sizeof b);
+        cell(b, last);
+    }
+    printf("\n");
+}
+
+/* A counter of one run: the record's sum over its runs, divided by them. */
+static void counter_cell(const RunRecord *r, const RecordCounter *like, char *b, size_t len)
+{
+    const RecordCounter *c = NULL;
+
+    for (size_t i = 0; i < r->n_exec_counters && !c; i++)
+        if (r->exec_counters[i].role == like->role && !strcmp(r->exec_counters[i].name, like->name))
+            c = &r->exec_counters[i];
+    if (!c)
+        snprintf(b, len, "-");
+    else if (c->status != RECORD_CTR_OK)
+        snprintf(b, len, "n/a");
+    else
+        snprintf(b, len, "%.0f", c->value / (r->exec.runs > 0 ? r->exec.runs : 1));
+}
+
+static const char *const proc_role_tag[] = {"main", "worker", "other"};
+
+/* One row per counter (role and event) that any record has. */
+static void exec_counter_rows(const Entry *e, size_t n, size_t from)
+{
+    char label[96], b[64];
+
+    for (size_t k = 0; k < n; k++)
+        for (size_t j = 0; j < e[k].r.n_exec_counters; j++) {
+            const RecordCounter *c = &e[k].r.exec_counters[j];
+            int seen = 0;
+            for (size_t m = 0; m < k && !seen; m++)
+                for (size_t q = 0; q < e[m].r.n_exec_counters && !seen; q++)
+                    seen = e[m].r.exec_counters[q].role == c->role &&
+                           !strcmp(e[m].r.exec_counters[q].name, c->name);
+            for (size_t q = 0; q < j && !seen; q++)
+                seen = e[k].r.exec_counters[q].role == c->role &&
+                       !strcmp(e[k].r.exec_counters[q].name, c->name);
+            if (seen)
+                continue;
+            snprintf(label, sizeof label, "%s %s%s%s%s", proc_role_tag[c->role % 3], c->name,
+                     c->unit[0] ? " [" : "", c->unit, c->unit[0] ? "]" : "");
+            printf("  %-22.22s", label);
+            for (size_t i = from; i < n && i < from + COLS; i++) {
+                counter_cell(&e[i].r, c, b, sizeof b);
+                cell(b, i + 1 == n || i + 1 == from + COLS);
+            }
+            printf("\n");
+        }
+}
+
+/* Exec records side by side: wall time (mean ± σ over the runs, as
+ * hyperfine), images/s, data wait, the knobs the hook saw, counters per
+ * run by role, speedups by time and by images/s with Welch's test. */
+static void print_compare_exec(const Entry *e, size_t n)
+{
+    static const char *labels[XR_ROWS] = {
+        "", "Command", "Exit", "Wall time [s]", "Throughput [img/s]", "Data wait [%]",
+        "Torch threads", "DataLoader workers", "Peak memory [MiB]", "Speedup (time)",
+        "Distinguishable", "Speedup (img/s)", "Distinguishable"};
+    int ips = 1;
+
+    for (size_t i = 0; i < n; i++)
+        ips &= isfinite(e[i].ips.mean);
+    printf("\n Comparison of %zu commands (mean ± σ over the runs; speedups over %s; counters "
+           "per run):\n", n, e[0].name);
+    for (size_t from = 0; from < n; from += COLS) {
+        if (from)
+            printf("\n");
+        for (int w = 0; w < XR_ROWS; w++)
+            if (ips || w < XR_SPEED_I)
+                exec_row(labels[w], e, n, from, w);
+        exec_counter_rows(e, n, from);
+    }
+    printf("\n");
+    for (size_t i = 1; i < n; i++) {
+        char sp[96], d[96];
+        speedup_by(&e[i], &e[0], 1, sp, d, sizeof sp);
+        printf("  %s is %s times as fast as %s by wall time; distinguishable: %s\n", e[i].name,
+               sp, e[0].name, d);
+        if (!ips)
+            continue;
+        speedup_by(&e[i], &e[0], 0, sp, d, sizeof sp);
+        printf("  %s is %s times as fast as %s by images/s; distinguishable: %s\n", e[i].name,
+               sp, e[0].name, d);
+    }
+}
+
+/* 1 when every record is an exec record. */
+static int all_exec(const Entry *e, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!e[i].r.have_exec)
+            return 0;
+    return 1;
+}
+
 static void print_compare(const Entry *e, size_t n)
 {
     static const char *labels[] = {
@@ -297,9 +462,40 @@ static void print_compare(const Entry *e, size_t n)
     }
 }
 
+/* --export: the records read, written again in the format of the name's
+ * extension (one record as a run, several as a sweep). */
+static int export_again(const Options *o, const Entry *e, size_t n)
+{
+    const RunRecord **recs = malloc(n * sizeof *recs);
+    char err[512];
+    int rc;
+
+    if (!recs) {
+        fprintf(stderr, "cnntop: --export: out of memory\n");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        recs[i] = &e[i].r;
+    rc = n == 1 ? record_export(recs[0], o->export_path, o->force, err, sizeof err)
+                : record_export_sweep(recs, n, o->export_path, o->force, err, sizeof err);
+    free(recs);
+    if (rc != 0)
+        fprintf(stderr, "cnntop: --export: %s\n", err);
+    else
+        fprintf(stderr, "cnntop: the record%s written to %s\n", n == 1 ? "" : "s", o->export_path);
+    return rc;
+}
+
 int report_main(const Options *o)
 {
     size_t n;
+    char err[512];
+    int rc = EXIT_OK;
+
+    if (o->export_path && export_check(o->export_path, o->force, err, sizeof err) != 0) {
+        fprintf(stderr, "cnntop: --export: %s\n", err);
+        return EXIT_FAIL;
+    }
     Entry *e = load_all(o, &n);
 
     if (!e)
@@ -308,11 +504,15 @@ int report_main(const Options *o)
         exec_record_print(stdout, &e[0].r, "Report");
     else if (n == 1)
         summary_print(stdout, &e[0].r, "report");
+    else if (all_exec(e, n))
+        print_compare_exec(e, n);
     else
         print_compare(e, n);
     fflush(stdout);
+    if (o->export_path && export_again(o, e, n) != 0)
+        rc = EXIT_FAIL;
     for (size_t i = 0; i < n; i++)
         record_done(&e[i].r);
     free(e);
-    return EXIT_OK;
+    return rc;
 }

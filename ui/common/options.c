@@ -20,6 +20,7 @@
 #define EVENTS (1u << CMD_EVENTS)
 #define CALIB (1u << CMD_CALIBRATE)
 #define EXEC (1u << CMD_EXEC)
+#define REPORT (1u << CMD_REPORT)
 #define TRAIN (TUI | RUN | SWEEP)
 
 /* The command line's own numbers, rows of the same shape as the settings
@@ -67,8 +68,8 @@ const OptionDesc option_table[] = {
     OPT("--events", "LIST", "counters to read (-e; a leading + adds to the defaults)",
         TRAIN | EVENTS | EXEC),
     OPT("--export", "FILE", "write the run record: .json, .csv or .md by extension",
-        TRAIN | EXEC),
-    OPT("--force", NULL, "overwrite an existing export file", TRAIN | EXEC),
+        TRAIN | EXEC | REPORT),
+    OPT("--force", NULL, "overwrite an existing export file", TRAIN | EXEC | REPORT),
     OPT("--trace", "FILE", "write a Chrome trace-event timeline (JSON)", RUN),
     SET("--runs", "runs", RUN | SWEEP, 0),
     SET("--warmup", "warmup", RUN | SWEEP, 0),

@@ -275,6 +275,15 @@ void record_rank(const RunRecord *const *runs, size_t n, int by_time, RecordRank
  * figures): such a set is ranked by wall time. */
 int record_rank_by_time(const RunRecord *const *runs, size_t n);
 
+/*
+ * The speedup of r over base, as `sweep` and its exports give it: images/s
+ * over base's, or with by_time base's wall time over r's; *x the ratio,
+ * *u its uncertainty propagated from both deviations (NAN unless both have
+ * two runs or more).  r == base gives 1 and NAN.
+ */
+void record_speedup(const RunRecord *r, const RunRecord *base, int by_time, double *x,
+                    double *u);
+
 /* Export formats, chosen by the file name's extension. */
 typedef enum ExportFormat { EXPORT_JSON, EXPORT_CSV, EXPORT_MD } ExportFormat;
 

@@ -185,6 +185,7 @@ json "$tmp/e.json" "d['schema'] == 'cnntop.run/1' and d['exec']['status'] == 3 a
 json "$tmp/e.json" "d['exec']['command'].startswith(\"sh -c 'i=0\") and d['exit_code'] == 3"
 json "$tmp/e.json" "d['config'] is None and d['train'] is None and d['data'] is None"
 json "$tmp/e.json" "d['exec']['wall'] > 0 and d['exec']['images_per_s'] is None"
+json "$tmp/e.json" "d['results'][0]['user'] is None and d['results'][0]['system'] is None"
 # Not a Python command: the threads and workers are unknown, never 0.
 json "$tmp/e.json" "d['threads_used'] is None and d['exec']['loader_workers'] is None and d['exec']['torch'] is None and d['exec']['runs'] == 1"
 json "$tmp/e.json" "any(c['name'] == 'bogus::' and c['value'] is None and c['status'] == 'unavailable' for c in d['exec_counters'])"
@@ -254,6 +255,11 @@ json "$tmp/s.json" "all(r['config'] is None and r['exec']['status'] == 0 for r i
 json "$tmp/s.json" "all(r['exec']['runs'] == 2 for r in d['runs'])"
 json "$tmp/s.json" "all(abs(r['exec']['wall'] - sum(x['wall'] for x in r['repeats']) / 2) < 1e-9 for r in d['runs'])"
 has "^ Mean ± σ over the measured runs; Wait, CPU (task-clock) and the exported counters cover every measured run"
+# Summed, not the last run's: each run spends at least 0.3 CPU s (its own
+# clock), so two runs' task-clock is at least 0.6 s, one's well under.
+run 0 sweep -e task-clock --cmd "python3 -c 'import time
+while time.process_time() < 0.{batch}: pass'" --batch 3 --runs 2 --export "$tmp/c.json"
+json "$tmp/c.json" "sum(c['value'] for c in d['runs'][0]['exec_counters'] if c['name'] == 'task-clock') >= 0.6e9"
 # report compares exec records as hyperfine compares commands: wall time
 # mean ± σ, the speedup by it with Welch's test, images/s, data wait, the
 # counters per role (per run).

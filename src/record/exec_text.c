@@ -207,11 +207,17 @@ static void md_member(TextBuf *t, const Field *f, const void *base)
     textbuf_printf(t, " | %s |\n", f->doc);
 }
 
+/* The heading: the title (with what, the command, when not NULL), the
+ * command line and the date. */
 static void md_head(TextBuf *t, const RunRecord *r, const char *title, const char *what)
 {
-    textbuf_printf(t, "# %s: `", title);
-    record_md_cell(t, what);
-    textbuf_printf(t, "`\n\n");
+    textbuf_printf(t, "# %s", title);
+    if (what) {
+        textbuf_printf(t, ": `");
+        record_md_cell(t, what);
+        textbuf_printf(t, "`");
+    }
+    textbuf_printf(t, "\n\n");
     if (r->command) {
         textbuf_printf(t, "Command line: `");
         record_md_cell(t, r->command);
@@ -344,7 +350,7 @@ static int md_grid(TextBuf *t, const RunRecord *const *runs, size_t n)
 {
     int by_time = record_rank_by_time(runs, n), rc = 0;
 
-    md_head(t, runs[0], "cnntop sweep --cmd", runs[0]->command ? runs[0]->command : "?");
+    md_head(t, runs[0], "cnntop sweep --cmd", NULL);
     textbuf_printf(t, "\n| Configuration | Command | Time [s] | Images/s | Data wait [%%] | Threads "
                       "| Workers | Exit | Speedup%s |\n|:---|:---|---:|---:|---:|---:|---:|---:|---:|\n",
                    by_time ? " (time)" : "");

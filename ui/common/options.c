@@ -105,7 +105,7 @@ static const struct {
     {CMD_EVAL, "eval --load FILE [options]", "evaluate a checkpoint on the test set"},
     {CMD_SWEEP, "sweep --batch LIST --workers LIST [options]",
      "run a grid of settings, recommend the fastest"},
-    {CMD_REPORT, "report FILE.json...", "print stored runs side by side"},
+    {CMD_REPORT, "report FILE.json... [--export FILE]", "print stored runs side by side"},
     {CMD_EVENTS, "events [--all]", "the counters this machine can read"},
     {CMD_CALIBRATE, "calibrate [--recalibrate]", "measure the FMA peak, SGEMM rate and memory bandwidth"},
     {CMD_EXEC, "exec [options] -- CMD [ARGS...]", "profile any command's process tree by role"},

@@ -58,7 +58,7 @@ static int counter_cols(const RunRecord *const *runs, size_t n, CounterCols *col
     for (size_t k = 0; k < n; k++)
         cap += runs[k]->n_exec_counters;
     cols->n = 0;
-    cols->c = malloc((cap ? cap : 1) * sizeof *cols->c);
+    cols->c = malloc((cap ? cap : 1) * sizeof(const RecordCounter *));
     if (!cols->c)
         return -CN_ENOMEM;
     for (size_t k = 0; k < n; k++)

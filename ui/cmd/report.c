@@ -466,7 +466,7 @@ static void print_compare(const Entry *e, size_t n)
  * extension (one record as a run, several as a sweep). */
 static int export_again(const Options *o, const Entry *e, size_t n)
 {
-    const RunRecord **recs = malloc(n * sizeof *recs);
+    const RunRecord **recs = malloc(n * sizeof(const RunRecord *));
     char err[512];
     int rc;
 

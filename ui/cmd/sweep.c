@@ -145,7 +145,7 @@ static void print_runner_up(const SweepRow *rows, const RecordRank *rk, const in
  * record.  Returns the fastest row, or -1. */
 static int rank_rows(const SweepRow *rows, int n, int by_time, RecordRank *rk, int *at)
 {
-    const RunRecord **recs = malloc((size_t)(n > 0 ? n : 1) * sizeof *recs);
+    const RunRecord **recs = malloc((size_t)(n > 0 ? n : 1) * sizeof(const RunRecord *));
     int k = 0;
 
     rk->best = rk->second = -1;

@@ -1,6 +1,7 @@
 /*
  * hookfeed.c: summing the Python hook's JSON lines (cnntop/hookfeed.h).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -71,6 +72,8 @@ static int feed_line(HookFeed *f, const char *text, size_t len)
     const char *ev = json_as_string(json_get(v, "ev"), "");
     if (!strcmp(ev, "hello")) {
         f->hello = 1;
+        long long pid = json_as_int(json_get(v, "pid"), 0);
+        f->pid = pid > 0 && pid <= INT_MAX ? (int)pid : 0;
         snprintf(f->torch, sizeof f->torch, "%s", json_as_string(json_get(v, "torch"), "?"));
     } else if (!strcmp(ev, "workers"))
         added = add_workers(f, json_get(v, "pids"));

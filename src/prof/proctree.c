@@ -59,6 +59,7 @@ struct ProcTree {
     int nthr;
     int worker_pid[PROC_MAX_PROCS];
     int nworker_pid;
+    int main_pid;                 /* proctree_set_main(); 0: the root */
     char root_cmd[4096];          /* the root's cmdline after its exec */
     long root_cmd_len;            /* -1: not read yet */
     int await_exec;               /* 1: the root is still to exec its program */
@@ -321,8 +322,10 @@ static ProcRole role_judge(ProcTree *t, const PtProc *p)
 {
     char cmd[sizeof t->root_cmd];
 
-    if (p == &t->proc[0])
+    if (t->main_pid > 0 && p->info.pid == t->main_pid)
         return PROC_ROLE_MAIN;
+    if (p == &t->proc[0])
+        return t->main_pid > 0 && t->main_pid != p->info.pid ? PROC_ROLE_OTHER : PROC_ROLE_MAIN;
     for (int k = 0; k < t->nworker_pid; k++)
         if (t->worker_pid[k] == p->info.pid)
             return PROC_ROLE_WORKER;
@@ -434,6 +437,12 @@ int proctree_set_worker(ProcTree *t, int pid)
         return -CN_ENOMEM;
     t->worker_pid[t->nworker_pid++] = pid;
     return 0;
+}
+
+void proctree_set_main(ProcTree *t, int pid)
+{
+    if (pid > 0)
+        t->main_pid = pid;
 }
 
 /* The root's command line, once it has exec'd (it differs from the

@@ -114,6 +114,15 @@ else
     done
 fi
 
+# Started by a shell (as sweep --cmd starts it): the hook's Python process
+# is the main one, the shell one of the others.
+if [ -n "$PY" ] && "$PY" -c 'import torch' 2>/dev/null; then
+    run 0 exec -e task-clock -- sh -c "$PY $SCRIPT --workers 2 --images 192 --batch 64 --threads 1; true"
+    has "^  Processes:  *1 main, 2 data-loader workers, 1 other child$"
+    grep -Eq "^ +[0-9]+ +[0-9]+  main +python" "$tmp/out" || fail "sh -c python: python is not the main process"
+    grep -Eq "^ +[0-9]+ +[0-9]+  other +sh " "$tmp/out" || fail "sh -c python: sh is not among the others"
+fi
+
 # --progress: the command's output passes through unchanged, and the
 # figure of each matching line (group 1, or the first number) is summed.
 run 0 exec --progress 'rate ([0-9.]+) img/s' -- sh -c \

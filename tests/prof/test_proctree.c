@@ -63,6 +63,7 @@ static void test_hookfeed(void)
         feed(&f, lines, piece);
         CHECK_INT(f.hello, ==, 1);
         CHECK(strcmp(f.torch, "1.13.1") == 0);
+        CHECK_INT(f.pid, ==, 9);
         CHECK_INT(f.nworkers, ==, 3);
         CHECK_INT(f.workers[2], ==, 13);
         CHECK_INT(f.bad, ==, 1);

@@ -127,6 +127,7 @@ void exec_hook_drain(ExecHook *h, ProcTree *t)
             return;
         }
         int added = hookfeed_bytes(&h->feed, buf, (size_t)n);
+        proctree_set_main(t, h->feed.pid); /* the hook's process, a shell's child or not */
         for (int k = h->feed.nworkers - added; k < h->feed.nworkers; k++)
             proctree_set_worker(t, h->feed.workers[k]);
     }

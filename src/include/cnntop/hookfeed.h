@@ -34,6 +34,7 @@ typedef struct HookFeed {
     size_t len;
     int overflow;             /* 1: the current line is too long, skipping it */
     int hello;                /* 1: the hook saw torch's DataLoader */
+    int pid;                  /* the process the hook runs in (hello); 0: not said */
     char torch[32];           /* torch's version, e.g. "1.13.1" */
     long batches;
     double first_samples;     /* samples of the first batch (not in the rate) */

@@ -15,7 +15,10 @@
  *
  * Roles:
  *   PROC_ROLE_MAIN    the root process and its threads (PyTorch's
- *                     intra-op compute threads live here);
+ *                     intra-op compute threads live here), or the process
+ *                     named by proctree_set_main() (the Python process the
+ *                     hook runs in, when a shell started it: the shell is
+ *                     then one of the others);
  *   PROC_ROLE_WORKER  forked copies of the root that did not exec another
  *                     program (same command line as the root: DataLoader
  *                     workers with the fork start method), and any pid
@@ -99,6 +102,11 @@ int proctree_poll(ProcTree *t);
  * Python hook's report); it applies when the pid is or becomes part of the
  * tree.  -CN_ENOMEM when too many pids are named. */
 int proctree_set_worker(ProcTree *t, int pid);
+
+/* Gives process `pid` the main role (the Python hook's own process, which
+ * a shell or a launcher may have started), and the root the other role
+ * when it is another process; pid <= 0 or the root's pid changes nothing. */
+void proctree_set_main(ProcTree *t, int pid);
 
 /* Events in the tree's set. */
 int proctree_count(const ProcTree *t);

@@ -86,6 +86,14 @@ check "y: SIGTERM, and cnntop's status is 143" "^cnntop exit 143$" 30
 T capture-pane -p -t t -S -400 >"$tmp/after"
 check_file "the summary says SIGTERM" "$tmp/after" "killed by signal 15"
 
+# A command killed by a signal: said so, and the dashboard stays.
+T send-keys -t t "clear" Enter
+tui_run "exec -- sh -c 'echo bye; kill -TERM \$\$'"
+check "killed by a signal: said so" "killed by SIGTERM (exit code 143)" 20
+check_not "the dashboard stays after a signal too" "cnntop exit"
+T send-keys -t t q
+check "q: cnntop's status is 143" "^cnntop exit 143$" 20
+
 # --no-dashboard on a terminal: the summary, no dashboard.
 T send-keys -t t "clear" Enter
 tui_run "exec --no-dashboard -- sh -c 'echo plain'"
@@ -96,9 +104,12 @@ check "--no-dashboard: exit 0" "^cnntop exit 0$" 10
 if [ -n "$PY" ] && "$PY" -c 'import torch' 2>/dev/null; then
     T send-keys -t t "clear" Enter
     tui_run "exec -- $PY $SCRIPT --workers 2 --images 4096 --epochs 3 --threads 1"
-    check "torch: the loader workers' role row" "^data-loader workers  *2 " 120
+    # Each epoch's iterator forks its own 2 workers: 2 or more seen.
+    check "torch: the loader workers' role row" "^data-loader workers  *\([2-9]\|[1-9][0-9]\) " 120
     check "torch: images/s from the hook" "images/s [0-9.]*[kM]*  wait [0-9.]*%" 120
     check "torch: it ends" "exited 0" 300
+    check "torch: the mean images/s once it ended" "images/s mean [0-9.]*[kM]*  wait" 5
+    check "torch: the script's own line in the tail" "script: [0-9]* images in" 5
     T send-keys -t t q
     check "torch: cnntop exit 0" "^cnntop exit 0$" 20
 else

@@ -62,7 +62,8 @@ static void draw_header(ExecDash *d, Rect r)
         snprintf(vd, sizeof vd, "not oversubscribed: run-queue wait %.1f%% of thread time",
                  100 * d->vin.run_queue_wait);
     else
-        snprintf(vd, sizeof vd, "oversubscription n/a: no run-queue figures yet");
+        snprintf(vd, sizeof vd, "oversubscription n/a: no run-queue figures (schedstat missing "
+                 "or under %.1f s of thread time)", CTR_OVERSUB_MIN_WALL);
     if (d->fig.ok)
         snprintf(vd + strlen(vd), sizeof vd - strlen(vd), ";  %s",
                  r.w < 120 ? v->bound_brief : v->bound);
@@ -70,12 +71,13 @@ static void draw_header(ExecDash *d, Rect r)
                                                                       : A_NORMAL, "%s", vd);
 }
 
-/* One role's row: processes (live), threads, CPU %, run-queue wait,
- * faults, the sum of its processes' peak RSS. */
+/* One role's row: processes (live), threads, CPU % (its live processes'
+ * over the last second; ended, its CPU over the command's wall time),
+ * run-queue wait, faults, the sum of its processes' peak RSS. */
 static void role_row(ExecDash *d, int y, Rect r, ProcRole role)
 {
     int procs = 0, live = 0, threads = 0;
-    double pct = 0.0, hwm = 0.0;
+    double pct = 0.0, cpu = 0.0, hwm = 0.0;
     unsigned long long minflt = 0, majflt = 0;
     const CounterSched *s = &d->sched[role];
     char wait[16];
@@ -87,7 +89,8 @@ static void role_row(ExecDash *d, int y, Rect r, ProcRole role)
         procs++;
         live += p->live;
         threads += p->threads;
-        pct += d->cpu_pct[k];
+        pct += p->live ? d->cpu_pct[k] : 0.0; /* now: the live ones */
+        cpu += p->cpu;
         minflt += p->minflt;
         majflt += p->majflt;
         hwm += (double)p->hwm_kib;
@@ -96,6 +99,9 @@ static void role_row(ExecDash *d, int y, Rect r, ProcRole role)
         draw_put(y, r.x, r.w, A_DIM, "%-20s %5s", proctree_role_name(role), "none");
         return;
     }
+    /* Once the command has ended: the role's CPU over the command's wall. */
+    if (!d->s.running && d->s.res.wall > 0)
+        pct = 100.0 * cpu / d->s.res.wall;
     if (s->available && s->have_wait && s->thread_wall > 0)
         snprintf(wait, sizeof wait, "%.1f", 100 * s->wait_share);
     else
@@ -179,9 +185,12 @@ static void draw_ips(ExecDash *d, Rect r)
     const HookFeed *h = &d->s.hook.feed;
 
     spec_series(d, &cs, "images/s", &d->ips);
+    /* While it runs, the last second's rate; once it ended, the mean. */
     if (d->fig.ok)
-        snprintf(cs.now, sizeof cs.now, "%s  wait %.1f%%  step %.1f ms",
-                 fmt_si(a, sizeof a, d->ips.n ? d->ips.v[d->ips.n - 1] : d->fig.images_per_s),
+        snprintf(cs.now, sizeof cs.now, "%s%s  wait %.1f%%  step %.1f ms",
+                 d->s.running ? "" : "mean ",
+                 fmt_si(a, sizeof a, d->s.running && d->ips.n ? d->ips.v[d->ips.n - 1]
+                                                              : d->fig.images_per_s),
                  100 * d->fig.data_wait_share, 1e3 * d->fig.step_s);
     if (!chart_series_has_value(&d->ips)) {
         snprintf(na, sizeof na, "the DataLoader gave %ld batch%s so far (a rate needs 2)",

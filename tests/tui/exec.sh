@@ -8,7 +8,8 @@
 #   on the terminal, cnntop's status the command's (3);
 #   a resize, small enough for "terminal too small" and back;
 #   e: the record through `exec --export`'s writer, read by `cnntop report`;
-#   q while it runs: asked, y, SIGTERM, cnntop's status 143;
+#   q while it runs: asked, y, SIGTERM, cnntop's status 143; SIGTERM to
+#   cnntop passed on, the same; a command killed by a signal said so;
 #   with PYTHON (Debian's, with torch), tests/exec/train_seed.py with
 #   --workers 2: the loader workers' role row and images/s;
 #   --no-dashboard on a terminal: the summary only.
@@ -36,7 +37,8 @@ check "the counters, task-clock counted" "^task-clock  *[0-9][0-9,.]* " 10
 check "an uncountable event says n/a and why" "n/a: \|^task-clock" 5
 check "the output's tail: stdout" "^out-two" 10
 check "the output's tail: stderr" "^err-one" 5
-check_not "nothing written over the screen" "^out-oneerr"
+# Every byte through the capture: out-one, out-two (16 B), err-one (8 B).
+check "the output captured, by stream" "Output the tail (stdout 16 B, stderr 8 B" 5
 T send-keys -t t e
 check "e refuses while it runs" "still running: e exports once it has ended" 5
 T send-keys -t t '?'
@@ -85,6 +87,15 @@ T send-keys -t t q y
 check "y: SIGTERM, and cnntop's status is 143" "^cnntop exit 143$" 30
 T capture-pane -p -t t -S -400 >"$tmp/after"
 check_file "the summary says SIGTERM" "$tmp/after" "killed by signal 15"
+
+# SIGTERM to cnntop goes on to the command; the dashboard closes once it
+# has ended, with its status.  cnntop is the pane shell's child.
+T send-keys -t t "clear" Enter
+tui_run "exec -- $CMD"
+check "running for SIGTERM" "elapsed [0-9.]* s   running" 20
+shell=$(T list-panes -t t -F '#{pane_pid}')
+kill -TERM "$(pgrep -P "$shell" -x cnntop)"
+check "SIGTERM to cnntop: the command's 143" "^cnntop exit 143$" 30
 
 # A command killed by a signal: said so, and the dashboard stays.
 T send-keys -t t "clear" Enter

@@ -193,8 +193,11 @@ static int exec_prompt_key(ExecDash *d, int ch)
 
     if (t->prompt == PROMPT_QUIT) {
         t->prompt = PROMPT_NONE;
-        if ((ch == 'y' || ch == 'Y' || ch == 'q') && d->s.running)
-            quit_confirmed(d);
+        if (ch != 'y' && ch != 'Y' && ch != 'q')
+            return TUI_REDRAW;
+        if (!d->s.running) /* it ended while the question was up */
+            return TUI_QUIT;
+        quit_confirmed(d);
         return TUI_REDRAW;
     }
     if (ch == 27) {
@@ -255,8 +258,10 @@ static void dash_loop(ExecDash *d)
 
     for (;;) {
         int was = d->s.running;
+        /* After a signal the terminal may be gone (SIGHUP), and a closed
+         * stdin would end every wait at once: the steps then just poll. */
         if (was)
-            exec_session_step(&d->s, EXEC_DASH_POLL_MS, STDIN_FILENO);
+            exec_session_step(&d->s, EXEC_DASH_POLL_MS, d->sig_seen ? -1 : STDIN_FILENO);
         on_signal(d);
         double now = clock_mono();
         if (now >= next_tick || was != d->s.running) {

@@ -12,7 +12,8 @@
 #   cnntop passed on, the same; a command killed by a signal said so;
 #   with PYTHON (Debian's, with torch), tests/exec/train_seed.py with
 #   --workers 2: the loader workers' role row and images/s;
-#   --no-dashboard on a terminal: the summary only.
+#   --progress: its figure's chart; --no-dashboard on a terminal: the
+#   summary only.
 # No sleeps as speed assumptions: the screen is polled (lib.sh).
 NAME=test_tui_exec
 CNNTOP=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -96,6 +97,13 @@ check "running for SIGTERM" "elapsed [0-9.]* s   running" 20
 shell=$(T list-panes -t t -F '#{pane_pid}')
 kill -TERM "$(pgrep -P "$shell" -x cnntop)"
 check "SIGTERM to cnntop: the command's 143" "^cnntop exit 143$" 30
+
+# --progress: the figure read from the output, on a chart of its own.
+T send-keys -t t "clear" Enter
+tui_run "exec --progress 'rate ([0-9.]+)' -- sh -c 'echo rate 5; echo rate 7.5; echo other 9'"
+check "--progress: the last figure and the lines" "--progress last 7.5 (2 lines)" 20
+T send-keys -t t q
+check "--progress: exit 0" "^cnntop exit 0$" 20
 
 # A command killed by a signal: said so, and the dashboard stays.
 T send-keys -t t "clear" Enter

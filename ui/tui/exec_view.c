@@ -106,7 +106,7 @@ static void role_row(ExecDash *d, int y, Rect r, ProcRole role)
         snprintf(wait, sizeof wait, "%.1f", 100 * s->wait_share);
     else
         snprintf(wait, sizeof wait, "n/a");
-    draw_put(y, r.x, r.w, A_NORMAL, "%-20s %5d %5d %6d %7.1f %6s %9llu %6llu %9.1f",
+    draw_put(y, r.x, r.w, A_NORMAL, "%-20s %5d %4d %4d %7.1f %6s %9llu %6llu %8.1f",
              proctree_role_name(role), procs, live, threads, pct, wait, minflt, majflt,
              hwm / 1024.0);
 }
@@ -120,7 +120,7 @@ static void draw_roles(ExecDash *d, Rect r)
     snprintf(title, sizeof title, "tree peak RSS %.1f MiB (sampled)",
              (double)proctree_peak_rss_kib(d->s.tree) / 1024.0);
     draw_title(&d->ui, r, "Processes by role", title);
-    draw_put(r.y + 1, r.x, r.w, A_DIM, "%-20s %5s %5s %6s %7s %6s %9s %6s %9s", "role", "procs",
+    draw_put(r.y + 1, r.x, r.w, A_DIM, "%-20s %5s %4s %4s %7s %6s %9s %6s %8s", "role", "procs",
              "live", "thr", "CPU%", "wait%", "minflt", "majflt", "RSS MiB");
     for (int role = 0; role < PROC_ROLES && 2 + role < r.h; role++)
         role_row(d, r.y + 2 + role, r, (ProcRole)role);

@@ -257,7 +257,7 @@ static void draw_output(ExecDash *d, Rect r)
     fmt_bytes(bytes[0], sizeof bytes[0], (double)d->out.bytes[0]);
     fmt_bytes(bytes[1], sizeof bytes[1], (double)d->out.bytes[1]);
     char rest[160];
-    snprintf(rest, sizeof rest, "the tail (stdout %s, stderr %s in colour); printed whole on quit",
+    snprintf(rest, sizeof rest, "the tail (stdout %s; stderr %s, its lines highlighted); printed whole on quit",
              bytes[0], bytes[1]);
     draw_title(&d->ui, r, "Output", rest);
     for (int i = 0; i < r.h - 1; i++) {

@@ -54,7 +54,7 @@ static void advice(const VerdictInput *in, int loader_bound, int over, int terse
                    size_t len)
 {
     const VerdictKnobs *k = in->knobs ? in->knobs : &verdict_knobs_cnntop;
-    char a[64], b[64];
+    char a[56], b[56];
 
     if (in->workers > 0 && !loader_bound) {
         int w = over ? in->cores - in->threads : in->workers - 1;
@@ -84,7 +84,7 @@ void verdict_judge(const VerdictInput *in, Verdict *out)
     int busy = in->threads + in->workers;
     int over = in->cores > 0 && busy > in->cores;
     int waits = isfinite(in->run_queue_wait) && in->run_queue_wait > CTR_OVERSUB_WAIT;
-    char wait[96] = "", tip[160], short_tip[160];
+    char wait[48] = "", tip[128], short_tip[96];
 
     memset(out, 0, sizeof *out);
     out->loader_bound = in->data_wait_share > CN_LOADER_BOUND;

@@ -116,6 +116,7 @@ int hookfeed_bytes(HookFeed *f, const char *data, size_t len)
 void hookfeed_figures(const HookFeed *f, HookFigures *out)
 {
     memset(out, 0, sizeof *out);
+    out->hello = f->hello;
     out->batches = f->batches;
     out->first_wait = f->first_wait;
     out->images = f->samples;

@@ -54,6 +54,7 @@ static void fill_hook(RunRecord *r, const HookFeed *h)
 int exec_record_fill(RunRecord *r, ProcTree *t, const ExecResult *res, int argc, char **argv)
 {
     const HookFeed *h = res->hook ? &res->hook->feed : NULL;
+    HookFigures fig = {0};
     VerdictInput vi;
 
     r->have_train = 0;
@@ -67,7 +68,9 @@ int exec_record_fill(RunRecord *r, ProcTree *t, const ExecResult *res, int argc,
     r->exit_code = res->signal ? 128 + res->signal : res->status;
     r->peak_rss_kib = proctree_peak_rss_kib(t) > 0 ? proctree_peak_rss_kib(t) : -1;
     fill_hook(r, h);
-    exec_verdict_of(t, h, &vi);
+    if (h)
+        hookfeed_figures(h, &fig);
+    exec_verdict_of(t, &fig, &vi);
     r->exec.worker_procs = vi.workers;
     r->exec.busy_threads = vi.threads;
     r->run_queue_wait = vi.run_queue_wait;
@@ -182,4 +185,9 @@ void exec_record_print(FILE *f, const RunRecord *r, const char *what)
                         "", c->name, c->reason);
         }
     }
+}
+
+int exec_export_check(const char *path, int force, char *err, size_t len)
+{
+    return export_check(path, force, err, len) != 0 ? -1 : 0;
 }

@@ -25,9 +25,7 @@
  * thread for the verdict (PyTorch keeps idle helper threads too). */
 #define EXEC_BUSY_SHARE 0.10
 
-/* The command as a shell would read it back: words with blanks or quotes
- * in single quotes. */
-static void print_command(FILE *f, char **argv)
+void exec_command_print(FILE *f, char **argv)
 {
     for (int i = 0; argv[i]; i++) {
         const char *a = argv[i];
@@ -141,11 +139,10 @@ static void print_progress(FILE *f, const ExecProgress *p)
             p->matches, fmt_plural(p->matches));
 }
 
-void exec_verdict_of(ProcTree *t, const HookFeed *h, VerdictInput *in)
+void exec_verdict_of(ProcTree *t, const HookFigures *fig, VerdictInput *in)
 {
     MachineInfo m;
     CounterSched s;
-    HookFigures fig = {0};
     double wait = 0.0, wall = 0.0;
     int have = 0;
 
@@ -158,16 +155,22 @@ void exec_verdict_of(ProcTree *t, const HookFeed *h, VerdictInput *in)
         wall += s.thread_wall;
         have = 1;
     }
-    if (h)
-        hookfeed_figures(h, &fig);
     *in = (VerdictInput){
-        .data_wait_share = fig.ok ? fig.data_wait_share : NAN,
+        .data_wait_share = fig && fig->ok ? fig->data_wait_share : NAN,
         .workers = proctree_role_procs(t, PROC_ROLE_WORKER),
         .threads = proctree_busy_threads(t, PROC_ROLE_MAIN, EXEC_BUSY_SHARE),
         .cores = m.cores,
         .run_queue_wait = have && wall >= CTR_OVERSUB_MIN_WALL ? wait / wall : NAN,
-        .knobs = h && h->hello ? &verdict_knobs_pytorch : &verdict_knobs_none,
+        .knobs = fig && fig->hello ? &verdict_knobs_pytorch : &verdict_knobs_none,
     };
+}
+
+void exec_verdict(ProcTree *t, const HookFigures *fig, VerdictInput *in, Verdict *v)
+{
+    exec_verdict_of(t, fig, in);
+    if (isnan(in->data_wait_share))
+        in->data_wait_share = 0.0; /* no hook figures: judged as not loader-bound */
+    verdict_judge(in, v);
 }
 
 void exec_verdict_of_record(const RunRecord *r, VerdictInput *in)
@@ -248,7 +251,7 @@ static void print_procs(FILE *f, ProcTree *t)
 void exec_summary_print(FILE *f, ProcTree *t, const ExecResult *res)
 {
     fprintf(f, "\n Performance of cnntop exec: ");
-    print_command(f, res->argv);
+    exec_command_print(f, res->argv);
     fputs(":\n", f);
     print_exit(f, res);
     fprintf(f, "  Wall time:            %.3f s\n", res->wall);
@@ -257,7 +260,7 @@ void exec_summary_print(FILE *f, ProcTree *t, const ExecResult *res)
     print_progress(f, res->progress);
     print_tree(f, t, res);
     VerdictInput vi;
-    exec_verdict_of(t, res->hook ? &res->hook->feed : NULL, &vi);
+    exec_verdict_of(t, &fig, &vi);
     exec_verdict_print(f, &vi);
     print_roles(f, t);
     print_procs(f, t);

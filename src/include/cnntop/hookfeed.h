@@ -53,6 +53,7 @@ typedef struct HookFeed {
 /* The figures over the window; ok 0 when fewer than two batches came. */
 typedef struct HookFigures {
     int ok;
+    int hello;                /* 1: the hook saw torch (HookFeed.hello), rate or not */
     long batches;
     double images;            /* samples after the first batch */
     double window;            /* s */

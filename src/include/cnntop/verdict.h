@@ -46,10 +46,10 @@ typedef struct Verdict {
     int oversubscribed;     /* threads exceed the cores, or wait for them */
     char bound[128];        /* "loader-bound (data wait 12.3% of the step, above 10%)" */
     char bound_brief[64];   /* the same for a narrow screen: "loader-bound: data wait 12.3%" */
-    char oversub[448];      /* "" or e.g. "oversubscribed: 2 loader workers + 2 compute
+    char oversub[320];      /* "" or e.g. "oversubscribed: 2 loader workers + 2 compute
                                threads on 2 cores (run-queue wait 31% of thread time);
                                try --workers 0" */
-    char brief[224];        /* the same for a narrow screen, e.g.
+    char brief[160];        /* the same for a narrow screen, e.g.
                                "2+2 threads on 2 cores: try --workers 0" */
 } Verdict;
 

@@ -72,6 +72,15 @@ static void train(Engine *e, LossLog *log)
     CHECK_INT(log->n, ==, nsteps);
 }
 
+/* One run of nsteps at batch 64 on a fresh engine: its losses in log. */
+static void run_losses(int threads, uint64_t seed, LossLog *log)
+{
+    Engine *e = make(threads, 64, seed);
+
+    train(e, log);
+    engine_free(e);
+}
+
 static void test_learns(void)
 {
     Engine *e = make(0, 64, 1);
@@ -105,20 +114,11 @@ static void test_learns(void)
 static void test_deterministic(void)
 {
     LossLog a, b, c, d;
-    Engine *e;
 
-    e = make(1, 64, 7);
-    train(e, &a);
-    engine_free(e);
-    e = make(1, 64, 7);
-    train(e, &b);
-    engine_free(e);
-    e = make(2, 64, 7);
-    train(e, &c);
-    engine_free(e);
-    e = make(3, 64, 7);
-    train(e, &d);
-    engine_free(e);
+    run_losses(1, 7, &a);
+    run_losses(1, 7, &b);
+    run_losses(2, 7, &c);
+    run_losses(3, 7, &d);
     CHECK(memcmp(a.loss, b.loss, sizeof a.loss) == 0); /* same seed twice */
     CHECK(memcmp(a.loss, c.loss, sizeof a.loss) == 0); /* 1 vs 2 threads */
     CHECK(memcmp(a.loss, d.loss, sizeof a.loss) == 0); /* 1 vs 3 threads */
@@ -128,9 +128,7 @@ static void test_deterministic(void)
                     a.loss[i], c.loss[i], d.loss[i]);
             break;
         }
-    e = make(1, 64, 8);
-    train(e, &b);
-    engine_free(e);
+    run_losses(1, 8, &b);
     CHECK(memcmp(a.loss, b.loss, sizeof a.loss) != 0); /* another seed differs */
 }
 
@@ -141,20 +139,13 @@ static void test_deterministic(void)
 static void test_gemm_paths(void)
 {
     LossLog o, n1, n2;
-    Engine *e;
 
     gemm_choice = CN_GEMM_OPENBLAS;
-    e = make(1, 64, 7);
-    train(e, &o);
-    engine_free(e);
+    run_losses(1, 7, &o);
     gemm_choice = CN_GEMM_NATIVE;
     fprintf(stderr, "native GEMM path: %s\n", machine_gemm_path(CN_GEMM_NATIVE));
-    e = make(1, 64, 7);
-    train(e, &n1);
-    engine_free(e);
-    e = make(2, 64, 7);
-    train(e, &n2);
-    engine_free(e);
+    run_losses(1, 7, &n1);
+    run_losses(2, 7, &n2);
     gemm_choice = CN_GEMM_AUTO;
     CHECK(memcmp(n1.loss, n2.loss, sizeof n1.loss) == 0); /* 1 vs 2 threads */
     CHECK(fabsf(n1.loss[0] - o.loss[0]) <= 1e-5f * o.loss[0]);

@@ -122,6 +122,8 @@ typedef struct RunRecord {
     long train_images;     /* training images after --limit; -1: unknown */
     long test_images;      /* test images after --test-limit; -1: unknown */
     int threads_used;      /* compute threads in effect (config.threads may be 0) */
+    char gemm_path[24];    /* where the Winograd GEMMs ran (machine_gemm_path), e.g.
+                              "openblas", "native AVX-512"; "" unknown */
     MachineInfo machine;
     double peak_gflops;    /* measured SGEMM rate at the model's shapes (the nearest
                               calibrated batch); NAN: not calibrated */

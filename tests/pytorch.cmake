@@ -21,14 +21,20 @@ set(_xc_tmp ${CMAKE_CURRENT_BINARY_DIR}/pytorch_crosscheck)
 
 if(CNNTOP_TORCH_PYTHON)
   # Two batches: 16 (one image per work chunk) and 50 (uneven chunks),
-  # different seeds.  Any failure fails the test; 77 from Python skips it.
+  # different seeds, the Winograd GEMMs on each path (--gemm: OpenBLAS, and
+  # cnntop's own kernels where the CPU has them).  Any failure fails the
+  # test; 77 from Python skips it.
   add_test(NAME pytorch_crosscheck
     COMMAND sh -c [=[
 set -e
 dump=$1 py=$2 script=$3 tmp=$4
-"$dump" "$tmp.b16.bin" --batch 16 --seed 1
+"$dump" "$tmp.b16.bin" --batch 16 --seed 1 --gemm openblas
 "$py" "$script" "$tmp.b16.bin"
-"$dump" "$tmp.b50.bin" --batch 50 --seed 2
+"$dump" "$tmp.b50.bin" --batch 50 --seed 2 --gemm native
+"$py" "$script" "$tmp.b50.bin"
+"$dump" "$tmp.b16.bin" --batch 16 --seed 1 --gemm native
+"$py" "$script" "$tmp.b16.bin"
+"$dump" "$tmp.b50.bin" --batch 50 --seed 2 --gemm openblas
 "$py" "$script" "$tmp.b50.bin"
 rm -f "$tmp.b16.bin" "$tmp.b50.bin"
 ]=] pytorch_crosscheck $<TARGET_FILE:dump_step> ${CNNTOP_TORCH_PYTHON} ${_xc_script} ${_xc_tmp})

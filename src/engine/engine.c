@@ -176,6 +176,7 @@ int engine_new(Engine **out, const RunConfig *cfg, char *err, size_t errlen)
     pthread_cond_init(&e->sampler_cv, NULL);
     history_init(&e->hist);
     gemm_init();
+    e->gemm = gemm_path_of(cfg->gemm);
     loader_lut(e->lut);
     rc = cfg->test_only ? dataset_load_test(&e->ds, e->data_dir, err, errlen)
                         : dataset_load(&e->ds, e->data_dir, err, errlen);
@@ -227,7 +228,7 @@ void engine_stop(Engine *e)
 int engine_evaluate(Engine *e, EvalResult *out, char *err, size_t errlen)
 {
     StepCtx s = {.ps = &e->ps, .a = &e->acts, .pool = e->pool, .prof = NULL,
-                 .seed = e->cfg.seed};
+                 .seed = e->cfg.seed, .gemm = e->gemm};
     double t0 = timer_now(), loss_sum = 0.0;
     uint32_t *idx = e->eval_idx;
     const int B = e->cap, npix = MODEL_H * MODEL_W;

@@ -20,6 +20,11 @@ static const SettingName augment_names[] = {
     {"shift", CN_AUG_SHIFT}, {"rotate", CN_AUG_ROTATE}, {"elastic", CN_AUG_ELASTIC}, {NULL, 0},
 };
 
+static const SettingName gemm_names[] = {
+    {"auto", CN_GEMM_AUTO}, {"openblas", CN_GEMM_OPENBLAS}, {"native", CN_GEMM_NATIVE},
+    {NULL, 0},
+};
+
 #define F(field) offsetof(RunConfig, field)
 /* The order is the settings file's (keys a file lacks are added in it). */
 const Setting settings_run[] = {
@@ -55,6 +60,9 @@ const Setting settings_run[] = {
      .help = "augmentations of the training images: none, or a comma list of"},
     {.key = "seed", .what = "seed", .arg = "N", .type = SETTING_U64, .offset = F(seed),
      .dflt = 1, .help = "seed for initial weights, shuffling and dropout"},
+    {.key = "gemm", .what = "GEMM path", .arg = "PATH", .type = SETTING_CHOICE,
+     .offset = F(gemm), .dflt = CN_GEMM_AUTO, .names = gemm_names,
+     .help = "where the Winograd convolutions' GEMMs run; auto: native where OpenBLAS's kernel is narrower"},
     {.key = "data", .what = "data directory", .arg = "DIR", .type = SETTING_PATH,
      .offset = F(data_dir), .label0 = "default",
      .help = "directory with the four MNIST-format IDX files (plain or .gz)"},

@@ -53,6 +53,7 @@ struct Engine {
     long n_train;        /* training images after --limit */
     long n_test;         /* test images after --test-limit */
     int threads;
+    GemmPath gemm;       /* where the Winograd GEMMs run: cfg.gemm on this CPU */
     int cap;             /* arena capacity: batch, capped by the data set's size */
     Params ps;
     Acts acts;

@@ -92,7 +92,7 @@ static int train_step(Engine *e, int *nb, double *loss_out, double *wait, char *
                       size_t errlen)
 {
     StepCtx s = {.ps = &e->ps, .a = &e->acts, .pool = e->pool, .prof = &e->prof,
-                 .seed = e->cfg.seed};
+                 .seed = e->cfg.seed, .gemm = e->gemm};
     StepSplit *sp = &e->stats.split;
     double t0 = timer_now(), t1, t2, t3, t4;
     Batch b;

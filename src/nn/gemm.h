@@ -5,6 +5,10 @@
  * with op(X) = X or X^T.  cnntop's own threads split the work, so OpenBLAS
  * is told to use one thread per call (no oversubscription: one owner of the
  * cores).  No other file calls cblas_* or openblas_*.
+ *
+ * The Winograd stage's products may run instead on cnntop's own kernels
+ * (gemm_native.h): gemm_on() takes the path, gemm_path_of() turns the
+ * user's choice (cnntop/machine.h's CN_GEMM_*) into one.
  */
 #ifndef CNNTOP_GEMM_H
 #define CNNTOP_GEMM_H
@@ -19,6 +23,32 @@ int gemm_init(void);
 void gemm(int ta, int tb, int M, int N, int K, float alpha,
           const float *A, int lda, const float *B, int ldb,
           float beta, float *C, int ldc);
+
+/* Where a product runs. */
+typedef enum GemmPath {
+    GEMM_PATH_OPENBLAS,   /* cblas_sgemm */
+    GEMM_PATH_AVX2,       /* gemm_native(GEMM_ISA_AVX2, ..) */
+    GEMM_PATH_AVX512      /* gemm_native(GEMM_ISA_AVX512, ..) */
+} GemmPath;
+
+/* The path for a CN_GEMM_* choice on this CPU: OPENBLAS for openblas;
+ * the widest native kernel (cpuid) for native, OPENBLAS where there is
+ * none; for auto, the fastest measured (bench/RESULTS.md, session 11: in
+ * place, OpenBLAS's AVX-512 kernels run the Winograd products at 70-100%
+ * of the FMA peak, as fast as the native ones or faster, its AVX2 and SSE
+ * kernels 1.2-4x slower than them): the native kernel where its vectors
+ * are wider than OpenBLAS's running kernel's, else OpenBLAS.  It depends
+ * on the choice, cpuid and OpenBLAS's kernel only, never on timing. */
+GemmPath gemm_path_of(int choice);
+
+/* "openblas", "native AVX-512" or "native AVX2". */
+const char *gemm_path_name(GemmPath p);
+
+/* gemm() on path p; the native kernels take alpha 1 and not both
+ * transposed, OpenBLAS runs anything else. */
+void gemm_on(GemmPath p, int ta, int tb, int M, int N, int K, float alpha,
+             const float *A, int lda, const float *B, int ldb,
+             float beta, float *C, int ldc);
 
 /* OpenBLAS's kernel name ("Haswell", "SkylakeX", ...) and build string. */
 void gemm_describe(char *core, size_t corelen, char *config, size_t configlen);

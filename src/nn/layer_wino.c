@@ -396,7 +396,8 @@ static void input_group(float *V, long pv, const float *x, float *xp, const Wino
 }
 
 void wino_forward(float *y, const float *x, const float *U, const float *b,
-                  float *scratch, const WinoTables *t, int C, int OC, int N, int n0, int nt)
+                  float *scratch, const WinoTables *t, int C, int OC, int N, int n0, int nt,
+                  GemmPath path)
 {
     const long HW = (long)t->H * t->W, T = (long)nt * t->TT;
     const long pv = plane_stride(C, T), pm = plane_stride(OC, T);
@@ -406,15 +407,15 @@ void wino_forward(float *y, const float *x, const float *U, const float *b,
     assert(nt >= 1 && nt <= t->cap);
     input_group(V, pv, x, xp, t, C, N, n0, nt);
     for (int xi = 0; xi < WINO_P; xi++)
-        gemm(0, 0, OC, (int)T, C, 1.0f, U + (long)xi * OC * C, C, V + xi * pv, (int)T, 0.0f,
-             Mp + xi * pm, (int)T);
+        gemm_on(path, 0, 0, OC, (int)T, C, 1.0f, U + (long)xi * OC * C, C, V + xi * pv, (int)T,
+                0.0f, Mp + xi * pm, (int)T);
     for (int oc = 0; oc < OC; oc++)
         output_channel(y + ((long)oc * N + n0) * HW, Mp + oc * T, pm, b[oc], yq, t, nt);
 }
 
 void wino_backward(float *dx, float *dU, float *db, const float *dy, int ldy,
                    const float *x, const float *U, float *scratch, const WinoTables *t,
-                   int C, int OC, int N, int n0, int nt, float beta)
+                   int C, int OC, int N, int n0, int nt, float beta, GemmPath path)
 {
     const long HW = (long)t->H * t->W, T = (long)nt * t->TT;
     const long pv = plane_stride(C, T), pm = plane_stride(OC, T);
@@ -432,13 +433,13 @@ void wino_backward(float *dx, float *dU, float *db, const float *dy, int ldy,
         db[oc] = beta == 0.0f ? s : beta * db[oc] + s;
     }
     for (int xi = 0; xi < WINO_P; xi++)
-        gemm(0, 1, OC, C, (int)T, 1.0f, DY + xi * pm, (int)T, V + xi * pv, (int)T, beta,
-             dU + (long)xi * OC * C, C);
+        gemm_on(path, 0, 1, OC, C, (int)T, 1.0f, DY + xi * pm, (int)T, V + xi * pv, (int)T,
+                beta, dU + (long)xi * OC * C, C);
     if (!dx)
         return;
     for (int xi = 0; xi < WINO_P; xi++)
-        gemm(1, 0, C, (int)T, OC, 1.0f, U + (long)xi * OC * C, C, DY + xi * pm, (int)T, 0.0f,
-             dV + xi * pv, (int)T);
+        gemm_on(path, 1, 0, C, (int)T, OC, 1.0f, U + (long)xi * OC * C, C, DY + xi * pm,
+                (int)T, 0.0f, dV + xi * pv, (int)T);
     for (int c = 0; c < C; c++)
         dx_channel(dx + ((long)c * N + n0) * HW, dV + c * T, pv, z, t, nt);
 }

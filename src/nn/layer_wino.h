@@ -40,6 +40,8 @@
 #ifndef CNNTOP_LAYER_WINO_H
 #define CNNTOP_LAYER_WINO_H
 
+#include "nn/gemm.h"
+
 #define WINO_M 4          /* output tile side */
 #define WINO_A 6          /* input patch side, WINO_M + 2 */
 #define WINO_P 36         /* points of the transform domain, WINO_A^2 */
@@ -91,18 +93,20 @@ void wino_filter(float *U, const float *w, long npairs, long p0, long p1);
 void wino_filter_grad(float *dw, const float *dU, long ld, long p0, long p1);
 
 /* y[:, n0:n0+nt] (OC, N, H, W) = conv(x, w) + b, with U = wino_filter(w).
- * scratch: wino_scratch_floats floats. */
+ * scratch: wino_scratch_floats floats; path: where the 36 GEMMs run. */
 void wino_forward(float *y, const float *x, const float *U, const float *b,
-                  float *scratch, const WinoTables *t, int C, int OC, int N, int n0, int nt);
+                  float *scratch, const WinoTables *t, int C, int OC, int N, int n0, int nt,
+                  GemmPath path);
 
 /*
  * Backward over one group, given dy (OC, nt*H*W) for it, rows ldy apart:
  *   dU (36, OC, C) = beta * dU + DY V^T,  db (OC) = beta * db + sum(dy),
  *   dx[:, n0:n0+nt] (C, N, H, W) = the input gradient, when dx is not NULL
  *   (overwritten).
+ * path: where the 72 GEMMs run.
  */
 void wino_backward(float *dx, float *dU, float *db, const float *dy, int ldy,
                    const float *x, const float *U, float *scratch, const WinoTables *t,
-                   int C, int OC, int N, int n0, int nt, float beta);
+                   int C, int OC, int N, int n0, int nt, float beta, GemmPath path);
 
 #endif

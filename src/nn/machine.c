@@ -1,7 +1,8 @@
 /*
  * machine.c: the public machine facts (include/cnntop/machine.h): the CPU
  * and its caches (prof/sysinfo), OpenBLAS's build and running kernel
- * (nn/gemm), and whether a wider kernel should run (nn/blaskernel).
+ * (nn/gemm), whether a wider kernel should run (nn/blaskernel), and where
+ * a GEMM-path choice runs (nn/gemm).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,4 +85,9 @@ int machine_blas_verify(const BlasPlan *p, char *why, size_t whylen, char *marke
 long machine_peak_rss_kib(void)
 {
     return sysinfo_peak_rss_kib();
+}
+
+const char *machine_gemm_path(int choice)
+{
+    return gemm_path_name(gemm_path_of(choice));
 }

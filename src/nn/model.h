@@ -98,6 +98,7 @@ typedef struct StepCtx {
     Workpool *pool;
     Profile *prof;   /* may be NULL */
     uint64_t seed;   /* for dropout masks */
+    GemmPath gemm;   /* where the Winograd GEMMs run (gemm.h); 0: OpenBLAS */
 } StepCtx;
 
 /* Forward pass on a->x[0..N) (training: batch statistics, dropout keyed by

@@ -298,6 +298,7 @@ const Field record_run_fields[] = {
     F("data", FT_MAYBE, NOWHERE, FIRST, "the data; null in an exec record", .sub = data_fields,
      .n_off = offsetof(RunRecord, have_train)),
     F("threads_used", FT_COUNT, R(threads_used), FIRST, "compute threads in effect"),
+    F("gemm_path", FT_STR, R(gemm_path), RECORD_REV_GEMM, "where the Winograd GEMMs ran"),
     F("machine", FT_OBJECT, NOWHERE, FIRST, "the machine", .sub = machine_fields),
     F("flops_per_image", FT_NUM, R(flops_per_image), FIRST, "training FLOPs per image"),
     F("flops_executed_per_image", FT_NUM, R(flops_executed_per_image), RECORD_REV_FMA_PEAK,

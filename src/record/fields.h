@@ -38,6 +38,7 @@ enum {
     RECORD_REV_VERDICT,        /* run_queue_wait, ipc, miss_rate and why not */
     RECORD_REV_FMA_PEAK,       /* the FMA peak, the ISAs, executed FLOPs */
     RECORD_REV_EXEC,           /* exec, exec_counters; config, data, train null in an exec record */
+    RECORD_REV_GEMM,           /* gemm_path */
     RECORD_REV_EXEC_FIGURES,   /* exec.loader_workers, torch, worker_procs, busy_threads, runs;
                                   threads_used null when unknown */
     RECORD_REVS                /* how many */

@@ -138,6 +138,7 @@ int record_fill(RunRecord *r, Engine *e, CounterSet *cs, const EvalResult *eval)
     r->train_images = snap->train_images;
     r->test_images = snap->test_images;
     r->threads_used = snap->threads;
+    snprintf(r->gemm_path, sizeof r->gemm_path, "%s", machine_gemm_path(snap->cfg.gemm));
     machine_info(&r->machine);
     r->flops_per_image = engine_flops_per_image();
     r->flops_executed_per_image = engine_flops_executed_per_image();

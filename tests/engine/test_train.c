@@ -4,7 +4,9 @@
  * A short training run whose loss falls and whose accuracy beats chance by
  * far; the same seed twice gives identical losses; 1, 2 and 3 threads give
  * identical losses bit for bit; Winograd groups of one image train the
- * same up to rounding; a checkpoint round trip evaluates the same;
+ * same up to rounding; the native GEMM path (--gemm native) gives
+ * identical losses on 1 and 2 threads too, and the first step's loss of
+ * OpenBLAS's up to rounding; a checkpoint round trip evaluates the same;
  * broken checkpoints are refused with a clear message and leave the model
  * as it was.  Needs Debian's dataset-fashion-mnist (skips without it).
  */
@@ -37,6 +39,8 @@ static int record(const Progress *p, void *ud)
     return 0;
 }
 
+static int gemm_choice = CN_GEMM_AUTO; /* RunConfig.gemm of the engines make() makes */
+
 static Engine *make(int threads, int batch, uint64_t seed)
 {
     RunConfig cfg;
@@ -50,6 +54,7 @@ static Engine *make(int threads, int batch, uint64_t seed)
     cfg.steps = nsteps;
     cfg.limit = 4000;
     cfg.test_limit = 2000;
+    cfg.gemm = gemm_choice;
     if (engine_new(&e, &cfg, err, sizeof err) != 0) {
         fprintf(stderr, "engine_new: %s\n", err);
         exit(1);
@@ -65,6 +70,15 @@ static void train(Engine *e, LossLog *log)
     int rc = engine_train(e, record, log, err, sizeof err);
     CHECK_INT(rc, ==, 0);
     CHECK_INT(log->n, ==, nsteps);
+}
+
+/* One run of nsteps at batch 64 on a fresh engine: its losses in log. */
+static void run_losses(int threads, uint64_t seed, LossLog *log)
+{
+    Engine *e = make(threads, 64, seed);
+
+    train(e, log);
+    engine_free(e);
 }
 
 static void test_learns(void)
@@ -100,20 +114,11 @@ static void test_learns(void)
 static void test_deterministic(void)
 {
     LossLog a, b, c, d;
-    Engine *e;
 
-    e = make(1, 64, 7);
-    train(e, &a);
-    engine_free(e);
-    e = make(1, 64, 7);
-    train(e, &b);
-    engine_free(e);
-    e = make(2, 64, 7);
-    train(e, &c);
-    engine_free(e);
-    e = make(3, 64, 7);
-    train(e, &d);
-    engine_free(e);
+    run_losses(1, 7, &a);
+    run_losses(1, 7, &b);
+    run_losses(2, 7, &c);
+    run_losses(3, 7, &d);
     CHECK(memcmp(a.loss, b.loss, sizeof a.loss) == 0); /* same seed twice */
     CHECK(memcmp(a.loss, c.loss, sizeof a.loss) == 0); /* 1 vs 2 threads */
     CHECK(memcmp(a.loss, d.loss, sizeof a.loss) == 0); /* 1 vs 3 threads */
@@ -123,10 +128,28 @@ static void test_deterministic(void)
                     a.loss[i], c.loss[i], d.loss[i]);
             break;
         }
-    e = make(1, 64, 8);
-    train(e, &b);
-    engine_free(e);
+    run_losses(1, 8, &b);
     CHECK(memcmp(a.loss, b.loss, sizeof a.loss) != 0); /* another seed differs */
+}
+
+/* The GEMM paths: each deterministic across threads, the two equal up to
+ * rounding on the first step (forward only: 1e-5 relative, as for the
+ * group sizes below).  Where the CPU has no native kernel, native runs
+ * OpenBLAS and the check holds trivially. */
+static void test_gemm_paths(void)
+{
+    LossLog o, n1, n2;
+
+    gemm_choice = CN_GEMM_OPENBLAS;
+    run_losses(1, 7, &o);
+    gemm_choice = CN_GEMM_NATIVE;
+    fprintf(stderr, "native GEMM path: %s\n", machine_gemm_path(CN_GEMM_NATIVE));
+    run_losses(1, 7, &n1);
+    run_losses(2, 7, &n2);
+    gemm_choice = CN_GEMM_AUTO;
+    CHECK(memcmp(n1.loss, n2.loss, sizeof n1.loss) == 0); /* 1 vs 2 threads */
+    CHECK(fabsf(n1.loss[0] - o.loss[0]) <= 1e-5f * o.loss[0]);
+    fprintf(stderr, "first loss: openblas %.9g, native %.9g\n", o.loss[0], n1.loss[0]);
 }
 
 /*
@@ -297,11 +320,13 @@ int main(void)
     if (quick && *quick == '1') {
         nsteps = 4;
         test_deterministic();
+        test_gemm_paths();
         test_odd_batch();
     } else {
         test_bad_config();
         test_learns();
         test_deterministic();
+        test_gemm_paths();
         test_group_size();
         test_odd_batch();
         test_checkpoint(dir);

@@ -32,6 +32,7 @@ static void fill_rest(RunRecord *r)
 {
     r->config.steps = 300;
     r->config.threads = 8;
+    snprintf(r->gemm_path, sizeof r->gemm_path, "native AVX-512");
     r->peak_gflops = 350.25;
     snprintf(r->machine.blas_warning, sizeof r->machine.blas_warning, "OpenBLAS runs SSE3");
     snprintf(r->ipc_na, sizeof r->ipc_na, "cycles not supported: no PMU");

@@ -2,7 +2,7 @@
  * dump_step.c: one training step of the reference model, written out tensor
  * by tensor for the PyTorch cross-check (tests/ref/crosscheck.py).
  *
- *   dump_step OUTFILE [--data DIR] [--batch N] [--seed S]
+ *   dump_step OUTFILE [--data DIR] [--batch N] [--seed S] [--gemm PATH]
  *
  * Builds Params with params_init(S), Acts for batch N (default 16) and a
  * pool of one thread; fills the batch with the first N training images of
@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "cnntop/engine.h"
+#include "cnntop/settings.h"
 #include "nn/gemm.h"
 #include "data/dataset.h"
 #include "nn/layer_dropout.h"
@@ -136,7 +137,7 @@ static void synth_batch(float *x, uint8_t *labels, int N, const float lut[256])
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: dump_step OUTFILE [--data DIR] [--batch N] [--seed S]\n");
+    fprintf(stderr, "usage: dump_step OUTFILE [--data DIR] [--batch N] [--seed S] [--gemm PATH]\n");
 }
 
 /* The command line. */
@@ -144,6 +145,7 @@ typedef struct Args {
     const char *out, *dir;
     long batch;
     unsigned long long seed;
+    int gemm; /* CN_GEMM_*: where the Winograd GEMMs run (as cnntop's --gemm) */
 } Args;
 
 /* Fills *ar from argv; returns 0, or 1 after saying what is wrong. */
@@ -167,6 +169,13 @@ static int parse_args(Args *ar, int argc, char **argv)
             if (errno || *end || argv[i][0] == '-' || argv[i][0] == '\0') {
                 fprintf(stderr, "dump_step: --seed wants a non-negative integer, not '%s'\n",
                         argv[i]);
+                return 1;
+            }
+        } else if (!strcmp(argv[i], "--gemm") && i + 1 < argc) {
+            char err[160];
+            if (settings_parse_field(settings_find(settings_run, "gemm"), "--gemm", argv[++i], 1,
+                                     &ar->gemm, err, sizeof err) != 0) {
+                fprintf(stderr, "dump_step: %s\n", err);
                 return 1;
             }
         } else if (argv[i][0] == '-' || ar->out) {
@@ -299,7 +308,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "dump_step: cannot create %s: %s\n", ar.out, strerror(errno));
         goto done;
     }
-    StepCtx s = {.ps = &ps, .a = &a, .pool = pool, .prof = NULL, .seed = (uint64_t)ar.seed};
+    StepCtx s = {.ps = &ps, .a = &a, .pool = pool, .prof = NULL, .seed = (uint64_t)ar.seed,
+                 .gemm = gemm_path_of(ar.gemm)};
+    fprintf(stderr, "dump_step: Winograd GEMMs on %s\n", gemm_path_name(s.gemm));
     int ok = write_step(f, &s, N);
     if (fclose(f) != 0)
         ok = 0;

@@ -33,6 +33,12 @@ void summary_print_header(FILE *f, const RunRecord *r, const char *what)
     if (m->blas_isa[0])
         fprintf(f, " (%s kernels; the CPU has %s)", m->blas_isa, m->cpu_isa);
     fprintf(f, "\n");
+    if (r->gemm_path[0]) {
+        char asked[16];
+        settings_format_field(settings_find(settings_run, "gemm"), &r->config.gemm, asked,
+                              sizeof asked);
+        fprintf(f, "  Winograd GEMMs:       %s (--gemm %s)\n", r->gemm_path, asked);
+    }
     summary_print_blas(f, r);
     if (r->interrupted)
         fprintf(f, "  Interrupted:          by a signal; the figures cover the part that ran\n");

@@ -63,6 +63,7 @@ const OptionDesc option_table[] = {
     SET("--augment", "augment", TRAIN, OPTSET_AUGMENT),
     SET("--lr", "lr", TRAIN, OPTSET_LR),
     SET("--seed", "seed", TRAIN, OPTSET_SEED),
+    SET("--gemm", "gemm", TRAIN | EVAL, OPTSET_GEMM),
     OPT("--save", "FILE", "write a checkpoint when training ends", RUN),
     OPT("--load", "FILE", "start from a checkpoint (required for eval)", RUN | EVAL),
     OPT("--events", "LIST", "counters to read (-e; a leading + adds to the defaults)",

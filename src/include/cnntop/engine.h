@@ -47,6 +47,8 @@ typedef struct RunConfig {
     unsigned augment;     /* CN_AUG_* bits, 0: none */
     int eval_epochs;      /* 1: evaluate on the test set at each epoch's end */
     long eval_every;      /* also evaluate every N steps; 0: no */
+    int gemm;             /* CN_GEMM_* (machine.h): where the Winograd convolutions'
+                             GEMMs run; 0: auto */
     int test_only;        /* 1: read only the test split, to evaluate (engine_train
                              refuses; limit and the loader settings are unused) */
 } RunConfig;

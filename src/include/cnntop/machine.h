@@ -37,6 +37,20 @@ void machine_info(MachineInfo *out);
 /* Peak resident memory of this process so far, KiB. */
 long machine_peak_rss_kib(void);
 
+/* Where the Winograd convolutions' GEMMs run (RunConfig.gemm). */
+typedef enum CnGemm {
+    CN_GEMM_AUTO,     /* the fastest measured: native where its vectors are wider than
+                         OpenBLAS's running kernel's (e.g. OpenBLAS on Haswell or
+                         Prescott kernels on an AVX-512 CPU), else OpenBLAS */
+    CN_GEMM_OPENBLAS, /* OpenBLAS's SGEMM */
+    CN_GEMM_NATIVE    /* cnntop's own kernels, the widest the CPU has (cpuid); OpenBLAS
+                         where it has neither AVX2 nor AVX-512 */
+} CnGemm;
+
+/* What a CN_GEMM_* choice runs on this machine: "openblas", "native
+ * AVX-512" or "native AVX2" (a static string). */
+const char *machine_gemm_path(int choice);
+
 /* What to do about OpenBLAS's kernel, before anything else runs. */
 typedef enum BlasAction {
     CN_BLAS_KEEP,   /* nothing to do */

@@ -1,0 +1,168 @@
+/*
+ * wino_rate.c: where the Winograd convolutions' time goes, GEMMs against
+ * transforms, on each GEMM path (--gemm), measured in place: one thread,
+ * the layer's real groups (layer_wino.c, as model.c cuts a batch), the
+ * planes where the transforms leave them, thread CPU time (so that other
+ * programs on a shared machine add little), the best of REPS passes.
+ *
+ * usage: wino_rate [BATCH]   (default 64).  For conv2 and conv3 and each
+ * path this CPU has, one line:
+ *   conv2 openblas  fwd 3.33 ms (gemm 1.44)  bwd 7.70 ms (dU 1.99 dV 1.44)
+ *       gemm at the peak 1.41 ms, in place 104 GFLOP/s
+ * fwd and bwd: the whole layer over the batch (transforms and GEMMs; the
+ * backward without the BN/pool gradient that job_conv_bwd runs first);
+ * gemm, dU, dV: the 36 products of one direction alone, over every group,
+ * on the planes as the transforms left them; the peak: calibrate's FMA
+ * peak per thread, given as CNNTOP_PEAK_GFLOPS (default 107, this
+ * machine's 215 over 2 threads).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "cnntop/machine.h"
+#include "nn/gemm.h"
+#include "nn/layer_wino.h"
+#include "util/arena.h"
+
+#define REPS 7
+
+static double cpu_now(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static float *noise(long n)
+{
+    float *p = mem_alloc((size_t)n * sizeof *p);
+
+    for (long i = 0; p && i < n; i++)
+        p[i] = (float)rand() / (float)RAND_MAX - 0.5f;
+    return p;
+}
+
+typedef struct Layer {
+    const char *name;
+    int C, OC, H, group; /* group: images per Winograd group at batch 64 */
+} Layer;
+
+typedef struct Bufs {
+    WinoTables *t;
+    float *x, *y, *dy, *dx, *U, *dU, *b, *db, *s;
+    long T, pv, pm; /* tiles of a group, the plane strides of V and M (layer_wino.c) */
+} Bufs;
+
+/* The best times of REPS passes over the batch: fwd, bwd, then the
+ * forward's, dU's and dV's products alone. */
+static void time_layer(const Layer *l, Bufs *m, int N, GemmPath p, double best[5])
+{
+    const int C = l->C, OC = l->OC, HW = l->H * l->H, g = l->group;
+    float *V = m->s, *M = V + WINO_P * m->pv, *dV = M + WINO_P * m->pm;
+    const int T = (int)m->T;
+
+    for (int k = 0; k < 5; k++)
+        best[k] = 1e30;
+    for (int rep = 0; rep < REPS; rep++) {
+        double t[6];
+        t[0] = cpu_now();
+        for (int n0 = 0; n0 + g <= N; n0 += g)
+            wino_forward(m->y, m->x, m->U, m->b, m->s, m->t, C, OC, N, n0, g, p);
+        t[1] = cpu_now();
+        for (int n0 = 0; n0 + g <= N; n0 += g)
+            wino_backward(m->dx, m->dU, m->db, m->dy + (long)n0 * HW, N * HW, m->x, m->U, m->s,
+                          m->t, C, OC, N, n0, g, n0 ? 1.0f : 0.0f, p);
+        t[2] = cpu_now();
+        for (int n0 = 0; n0 + g <= N; n0 += g)
+            for (int xi = 0; xi < WINO_P; xi++)
+                gemm_on(p, 0, 0, OC, T, C, 1.0f, m->U + (long)xi * OC * C, C, V + xi * m->pv, T,
+                        0.0f, M + xi * m->pm, T);
+        t[3] = cpu_now();
+        for (int n0 = 0; n0 + g <= N; n0 += g)
+            for (int xi = 0; xi < WINO_P; xi++)
+                gemm_on(p, 0, 1, OC, C, T, 1.0f, M + xi * m->pm, T, V + xi * m->pv, T,
+                        n0 ? 1.0f : 0.0f, m->dU + (long)xi * OC * C, C);
+        t[4] = cpu_now();
+        for (int n0 = 0; n0 + g <= N; n0 += g)
+            for (int xi = 0; xi < WINO_P; xi++)
+                gemm_on(p, 1, 0, C, T, OC, 1.0f, m->U + (long)xi * OC * C, C, M + xi * m->pm, T,
+                        0.0f, dV + xi * m->pv, T);
+        t[5] = cpu_now();
+        for (int k = 0; k < 5; k++)
+            if (t[k + 1] - t[k] < best[k])
+                best[k] = t[k + 1] - t[k];
+    }
+}
+
+static int bufs_make(Bufs *m, const Layer *l, int N)
+{
+    const long nx = (long)l->C * N * l->H * l->H, ny = (long)l->OC * N * l->H * l->H;
+    const long P = (long)l->OC * l->C;
+
+    m->t = malloc(sizeof *m->t);
+    if (!m->t)
+        return -1;
+    wino_tables_init(m->t, l->H, l->H, l->group);
+    m->T = (long)l->group * wino_tiles(l->H, l->H);
+    /* As layer_wino.c's plane_stride(): a cache line more than the plane. */
+    m->pv = l->C * m->T + 16;
+    m->pm = l->OC * m->T + 16;
+    m->x = noise(nx), m->dx = noise(nx), m->y = noise(ny), m->dy = noise(ny);
+    m->U = noise(WINO_P * P), m->dU = noise(WINO_P * P), m->b = noise(l->OC), m->db = noise(l->OC);
+    m->s = noise(wino_scratch_floats(l->H, l->H, l->C, l->OC, l->group));
+    return m->x && m->dx && m->y && m->dy && m->U && m->dU && m->b && m->db && m->s ? 0 : -1;
+}
+
+static void bufs_free(Bufs *m)
+{
+    float *all[] = {m->x, m->dx, m->y, m->dy, m->U, m->dU, m->b, m->db, m->s};
+
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        mem_free(all[i]);
+    free(m->t);
+}
+
+int main(int argc, char **argv)
+{
+    const int N = argc > 1 ? atoi(argv[1]) : 64;
+    const char *pk = getenv("CNNTOP_PEAK_GFLOPS");
+    const double peak = pk ? atof(pk) : 107.0;
+    /* Groups as model.c cuts the chunks at batch 64 (chunks of 8) and 512
+     * (chunks of 32): conv2 4 and 6-7 images, conv3 8 and 10-11. */
+    const Layer layers[] = {{"conv2", 32, 64, 14, N >= 512 ? 7 : 4},
+                            {"conv3", 64, 128, 7, N >= 512 ? 11 : 8}};
+    const int choices[] = {CN_GEMM_OPENBLAS, CN_GEMM_NATIVE};
+
+    if (N < 1 || N > 4096 || !(peak > 0)) {
+        fprintf(stderr, "wino_rate: BATCH wants 1..4096 (and CNNTOP_PEAK_GFLOPS a rate)\n");
+        return 1;
+    }
+    gemm_init();
+    printf("batch %d, one thread, best of %d passes (CPU time)\n", N, REPS);
+    for (int i = 0; i < 2; i++) {
+        const Layer *l = &layers[i];
+        Bufs m = {0};
+        if (bufs_make(&m, l, N) != 0) {
+            fprintf(stderr, "wino_rate: out of memory\n");
+            bufs_free(&m);
+            return 1;
+        }
+        const double flop = 2.0 * WINO_P * l->OC * l->C * (double)m.T * (N / l->group);
+        for (int c = 0; c < 2; c++) {
+            GemmPath p = gemm_path_of(choices[c]);
+            double b[5];
+            if (c > 0 && p == GEMM_PATH_OPENBLAS)
+                continue; /* no native kernel on this CPU */
+            time_layer(l, &m, N, p, b);
+            printf("%s %-15s fwd %6.3f ms (gemm %.3f)  bwd %6.3f ms (dU %.3f dV %.3f)  "
+                   "gemm at the peak %.3f ms, in place %.0f/%.0f/%.0f GFLOP/s\n",
+                   l->name, gemm_path_name(p), 1e3 * b[0], 1e3 * b[2], 1e3 * b[1], 1e3 * b[3],
+                   1e3 * b[4], 1e3 * flop / (peak * 1e9), flop / b[2] * 1e-9,
+                   flop / b[3] * 1e-9, flop / b[4] * 1e-9);
+        }
+        bufs_free(&m);
+    }
+    return 0;
+}

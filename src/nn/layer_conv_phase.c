@@ -215,11 +215,12 @@ static void phase_sum(float *restrict a, const float *restrict g, int n)
     SUMVEC_AT(a + CONV_PHASE_Q) = u;
 }
 
-void conv_phase_dw(float *dw, float *db, const float *dz, const float *xq, int H, int W)
+void conv_phase_dw_lanes(float *lanes, const float *dz, const float *xq, int H, int W)
 {
-    const int n = (H / 2) * CONV_PHASE_Q, PW = W / 2;
-    float a[10][2 * CONV_PHASE_Q] = {{0}};
+    const int n = (H / 2) * CONV_PHASE_Q;
+    float(*a)[2 * CONV_PHASE_Q] = (float(*)[2 * CONV_PHASE_Q])lanes;
 
+    (void)W;
     for (int k = 0; k < 4; k++) {
         const float *s[9];
         phase_sources(s, xq, H, k);
@@ -227,7 +228,132 @@ void conv_phase_dw(float *dw, float *db, const float *dz, const float *xq, int H
             phase_dot3(a[t], a[t + 1], a[t + 2], dz + (size_t)k * n, s[t], s[t + 1], s[t + 2], n);
     }
     phase_sum(a[9], dz, 4 * n);
+}
+
+void conv_phase_dw_fold(float *dw, float *db, const float *lanes, int W)
+{
+    const int PW = W / 2;
+
     for (int t = 0; t < 9; t++)
-        dw[t] += phase_lanes(a[t], PW);
-    *db += phase_lanes(a[9], PW);
+        dw[t] += phase_lanes(lanes + t * 2 * CONV_PHASE_Q, PW);
+    *db += phase_lanes(lanes + 9 * 2 * CONV_PHASE_Q, PW);
+}
+
+void conv_phase_dw(float *dw, float *db, const float *dz, const float *xq, int H, int W)
+{
+    float a[CONV_PHASE_DW_LANES] = {0};
+
+    conv_phase_dw_lanes(a, dz, xq, H, W);
+    conv_phase_dw_fold(dw, db, a, W);
+}
+
+/* ---- the input's moments (layer_conv_phase.h) ---- */
+
+#define MOM_S 0 /* S_t at mom[MOM_S + t] */
+#define MOM_G 9 /* G_st at mom[MOM_G + 9*s + t] */
+
+/* One image's moments in 2Q float lanes each (lanes as conv_phase_dw's):
+ * S, and G_st for t >= s (the others are the same by symmetry).  Tap s
+ * meets taps s..8 three at a time through phase_dot3; a group that would
+ * run past tap 8 starts earlier, and its taps that an earlier group has
+ * made already (at most its first two) go to junk lanes. */
+static void moments_lanes(float (*a)[2 * CONV_PHASE_Q], const float *xq, int H)
+{
+    const int n = (H / 2) * CONV_PHASE_Q;
+    float junk[2][2 * CONV_PHASE_Q]; /* two: phase_dot3's sums are restrict */
+
+    memset(a, 0, CONV_PHASE_MOMENTS * sizeof *a);
+    for (int k = 0; k < 4; k++) {
+        const float *s[9];
+        phase_sources(s, xq, H, k);
+        for (int i = 0; i < 9; i++) {
+            phase_sum(a[MOM_S + i], s[i], n);
+            for (int t = i; t < 9; t += 3) {
+                const int t0 = t + 3 <= 9 ? t : 6;
+                float *d[3];
+                for (int j = 0; j < 3; j++)
+                    d[j] = t0 + j >= t ? a[MOM_G + 9 * i + t0 + j] : junk[j];
+                phase_dot3(d[0], d[1], d[2], s[i], s[t0], s[t0 + 1], s[t0 + 2], n);
+            }
+        }
+    }
+}
+
+void conv_phase_moments(double *mom, float *xq, const float *x, int nimg, int H, int W)
+{
+    const int PW = W / 2;
+    float a[CONV_PHASE_MOMENTS][2 * CONV_PHASE_Q];
+    double d[CONV_PHASE_MOMENTS][2 * CONV_PHASE_Q];
+
+    /* Float lanes per image (56 terms each at 28 x 28), double lanes over
+     * the images, one fold at the end: the fold is the costly part. */
+    memset(d, 0, sizeof d);
+    for (int n = 0; n < nimg; n++) {
+        conv_phase_split(xq, x + (size_t)n * H * W, H, W);
+        moments_lanes(a, xq, H);
+        for (int e = 0; e < CONV_PHASE_MOMENTS; e++)
+            for (int l = 0; l < 2 * CONV_PHASE_Q; l++)
+                d[e][l] += a[e][l];
+    }
+    for (int e = 0; e < CONV_PHASE_MOMENTS; e++) {
+        const int s = (e - MOM_G) / 9, t = (e - MOM_G) % 9;
+        if (e >= MOM_G && t < s)
+            continue;
+        double v = 0.0;
+        for (int l = 0; l < PW; l++)
+            v += d[e][l] + d[e][l + CONV_PHASE_Q];
+        mom[e] += v;
+        if (e >= MOM_G && t != s)
+            mom[MOM_G + 9 * t + s] += v;
+    }
+}
+
+/* w.S and w'Gw of one channel's filter w (9). */
+static void moments_forms(double *ws, double *wgw, double gw[9], const double *mom,
+                          const float *w)
+{
+    *ws = 0.0;
+    *wgw = 0.0;
+    for (int t = 0; t < 9; t++) {
+        gw[t] = 0.0;
+        for (int s = 0; s < 9; s++)
+            gw[t] += mom[MOM_G + 9 * t + s] * w[s];
+        *ws += w[t] * mom[MOM_S + t];
+        *wgw += w[t] * gw[t];
+    }
+}
+
+void conv_phase_stats_moments(double *acc, const double *mom, const float *w, const float *b,
+                              int OC, long M)
+{
+    for (int oc = 0; oc < OC; oc++) {
+        double ws, wgw, gw[9], bo = b[oc];
+        moments_forms(&ws, &wgw, gw, mom, w + 9 * oc);
+        acc[2 * oc] = (double)M * bo + ws;
+        acc[2 * oc + 1] = (double)M * bo * bo + 2.0 * bo * ws + wgw;
+    }
+}
+
+/*
+ * dz = a + bx*xhat + k1*r with xhat = (z - mu)*is is c0 + c1*z + k1*r with
+ * c1 = bx*is, c0 = a - c1*mu, so sum_p dz X_t = c0 S_t + c1 (b S_t + (Gw)_t)
+ * + k1 sum_p r X_t, and sum_p dz = c0 M + c1 (M b + w.S) + k1 sum_p r.
+ */
+void conv_phase_grad_finish(float *dw, float *db, const double *mom, const float *w,
+                            const float *b, const float *gamma, const float *mean,
+                            const float *invstd, const float *mdz, const float *mdzx, int OC,
+                            long M)
+{
+    for (int oc = 0; oc < OC; oc++) {
+        const double k1 = (double)gamma[oc] * invstd[oc], bo = b[oc];
+        const double c1 = -k1 * mdzx[oc] * invstd[oc];
+        const double c0 = -k1 * mdz[oc] - c1 * mean[oc];
+        double ws, wgw, gw[9];
+        moments_forms(&ws, &wgw, gw, mom, w + 9 * oc);
+        for (int t = 0; t < 9; t++) {
+            const double st = mom[MOM_S + t];
+            dw[9 * oc + t] = (float)(k1 * dw[9 * oc + t] + c0 * st + c1 * (bo * st + gw[t]));
+        }
+        db[oc] = (float)(k1 * db[oc] + c0 * (double)M + c1 * ((double)M * bo + ws));
+    }
 }

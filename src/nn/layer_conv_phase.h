@@ -31,6 +31,7 @@
 #include <stddef.h>
 
 #define CONV_PHASE_Q 16 /* row stride of every phase plane, in floats */
+#define CONV_PHASE_MOMENTS 90 /* doubles of an input's moments: S (9), then G (9, 9) */
 
 /* Floats of the split input (four planes and their copies one column on). */
 size_t conv_phase_input_floats(int H, int W);
@@ -54,5 +55,49 @@ void conv_phase_stats(double acc[2], const float *z, int H, int W);
  * output channel, given its gradient dz (4, H/2, CONV_PHASE_Q); junk columns of
  * dz are ignored. */
 void conv_phase_dw(float *dw, float *db, const float *dz, const float *xq, int H, int W);
+
+/* The same in two steps, for a channel over many images: lanes
+ * (CONV_PHASE_DW_LANES) += the lane sums of one image, then, once, dw and
+ * *db += their valid lanes.  Folding the lanes costs more than one image's
+ * sums (28 dependent adds for each of 10 numbers). */
+#define CONV_PHASE_DW_LANES (10 * 2 * CONV_PHASE_Q)
+void conv_phase_dw_lanes(float *lanes, const float *dz, const float *xq, int H, int W);
+void conv_phase_dw_fold(float *dw, float *db, const float *lanes, int W);
+
+/*
+ * The moments of the input that a 3x3 convolution of one channel sees.
+ * With X_t[p] = xpad[p + t] the input under tap t (t = 3*kh + kw) at
+ * output p, z = b + sum_t w_t X_t, and so
+ *   sum_p z   = M b + w.S,          S_t  = sum_p X_t[p]
+ *   sum_p z^2 = M b^2 + 2b w.S + w'Gw,   G_st = sum_p X_s[p] X_t[p]
+ *   sum_p z X_t = b S_t + (Gw)_t
+ * over the M outputs: the BN statistics of every output channel and the
+ * mean terms of its weight gradient come from these 90 numbers of the
+ * input alone, with no convolution (block 1 has one input channel, so
+ * they are 9 + 81 numbers per batch whatever OC is).
+ */
+
+/* mom (CONV_PHASE_MOMENTS: S, then G row-major) += the moments of the
+ * nimg images x (nimg, H, W); xq is scratch of conv_phase_input_floats(). */
+void conv_phase_moments(double *mom, float *xq, const float *x, int nimg, int H, int W);
+
+/* acc (OC, 2) = {sum z, sum z^2} over the M outputs of z = conv(x, w) + b
+ * for OC channels (w (OC, 9), b (OC)), from the moments mom of all M. */
+void conv_phase_stats_moments(double *acc, const double *mom, const float *w, const float *b,
+                              int OC, long M);
+
+/*
+ * The weight and bias gradients of OC channels whose output gradient is
+ * dz = a + bx*xhat + k1*r (layer_maxpool.h's maxpool_backward_phases), with
+ * k1 = gamma*invstd, a = -k1*mdz, bx = -k1*mdzx, xhat = (z - mean)*invstd
+ * and r the pool gradient routed to each window's maximum.  On entry dw
+ * (OC, 9) holds sum_p r X_t and db (OC) sum_p r (conv_phase_dw of r over
+ * all M outputs); on return the gradients, made in double from the
+ * moments mom of the same M outputs.
+ */
+void conv_phase_grad_finish(float *dw, float *db, const double *mom, const float *w,
+                            const float *b, const float *gamma, const float *mean,
+                            const float *invstd, const float *mdz, const float *mdzx, int OC,
+                            long M);
 
 #endif

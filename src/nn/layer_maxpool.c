@@ -245,3 +245,13 @@ void maxpool_backward_phases(float *dz, const float *z, const float *g, const ui
         }
     }
 }
+
+void maxpool_route_phases(float *r, const float *g, const uint8_t *ix, int n)
+{
+    for (int k = 0; k < 4; k++) {
+        float *restrict d = r + (size_t)k * n;
+        const float kf = (float)k;
+        for (int q = 0; q < n; q++)
+            d[q] = (float)ix[q] == kf ? g[q] : 0.0f;
+    }
+}

@@ -79,4 +79,9 @@ void maxpool_backward(float *yd, const float *dout, const uint8_t *idx, const fl
 void maxpool_backward_phases(float *dz, const float *z, const float *g, const uint8_t *ix, int n,
                           float a, float bx, float mu, float is, float k1);
 
+/* r (4, n) <- the pool gradient g (n) routed to its window's maximum
+ * (phase ix, 0..3) and 0 in the other three phases and wherever ix is
+ * MAXPOOL_NOGRAD: the k1*r part of maxpool_backward_phases' dz, less k1. */
+void maxpool_route_phases(float *r, const float *g, const uint8_t *ix, int n);
+
 #endif

@@ -120,6 +120,7 @@ typedef struct PhaseBufs {
     float *dz;  /* its gradient */
     float *o, *ym, *g; /* (PH, Q): pooled output, y at the maximum, its gradient */
     uint8_t *ix;       /* (PH, Q): pool index */
+    float *dwl;        /* (OC, CONV_PHASE_DW_LANES): a chunk's dW lanes */
 } PhaseBufs;
 
 static inline size_t model_phase_n(void)
@@ -166,6 +167,7 @@ static inline PhaseBufs model_phase_bufs(const Acts *a, int tid)
     b.ym = p + n;
     b.g = p + 2 * n;
     b.ix = (uint8_t *)(p + 3 * n);
+    b.dwl = p + (3 * n + n / sizeof(float) + 16 + 15) / 16 * 16; /* a line on */
     return b;
 }
 

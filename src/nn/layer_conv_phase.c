@@ -13,6 +13,7 @@
  * 16-float load across two lines (bn1+relu+pool1 ran 10-15% slower so).
  */
 #include <assert.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "nn/layer_conv_phase.h"
@@ -140,29 +141,6 @@ void conv_phase_conv(float *z0, float *z1, const float *xq, const float *w, cons
  */
 _Static_assert(CONV_PHASE_Q == SUMVEC_LANES, "a phase row is one SumVec");
 
-void conv_phase_stats(double acc[2], const float *restrict z, int H, int W)
-{
-    const int n = 4 * (H / 2) * CONV_PHASE_Q, PW = W / 2;
-    SumVec s0 = {0}, s1 = {0}, q0 = {0}, q1 = {0};
-    float s[2 * CONV_PHASE_Q], ss[2 * CONV_PHASE_Q];
-
-    for (int i = 0; i < n; i += 2 * CONV_PHASE_Q) {
-        SumVec v0 = SUMVEC_AT(z + i), v1 = SUMVEC_AT(z + i + CONV_PHASE_Q);
-        s0 += v0;
-        s1 += v1;
-        q0 += v0 * v0;
-        q1 += v1 * v1;
-    }
-    SUMVEC_AT(s) = s0;
-    SUMVEC_AT(s + CONV_PHASE_Q) = s1;
-    SUMVEC_AT(ss) = q0;
-    SUMVEC_AT(ss + CONV_PHASE_Q) = q1;
-    for (int l = 0; l < PW; l++) {
-        acc[0] += s[l] + s[l + CONV_PHASE_Q];
-        acc[1] += ss[l] + ss[l + CONV_PHASE_Q];
-    }
-}
-
 /* a0, a1, a2 (2Q lanes each) += g * s0, g * s1, g * s2 over n floats,
  * two rows at a time: three taps share each load of g, and six
  * independent vector sums keep the adder busy (one tap alone waits on the
@@ -215,21 +193,6 @@ static void phase_sum(float *restrict a, const float *restrict g, int n)
     SUMVEC_AT(a + CONV_PHASE_Q) = u;
 }
 
-void conv_phase_dw_lanes(float *lanes, const float *dz, const float *xq, int H, int W)
-{
-    const int n = (H / 2) * CONV_PHASE_Q;
-    float(*a)[2 * CONV_PHASE_Q] = (float(*)[2 * CONV_PHASE_Q])lanes;
-
-    (void)W;
-    for (int k = 0; k < 4; k++) {
-        const float *s[9];
-        phase_sources(s, xq, H, k);
-        for (int t = 0; t < 9; t += 3)
-            phase_dot3(a[t], a[t + 1], a[t + 2], dz + (size_t)k * n, s[t], s[t + 1], s[t + 2], n);
-    }
-    phase_sum(a[9], dz, 4 * n);
-}
-
 void conv_phase_dw_fold(float *dw, float *db, const float *lanes, int W)
 {
     const int PW = W / 2;
@@ -239,12 +202,58 @@ void conv_phase_dw_fold(float *dw, float *db, const float *lanes, int W)
     *db += phase_lanes(lanes + 9 * 2 * CONV_PHASE_Q, PW);
 }
 
-void conv_phase_dw(float *dw, float *db, const float *dz, const float *xq, int H, int W)
-{
-    float a[CONV_PHASE_DW_LANES] = {0};
+typedef int32_t PhaseIdx __attribute__((vector_size(4 * SUMVEC_LANES)));
 
-    conv_phase_dw_lanes(a, dz, xq, H, W);
-    conv_phase_dw_fold(dw, db, a, W);
+/* Input plane and row offset of tap t of output phase k (phase_sources). */
+static inline int tap_plane(int k, int t)
+{
+    const int u = (k >> 1) + t / 3, v = (k & 1) + t % 3;
+    return 4 * (v >> 1) + 2 * (u & 1) + (v & 1);
+}
+
+static inline int tap_row(int k, int t)
+{
+    return ((k >> 1) + t / 3) >> 1;
+}
+
+/* g where kf == k, else 0, lane by lane (a mask, not a branch). */
+static inline SumVec routed(SumVec g, SumVec kf, int k)
+{
+    return (SumVec)((PhaseIdx)g & (kf == (float)k));
+}
+
+void conv_phase_dw_routed2(float *la, float *lb, const float *ga, const float *gb,
+                           const float *ka, const float *kb, const float *xq, int H, int W)
+{
+    const size_t P = plane_in(H);
+    SumVec a[10], b[10];
+
+    (void)W;
+    for (int t = 0; t < 10; t++) {
+        a[t] = SUMVEC_AT(la + t * 2 * CONV_PHASE_Q);
+        b[t] = SUMVEC_AT(lb + t * 2 * CONV_PHASE_Q);
+    }
+    for (int r = 0; r < H / 2; r++) {
+        const SumVec g0 = SUMVEC_AT(ga + r * CONV_PHASE_Q), g1 = SUMVEC_AT(gb + r * CONV_PHASE_Q);
+        const SumVec k0 = SUMVEC_AT(ka + r * CONV_PHASE_Q), k1 = SUMVEC_AT(kb + r * CONV_PHASE_Q);
+        a[9] += (SumVec)((PhaseIdx)g0 & (k0 < 4.0f));
+        b[9] += (SumVec)((PhaseIdx)g1 & (k1 < 4.0f));
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; k++) {
+            const SumVec d0 = routed(g0, k0, k), d1 = routed(g1, k1, k);
+#pragma GCC unroll 9
+            for (int t = 0; t < 9; t++) {
+                const SumVec v = SUMVEC_AT(xq + (size_t)tap_plane(k, t) * P +
+                                           (size_t)(r + tap_row(k, t)) * CONV_PHASE_Q);
+                a[t] += d0 * v;
+                b[t] += d1 * v;
+            }
+        }
+    }
+    for (int t = 0; t < 10; t++) {
+        SUMVEC_AT(la + t * 2 * CONV_PHASE_Q) = a[t];
+        SUMVEC_AT(lb + t * 2 * CONV_PHASE_Q) = b[t];
+    }
 }
 
 /* ---- the input's moments (layer_conv_phase.h) ---- */

@@ -231,27 +231,3 @@ void maxpool_backward(float *yd, const float *dout, const uint8_t *idx, const fl
         }
     }
 }
-
-void maxpool_backward_phases(float *dz, const float *z, const float *g, const uint8_t *ix, int n,
-                          float a, float bx, float mu, float is, float k1)
-{
-    for (int k = 0; k < 4; k++) {
-        const float *restrict zk = z + (size_t)k * n;
-        float *restrict d = dz + (size_t)k * n;
-        const float kf = (float)k;
-        for (int q = 0; q < n; q++) {
-            float gk = (float)ix[q] == kf ? k1 * g[q] : 0.0f;
-            d[q] = a + bx * ((zk[q] - mu) * is) + gk;
-        }
-    }
-}
-
-void maxpool_route_phases(float *r, const float *g, const uint8_t *ix, int n)
-{
-    for (int k = 0; k < 4; k++) {
-        float *restrict d = r + (size_t)k * n;
-        const float kf = (float)k;
-        for (int q = 0; q < n; q++)
-            d[q] = (float)ix[q] == kf ? g[q] : 0.0f;
-    }
-}

@@ -74,14 +74,4 @@ void maxpool_backward(float *yd, const float *dout, const uint8_t *idx, const fl
                    const float *mean, const float *invstd, const float *mdz, const float *mdzx,
                    int C, int N, const MaxpoolTables *t, int n0, int nt);
 
-/* The gradient dz (4, n) of phase-split conv outputs z (4, n), as
- * maxpool_backward computes it, from g and ix (n). */
-void maxpool_backward_phases(float *dz, const float *z, const float *g, const uint8_t *ix, int n,
-                          float a, float bx, float mu, float is, float k1);
-
-/* r (4, n) <- the pool gradient g (n) routed to its window's maximum
- * (phase ix, 0..3) and 0 in the other three phases and wherever ix is
- * MAXPOOL_NOGRAD: the k1*r part of maxpool_backward_phases' dz, less k1. */
-void maxpool_route_phases(float *r, const float *g, const uint8_t *ix, int n);
-
 #endif

@@ -32,18 +32,24 @@ static void job_phase_bwd(void *jp, int c, int tid)
     memset(dwp, 0, L * sizeof *dwp);
     memset(pb.dwl, 0, (size_t)cs->OC * CONV_PHASE_DW_LANES * sizeof *pb.dwl);
     /* The last row's junk columns (the others are filled by model_rows_copy);
-     * conv_phase_dw ignores them anyway. */
-    memset(pb.g, 0, model_phase_n() * sizeof *pb.g);
+     * conv_phase_dw_routed2 drops their lanes anyway. */
+    for (int e = 0; e < 2; e++)
+        memset(pb.g[e], 0, model_phase_n() * sizeof *pb.g[e]);
     memset(pb.ix, MAXPOOL_NOGRAD, model_phase_n());
     for (int n = n0; n < n1; n++) {
         conv_phase_split(pb.xq, a->x + (size_t)n * cs->H * cs->W, cs->H, cs->W);
-        for (int oc = 0; oc < cs->OC; oc++) {
-            size_t po = ((size_t)oc * j->N + n) * PHW;
-            model_rows_copy(pb.g, CONV_PHASE_Q, bb->dout + po, PW, cs->H / 2, PW, sizeof(float));
-            model_rows_copy(pb.ix, CONV_PHASE_Q, bb->idx + po, PW, cs->H / 2, PW, 1);
-            maxpool_route_phases(pb.dz, pb.g, pb.ix, (int)model_phase_n());
-            conv_phase_dw_lanes(pb.dwl + (size_t)oc * CONV_PHASE_DW_LANES, pb.dz, pb.xq, cs->H,
-                                cs->W);
+        for (int oc = 0; oc < cs->OC; oc += 2) {
+            for (int e = 0; e < 2; e++) {
+                size_t po = ((size_t)(oc + e) * j->N + n) * PHW;
+                model_rows_copy(pb.g[e], CONV_PHASE_Q, bb->dout + po, PW, cs->H / 2, PW,
+                                sizeof(float));
+                model_rows_copy(pb.ix, CONV_PHASE_Q, bb->idx + po, PW, cs->H / 2, PW, 1);
+                for (size_t q = 0; q < model_phase_n(); q++)
+                    pb.kf[e][q] = (float)pb.ix[q];
+            }
+            conv_phase_dw_routed2(pb.dwl + (size_t)oc * CONV_PHASE_DW_LANES,
+                                  pb.dwl + (size_t)(oc + 1) * CONV_PHASE_DW_LANES, pb.g[0],
+                                  pb.g[1], pb.kf[0], pb.kf[1], pb.xq, cs->H, cs->W);
         }
     }
     for (int oc = 0; oc < cs->OC; oc++)

@@ -27,7 +27,9 @@
  * column).  Row by row, the short rows here (7 or 3 windows) ran mostly in
  * gcc's scalar epilogue, which branches on the data and mispredicts on real
  * activations: 2.5 ns per input against 0.5 through the tables (block 2 at
- * batch 512, one thread).
+ * batch 512, one thread).  Planes of even H and W <= 16 (block 2's 14 x 14)
+ * need no table: a pair of rows is two vectors whose columns shuffle into
+ * place, with no gathers (layer_maxpool.c); the tables serve the others.
  */
 typedef struct MaxpoolTables {
     int H, W;                      /* the plane, H*W <= MAXPOOL_MAX_PLANE */

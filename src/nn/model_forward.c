@@ -1,8 +1,9 @@
 /*
  * model_forward.c: the forward pass of the reference CNN and its loss,
  * phase by phase over the compute pool (model.h): the conv blocks (block 1
- * in two passes over its direct convolution, blocks 2 and 3 through
- * Winograd), the flatten, the fc layers with ReLU and dropout.  Who may
+ * in two passes: its input's moments for the BN statistics, then its direct
+ * convolution into the pool; blocks 2 and 3 through Winograd), the flatten,
+ * the fc layers with ReLU and dropout.  Who may
  * write what while a phase runs: model.c's DESIGN.
  */
 #include "nn/layer_bn.h"

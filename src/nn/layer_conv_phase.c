@@ -269,7 +269,7 @@ void conv_phase_dw_routed2(float *la, float *lb, const float *ga, const float *g
 static void moments_lanes(float (*a)[2 * CONV_PHASE_Q], const float *xq, int H)
 {
     const int n = (H / 2) * CONV_PHASE_Q;
-    float junk[2][2 * CONV_PHASE_Q]; /* two: phase_dot3's sums are restrict */
+    float junk[2][2 * CONV_PHASE_Q] = {{0}}; /* two: phase_dot3's sums are restrict */
 
     memset(a, 0, CONV_PHASE_MOMENTS * sizeof *a);
     for (int k = 0; k < 4; k++) {

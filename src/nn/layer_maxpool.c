@@ -142,11 +142,11 @@ static inline void pool_pair(float *o, uint8_t *ix, float *ym, const float *r0, 
     const SumVec bk = __builtin_shufflevector(hk, hk, POOL_SWAP);
     const PoolMask low = hm < bm, pos = pool_sel(low, bm, hm) > zero;
     const SumVec m = pool_sel(low, bm, hm), k = pool_sel(low, bk + 2.0f, hk);
-    float lane[SUMVEC_LANES];
+    float lane[SUMVEC_LANES] = {0}; /* zeroed for the analyser: written whole below */
 
     SUMVEC_AT(lane) = pool_sel(pos, m, zero);
     memcpy(o, lane, (size_t)n * sizeof *o);
-    if (!ix)
+    if (!ix || !ym) /* evaluation: both NULL */
         return;
     SUMVEC_AT(lane) = pool_sel(low, by, hy);
     memcpy(ym, lane, (size_t)n * sizeof *ym);

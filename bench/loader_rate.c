@@ -14,7 +14,7 @@
 #include <stdlib.h>
 
 #include "cnntop/engine.h"
-#include "data/idx.h"
+#include "data/dataset.h"
 #include "data/loader.h"
 #include "prof/profile.h"
 

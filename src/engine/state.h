@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #include "cnntop/engine.h"
-#include "data/idx.h"
+#include "data/dataset.h"
 #include "data/loader.h"
 #include "engine/history.h"
 #include "nn/model.h"

@@ -1,11 +1,14 @@
 /*
  * threadreg.h: the engine's threads, by role, for the profiler.
  *
- * Every engine thread (the trainer, compute workers, loader workers, the
- * sampler) enters the registry when it starts and leaves before it ends.
- * A profiler hook (engine_set_counters installs counters_thread_hook)
- * hears of each, with the thread's kernel id, so it can open counters per thread.  The hook is called under
- * the registry's lock, so it sees every thread exactly once in order.
+ * Every engine thread that does the run's work (the trainer, compute
+ * workers, loader workers) enters the registry when it starts and leaves
+ * before it ends.  The engine's sampler thread does not register: it
+ * reads the others' counters and is no part of the run.  A profiler hook
+ * (engine_set_counters installs counters_thread_hook) hears of each, with
+ * the thread's kernel id, so it can open counters per thread.  The hook is
+ * called under the registry's lock, so it sees every thread exactly once
+ * in order.
  */
 #ifndef CNNTOP_THREADREG_H
 #define CNNTOP_THREADREG_H

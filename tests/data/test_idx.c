@@ -24,7 +24,7 @@
 
 #include "check.h"
 #include "cnntop/engine.h"
-#include "data/idx.h"
+#include "data/dataset.h"
 
 #define PATH_LEN (4096 + 512)
 

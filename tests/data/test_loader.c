@@ -24,7 +24,7 @@
 
 #include "data/augment.h"
 #include "check.h"
-#include "data/idx.h"
+#include "data/dataset.h"
 #include "cnntop/counters.h"
 #include "cnntop/engine.h"
 #include "data/loader.h"

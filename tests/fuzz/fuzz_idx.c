@@ -13,7 +13,7 @@
  *                written to a private directory for dataset_load(), with
  *                ".gz" names when bit 6 is set.
  * Whatever the input, the reader must return (no crash, no leak, no
- * undefined behaviour), and its result must keep the contract in idx.h:
+ * undefined behaviour), and its result must keep the contract in idx.h and dataset.h:
  * on error an empty array and a one-line message; on success dimensions
  * within the limits and data of exactly their product.
  */
@@ -29,7 +29,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "data/idx.h"
+#include "data/dataset.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -28,7 +28,7 @@
 
 #include "cnntop/engine.h"
 #include "nn/gemm.h"
-#include "data/idx.h"
+#include "data/dataset.h"
 #include "nn/layer_dropout.h"
 #include "data/loader.h"
 #include "nn/model.h"

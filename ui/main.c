@@ -15,6 +15,7 @@
 #include "cmd/sweep.h"
 #include "cmd/report.h"
 #include "tui/dashboard.h"
+#include "tui/exec_dash.h"
 #include "cnntop/version.h"
 
 int main(int argc, char **argv)
@@ -50,6 +51,9 @@ int main(int argc, char **argv)
     case CMD_EVENTS:
         return events_main(&o);
     case CMD_EXEC:
+        /* Live on a terminal, as the dashboard is; headless otherwise. */
+        if (!o.no_dashboard && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
+            return exec_dash_main(&o, argc, argv);
         return exec_main(&o, argc, argv);
     case CMD_CALIBRATE:
         return calibrate_main(&o);

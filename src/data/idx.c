@@ -282,6 +282,8 @@ static int data_read(IdxReader *r, size_t n, uint8_t **out, char *err, size_t er
     uint8_t *buf = NULL, *grown;
     int rc;
 
+    if (n == 0) /* dims_check() refuses an empty dimension already */
+        return cn_fail(err, errlen, -CN_EFORMAT, "%s: no data", r->path);
     for (;;) {
         if (!(grown = realloc(buf, cap))) {
             free(buf);

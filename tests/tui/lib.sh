@@ -10,11 +10,12 @@
 # sanitizers' reports (an ASan+UBSan build) go to files under $tmp; any
 # such file fails the test (tui_end), so a use-after-free fails CI.
 #
-# Set before sourcing: CNNTOP (the binary) and NAME (for messages).
+# Set before sourcing: CNNTOP (the binary) and NAME (for messages);
+# NO_DATA=1 for a test that trains nothing (tests/tui/exec.sh).
 set -u
 DATA=/usr/share/datasets/fashion-mnist
 command -v tmux >/dev/null 2>&1 || { echo "$NAME: skipped: tmux is not installed"; exit 77; }
-[ -r "$DATA" ] || { echo "$NAME: skipped: no $DATA"; exit 77; }
+[ "${NO_DATA:-0}" = 1 ] || [ -r "$DATA" ] || { echo "$NAME: skipped: no $DATA"; exit 77; }
 tmp=$(mktemp -d)
 SOCK=cnntop$$
 T() { tmux -L "$SOCK" -f /dev/null "$@"; }
@@ -55,6 +56,20 @@ check() {
         tui_end
         exit 1
     fi
+    return 1
+}
+# check_gone DESCRIPTION PATTERN SECONDS: the pattern leaves the screen
+# within the time (after a key, the next frame).
+check_gone() {
+    checks=$((checks + 1))
+    n=0
+    while [ $n -lt $(($3 * 5)) ]; do
+        cap >"$tmp/screen" 2>/dev/null
+        grep -q -- "$2" "$tmp/screen" || return 0
+        sleep 0.2
+        n=$((n + 1))
+    done
+    fail "$1 ('$2' still on screen)"
     return 1
 }
 check_not() { # check_not DESCRIPTION PATTERN: not on the screen now

@@ -187,6 +187,55 @@ static void test_layout(void)
     CHECK(!layout_rect_overlap((Rect){0, 0, 2, 2}, (Rect){0, 2, 2, 2}));
 }
 
+/* `cnntop exec`'s dashboard: on the screen, no overlap, the output's tail
+ * and the roles always placed, the charts only when asked. */
+static void check_exec_layout(int cols, int lines, int counter_rows, int nchart)
+{
+    ExecLayout l;
+    layout_exec_compute(&l, cols, lines, counter_rows, nchart);
+    CHECK(!l.too_small);
+    Rect all[8] = {l.header, l.status, l.roles, l.counters, l.procs, l.output, l.chart[0],
+                   l.chart[1]};
+    for (int i = 0; i < 8; i++) {
+        if (all[i].h == 0)
+            continue;
+        CHECK(all[i].y >= 0 && all[i].x >= 0);
+        CHECK_INT(all[i].y + all[i].h, <=, lines);
+        CHECK_INT(all[i].x + all[i].w, <=, cols);
+        for (int j = i + 1; j < 8; j++)
+            if (layout_rect_overlap(all[i], all[j])) {
+                fprintf(stderr, "exec %dx%d: rects %d and %d overlap\n", cols, lines, i, j);
+                CHECK(0);
+            }
+    }
+    CHECK_INT(l.roles.h, ==, LAYOUT_EXEC_ROLES_ROWS);
+    CHECK_INT(l.output.h, >=, 3);
+    CHECK_INT(l.status.y, ==, lines - 1);
+    CHECK_INT(l.chart[1].h > 0, <=, nchart == 2);
+    if (nchart == 0)
+        CHECK_INT(l.chart[0].h, ==, 0);
+}
+
+static void test_exec_layout(void)
+{
+    ExecLayout l;
+    int sizes[][2] = {{60, 20}, {80, 24}, {100, 30}, {149, 40}, {150, 40}, {220, 60}};
+
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        for (int nc = 0; nc <= 2; nc++) {
+            check_exec_layout(sizes[i][0], sizes[i][1], 9, nc);
+            check_exec_layout(sizes[i][0], sizes[i][1], 40, nc);
+        }
+    /* Where there is room, every counter row and a chart show. */
+    layout_exec_compute(&l, 100, 40, 9, 1);
+    CHECK_INT(l.counters.h, ==, 9);
+    CHECK(l.chart[0].h >= 4);
+    layout_exec_compute(&l, 59, 30, 9, 1);
+    CHECK(l.too_small);
+    layout_exec_compute(&l, 80, 19, 9, 1);
+    CHECK(l.too_small);
+}
+
 static void test_fmt(void)
 {
     char b[64];
@@ -278,6 +327,7 @@ int main(void)
     test_plot();
     test_series();
     test_layout();
+    test_exec_layout();
     test_fmt();
     return check_report();
 }

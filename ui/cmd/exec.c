@@ -18,6 +18,12 @@
  * terminal reaches the command through its process group already (passing
  * it on would interrupt the command's own handler twice).  cnntop waits for
  * the command to end either way and still prints the summary.
+ *
+ * One session (exec_session_*: start, step, finish) is the poll loop; two
+ * front ends drive it: exec_run() here, headless, and the dashboard
+ * (tui/exec_dash.c), which passes its keyboard's descriptor so that a key
+ * ends the step's wait, and captures the command's output (ExecRun.output)
+ * instead of letting it write over the screen.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -55,11 +61,25 @@ static double mono_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* In the child: the descriptor fd opened on /dev/null (O_RDONLY for
+ * stdin, O_WRONLY for stdout); 0 or -1. */
+static int child_null(int fd, int flags)
+{
+    int null = open("/dev/null", flags);
+
+    if (null < 0 || dup2(null, fd) < 0)
+        return -1;
+    close(null);
+    return 0;
+}
+
 /* In the forked child: back to the signals a command expects (cnntop
  * ignores SIGPIPE and SIGXFSZ, and an ignored signal stays ignored across
- * execve), wait at the gate, exec; on failure send errno up the pipe. */
+ * execve), wait at the gate, exec; on failure send errno up the pipe.
+ * Captured (the dashboard), its stdin is /dev/null: the keys are the
+ * dashboard's. */
 static void child_run(char **argv, const int gate[2], const int errpipe[2],
-                      const ExecProgress *p, int quiet)
+                      const ExecProgress *p, int quiet, int captured)
 {
     sigset_t none;
     char c;
@@ -67,14 +87,12 @@ static void child_run(char **argv, const int gate[2], const int errpipe[2],
     /* The parent's ends: the gate opens only when no write end is left. */
     close(gate[1]);
     close(errpipe[0]);
-    if (p->on && (dup2(p->wr[0], STDOUT_FILENO) < 0 || dup2(p->wr[1], STDERR_FILENO) < 0))
+    if (p->rd[0] >= 0 && (dup2(p->wr[0], STDOUT_FILENO) < 0 || dup2(p->wr[1], STDERR_FILENO) < 0))
         _exit(126);
-    if (quiet && !p->on) {
-        int null = open("/dev/null", O_WRONLY);
-        if (null < 0 || dup2(null, STDOUT_FILENO) < 0)
-            _exit(126);
-        close(null);
-    }
+    if (quiet && p->rd[0] < 0 && child_null(STDOUT_FILENO, O_WRONLY) != 0)
+        _exit(126);
+    if (captured && child_null(STDIN_FILENO, O_RDONLY) != 0)
+        _exit(126);
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_DFL);
@@ -91,8 +109,8 @@ static void child_run(char **argv, const int gate[2], const int errpipe[2],
 /* Forks the command, held at its gate: *gate_w releases it (close it),
  * *err_r gives execvp's errno or EOF once the exec succeeded.  0 or -1
  * with err. */
-static int child_fork(char **argv, const ExecProgress *p, int quiet, pid_t *pid, int *gate_w, int *err_r,
-                      char *err, size_t len)
+static int child_fork(char **argv, const ExecProgress *p, int quiet, int captured, pid_t *pid,
+                      int *gate_w, int *err_r, char *err, size_t len)
 {
     int gate[2], ep[2];
 
@@ -110,7 +128,7 @@ static int child_fork(char **argv, const ExecProgress *p, int quiet, pid_t *pid,
     fflush(stderr);
     *pid = fork();
     if (*pid == 0)
-        child_run(argv, gate, ep, p, quiet);
+        child_run(argv, gate, ep, p, quiet, captured);
     int e = errno;
     close(gate[0]);
     close(ep[1]);
@@ -158,15 +176,15 @@ static void progress(ProcTree *t, double elapsed, double *last)
             live == 1 ? "" : "es", cpu);
 }
 
-/* Waits up to ms for the hook's lines or the command's output (with
- * --progress), and takes what came. */
-static void wait_input(ExecHook *h, ExecProgress *p, ProcTree *t, int ms)
+/* Waits up to ms for the hook's lines, the command's output or wake_fd
+ * (>= 0: the dashboard's keys), and takes what came. */
+static void wait_input(ExecSession *s, int ms, int wake_fd)
 {
-    struct pollfd fds[3];
+    struct pollfd fds[4];
     nfds_t n = 0;
-    int want[3] = {h->fd, p->rd[0], p->rd[1]};
+    int want[4] = {s->hook.fd, s->prog.rd[0], s->prog.rd[1], wake_fd};
 
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         if (want[i] >= 0)
             fds[n++] = (struct pollfd){.fd = want[i], .events = POLLIN};
     if (n == 0) {
@@ -176,28 +194,8 @@ static void wait_input(ExecHook *h, ExecProgress *p, ProcTree *t, int ms)
     }
     if (poll(fds, n, ms) <= 0)
         return;
-    exec_hook_drain(h, t);
-    exec_progress_drain(p);
-}
-
-/* Polls the tree until the command has exited (not yet reaped), then
- * once more; returns the wall time in seconds. */
-static double follow(ProcTree *t, ExecHook *h, ExecProgress *p, pid_t pid, double t0)
-{
-    double last = 0.0;
-
-    for (;;) {
-        siginfo_t si;
-        memset(&si, 0, sizeof si);
-        int r = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT);
-        double now = mono_s();
-        exec_hook_drain(h, t); /* workers named before the poll judges roles */
-        proctree_poll(t);
-        if ((r == 0 && si.si_pid == pid) || (r < 0 && errno != EINTR))
-            return now - t0;
-        progress(t, now - t0, &last);
-        wait_input(h, p, t, EXEC_POLL_MS);
-    }
+    exec_hook_drain(&s->hook, s->tree);
+    exec_progress_drain(&s->prog);
 }
 
 /* Reaps the command into *res; its exit code as a shell gives it. */
@@ -219,80 +217,159 @@ static int child_reap(pid_t pid, ExecResult *res)
     return res->status;
 }
 
-/* Forks the command with its hook and --progress pipes, follows its tree
- * to its end and reaps it: the ExecResult in res, the command's exit code
- * (or cnntop's with a message) returned; *ran 1 when it was exec'ed and
- * followed (the tree then holds its figures). */
-static int exec_follow(const ExecRun *x, ProcTree *t, ExecHook *hook, ExecProgress *prog,
-                       ExecResult *res, int *ran)
+/* Opens what a session needs before the fork: the output pipes (with
+ * --progress or a capture), the tree, the hook.  0, or cnntop's exit code
+ * after a one-line error. */
+static int session_open(ExecSession *s, const ExecRun *x)
+{
+    char err[512];
+
+    memset(s, 0, sizeof *s);
+    s->pid = -1;
+    s->res.argv = x->argv;
+    if (exec_progress_open(&s->prog, x->progress, x->output != NULL, err, sizeof err) != 0) {
+        fprintf(stderr, "cnntop: %s\n", err);
+        return EXIT_USAGE;
+    }
+    s->prog.sink = x->output;
+    s->prog.sink_u = x->output_u;
+    s->res.progress = s->prog.on ? &s->prog : NULL;
+    if (proctree_new(&s->tree, x->events, err, sizeof err) != 0) {
+        fprintf(stderr, "cnntop: -e: %s\n", err);
+        exec_progress_close(&s->prog);
+        return EXIT_USAGE;
+    }
+    exec_hook_open(&s->hook, x->hook, err, sizeof err);
+    if (err[0])
+        snprintf(s->note, sizeof s->note, "%s", err);
+    s->res.hook = s->hook.on ? &s->hook : NULL;
+    return 0;
+}
+
+int exec_session_start(ExecSession *s, const ExecRun *x)
 {
     char err[512];
     pid_t pid;
     int gate_w, err_r;
 
-    *ran = 0;
-    if (child_fork(x->argv, prog, x->quiet, &pid, &gate_w, &err_r, err, sizeof err) != 0) {
+    int rc = session_open(s, x);
+    if (rc)
+        return rc;
+    if (s->note[0] && !x->output)
+        fprintf(stderr, "cnntop: exec: %s\n", s->note);
+    if (child_fork(x->argv, &s->prog, x->quiet, x->output != NULL, &pid, &gate_w, &err_r, err,
+                   sizeof err) != 0) {
         fprintf(stderr, "cnntop: exec: %s\n", err);
+        exec_session_close(s);
         return EXIT_FAIL;
     }
-    exec_hook_forked(hook);
-    exec_progress_forked(prog);
+    exec_hook_forked(&s->hook);
+    exec_progress_forked(&s->prog);
+    s->pid = pid;
     child_pid = pid;
-    signals_install(on_stop);
-    if (proctree_watch(t, pid, 1, err, sizeof err) != 0)
+    /* The dashboard has its own handlers (tui/terminal.c) and passes the
+     * stop signals on itself. */
+    if (!x->output)
+        signals_install(on_stop);
+    if (proctree_watch(s->tree, pid, 1, err, sizeof err) != 0)
         fprintf(stderr, "cnntop: exec: %s (no counters)\n", err);
-    double t0 = mono_s();
+    s->t0 = mono_s();
     int e = child_release(gate_w, err_r);
     if (e) {
-        int rc = child_reap(pid, res);
+        rc = child_reap(pid, &s->res);
         child_pid = 0;
         fprintf(stderr, "cnntop: exec: %s: %s\n", x->argv[0], strerror(e));
+        exec_session_close(s);
         return rc;
     }
-    res->wall = follow(t, hook, prog, pid, t0);
-    int rc = child_reap(pid, res);
-    child_pid = 0;
-    exec_hook_drain(hook, t);
-    exec_progress_drain(prog);
-    *ran = 1;
+    s->running = 1;
+    return 0;
+}
+
+int exec_session_step(ExecSession *s, int ms, int wake_fd)
+{
+    siginfo_t si;
+
+    if (!s->running)
+        return 0;
+    memset(&si, 0, sizeof si);
+    int r = waitid(P_PID, (id_t)s->pid, &si, WEXITED | WNOHANG | WNOWAIT);
+    double now = mono_s();
+    exec_hook_drain(&s->hook, s->tree); /* workers named before the poll judges roles */
+    proctree_poll(s->tree);
+    s->elapsed = now - s->t0;
+    if ((r == 0 && si.si_pid == s->pid) || (r < 0 && errno != EINTR)) {
+        /* Exited (not yet reaped) and polled once more: its last figures. */
+        s->res.wall = s->elapsed;
+        s->rc = child_reap(s->pid, &s->res);
+        child_pid = 0;
+        exec_hook_drain(&s->hook, s->tree);
+        exec_progress_drain(&s->prog);
+        s->running = 0;
+        s->ran = 1;
+        return 0;
+    }
+    wait_input(s, ms, wake_fd);
+    return 1;
+}
+
+void exec_session_kill(ExecSession *s, int sig)
+{
+    if (s->running && s->pid > 0)
+        kill(s->pid, sig);
+}
+
+double exec_session_elapsed(const ExecSession *s)
+{
+    return s->running ? mono_s() - s->t0 : s->elapsed;
+}
+
+int exec_session_finish(ExecSession *s, RunRecord *rec, int argc, char **argv, FILE *summary)
+{
+    if (s->ran && summary)
+        exec_summary_print(summary, s->tree, &s->res);
+    if (s->ran && rec && exec_record_fill(rec, s->tree, &s->res, argc, argv) != 0) {
+        fprintf(stderr, "cnntop: exec: out of memory for the record\n");
+        rec->have_exec = 0;
+    }
+    int rc = s->rc;
+    exec_session_close(s);
     return rc;
+}
+
+void exec_session_close(ExecSession *s)
+{
+    exec_hook_close(&s->hook);
+    exec_progress_close(&s->prog);
+    proctree_free(s->tree);
+    s->tree = NULL;
 }
 
 int exec_run(const ExecRun *x, RunRecord *rec, int argc, char **argv, FILE *summary)
 {
-    ExecResult res;
-    ExecHook hook;
-    ExecProgress prog;
-    ProcTree *t = NULL;
-    char err[512];
-    int ran;
+    ExecSession s;
+    double last = 0.0;
 
-    memset(&res, 0, sizeof res);
-    res.argv = x->argv;
-    if (exec_progress_open(&prog, x->progress, err, sizeof err) != 0) {
-        fprintf(stderr, "cnntop: %s\n", err);
-        return EXIT_USAGE;
+    int rc = exec_session_start(&s, x);
+    if (rc)
+        return rc;
+    while (exec_session_step(&s, EXEC_POLL_MS, -1))
+        progress(s.tree, s.elapsed, &last);
+    return exec_session_finish(&s, rec, argc, argv, summary);
+}
+
+int exec_export_write(const Options *o, RunRecord *rec, int rc)
+{
+    char err[512];
+
+    if (rec->have_exec) {
+        if (record_export(rec, o->export_path, o->force, err, sizeof err) != 0) {
+            fprintf(stderr, "cnntop: --export: %s\n", err);
+            rc = rc ? rc : EXIT_FAIL;
+        } else
+            fprintf(stderr, "cnntop: the record written to %s\n", o->export_path);
     }
-    res.progress = prog.on ? &prog : NULL;
-    if (proctree_new(&t, x->events, err, sizeof err) != 0) {
-        fprintf(stderr, "cnntop: -e: %s\n", err);
-        exec_progress_close(&prog);
-        return EXIT_USAGE;
-    }
-    exec_hook_open(&hook, x->hook, err, sizeof err);
-    if (err[0])
-        fprintf(stderr, "cnntop: exec: %s\n", err);
-    res.hook = hook.on ? &hook : NULL;
-    int rc = exec_follow(x, t, &hook, &prog, &res, &ran);
-    if (ran && summary)
-        exec_summary_print(summary, t, &res);
-    if (ran && rec && exec_record_fill(rec, t, &res, argc, argv) != 0) {
-        fprintf(stderr, "cnntop: exec: out of memory for the record\n");
-        rec->have_exec = 0;
-    }
-    exec_hook_close(&hook);
-    exec_progress_close(&prog);
-    proctree_free(t);
+    record_done(rec);
     return rc;
 }
 
@@ -309,13 +386,5 @@ int exec_main(const Options *o, int argc, char **argv)
     }
     record_init(&rec);
     int rc = exec_run(&x, o->export_path ? &rec : NULL, argc, argv, stdout);
-    if (rec.have_exec) {
-        if (record_export(&rec, o->export_path, o->force, err, sizeof err) != 0) {
-            fprintf(stderr, "cnntop: --export: %s\n", err);
-            rc = rc ? rc : EXIT_FAIL;
-        } else
-            fprintf(stderr, "cnntop: the record written to %s\n", o->export_path);
-    }
-    record_done(&rec);
-    return run_stdout_done(rc);
+    return run_stdout_done(exec_export_write(o, &rec, rc));
 }

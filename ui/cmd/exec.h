@@ -12,6 +12,7 @@
 #include "cnntop/hookfeed.h"
 #include "cnntop/proctree.h"
 #include "cnntop/record.h"
+#include "cnntop/verdict.h"
 #include "common/options.h"
 
 /* The Python hook's pipe and what came through it (exec_hook.c). */
@@ -23,10 +24,16 @@ typedef struct ExecHook {
 
 #define EXEC_LINE_MAX 4096   /* output lines matched by --progress */
 
-/* --progress REGEX: the command's output, copied through and matched
- * (exec_progress.c). */
+/* Where captured output goes: n bytes the command wrote on stream (0
+ * stdout, 1 stderr), as they came. */
+typedef void (*ExecOutputFn)(void *u, int stream, const char *buf, size_t n);
+
+/* --progress REGEX: the command's output, copied through (or to sink) and
+ * matched (exec_progress.c). */
 typedef struct ExecProgress {
     int on;                /* 1: --progress was given */
+    ExecOutputFn sink;     /* NULL: copied to cnntop's stdout/stderr */
+    void *sink_u;
     const char *regex;     /* as given (into argv) */
     regex_t re;
     int rd[2], wr[2];      /* pipes for the command's stdout [0] and stderr [1] */
@@ -65,16 +72,17 @@ void exec_hook_drain(ExecHook *h, ProcTree *t);
 /* Closes the pipe.  Idempotent. */
 void exec_hook_close(ExecHook *h);
 
-/* Compiles regex (NULL: no --progress, p->on 0) and makes the pipes for
- * the command's output.  0, or -1 with a one-line err ("--progress: 'x(':
- * parentheses not balanced"). */
-int exec_progress_open(ExecProgress *p, const char *regex, char *err, size_t len);
+/* Compiles regex (NULL: no --progress, p->on 0) and, with a regex or
+ * capture 1, makes the pipes for the command's output (p->rd[0] >= 0).
+ * 0, or -1 with a one-line err ("--progress: 'x(': parentheses not
+ * balanced"). */
+int exec_progress_open(ExecProgress *p, const char *regex, int capture, char *err, size_t len);
 
 /* After the fork: closes cnntop's copies of the command's ends. */
 void exec_progress_forked(ExecProgress *p);
 
-/* Copies what the command has written to cnntop's stdout/stderr and
- * matches its lines; never waits. */
+/* Copies what the command has written to cnntop's stdout/stderr (or
+ * gives it to p->sink) and matches its lines; never waits. */
 void exec_progress_drain(ExecProgress *p);
 
 /* Closes the pipes and frees the pattern.  Idempotent. */
@@ -87,7 +95,61 @@ typedef struct ExecRun {
     int hook;              /* 1: offer the Python hook */
     const char *progress;  /* --progress REGEX or NULL */
     int quiet;             /* 1: the command's stdout goes to /dev/null (sweep) */
+    ExecOutputFn output;   /* non-NULL: the command's stdout and stderr are piped
+                            * to it (stdin /dev/null), never to cnntop's own */
+    void *output_u;
 } ExecRun;
+
+/* One command being followed: what exec_session_step() polls.  The
+ * caller owns it (it is large: put it in static storage or on a roomy
+ * stack); its fields are read-only outside exec.c. */
+typedef struct ExecSession {
+    ProcTree *tree;
+    ExecHook hook;
+    ExecProgress prog;
+    ExecResult res;        /* res.wall, status, signal once it ended */
+    char note[512];        /* why the hook is not offered, or "" */
+    int pid;
+    int running;           /* 1: started and not yet reaped */
+    int ran;               /* 1: it was exec'ed and followed to its end */
+    int rc;                /* its exit code once it ended (128+N: signal N) */
+    double t0;             /* CLOCK_MONOTONIC s at its release */
+    double elapsed;        /* s from its release to the last step */
+} ExecSession;
+
+/*
+ * Opens the tree, the hook and the output pipes, forks x->argv and lets it
+ * run (x must outlive the session).  Returns 0 with s->running, or
+ * cnntop's exit code after a one-line error on stderr: 2 for a bad -e
+ * list or --progress pattern, 127 or 126 when the command could not be
+ * run; nothing then needs closing.  Headless (x->output NULL), SIGTERM and
+ * SIGHUP to cnntop are passed on to the command from here on.
+ */
+int exec_session_start(ExecSession *s, const ExecRun *x);
+
+/*
+ * One sample: polls the tree, then waits up to ms for the hook, the output
+ * or wake_fd (-1: none) to have something.  When the command has exited
+ * it is polled a last time, reaped and 0 returned (s->rc, s->res hold how
+ * it ended); 1 while it runs.
+ */
+int exec_session_step(ExecSession *s, int ms, int wake_fd);
+
+/* Sends sig to the command while it runs. */
+void exec_session_kill(ExecSession *s, int sig);
+
+/* Seconds since the command started (its wall time once it ended). */
+double exec_session_elapsed(const ExecSession *s);
+
+/*
+ * After the last step: prints the summary on summary (NULL: none), fills
+ * rec (NULL: none) as exec_record_fill() does, closes the session.
+ * Returns the command's exit code.
+ */
+int exec_session_finish(ExecSession *s, RunRecord *rec, int argc, char **argv, FILE *summary);
+
+/* Closes what the session holds.  Idempotent. */
+void exec_session_close(ExecSession *s);
 
 /*
  * Runs x->argv under the profiler; prints the summary on summary (NULL:
@@ -103,6 +165,11 @@ int exec_run(const ExecRun *x, RunRecord *rec, int argc, char **argv, FILE *summ
  * --export FILE, the record written; returns what exec_run() did (1 when
  * only the export failed). */
 int exec_main(const Options *o, int argc, char **argv);
+
+/* With --export FILE and rec filled (rec->have_exec): writes it
+ * atomically and says so on stderr; frees rec either way.  Returns rc, or
+ * 1 when only the export failed. */
+int exec_export_write(const Options *o, RunRecord *rec, int rc);
 
 /* The record of a finished exec run (exec_record.c): cnntop's command line
  * argc/argv, the command profiled and how it ended, peak RSS, the counters
@@ -124,5 +191,16 @@ void exec_record_print(FILE *f, const RunRecord *r, const char *what);
  * CPU, page faults, peak RSS, the verdict, a counters block per role and
  * the process table.  Reads the tree; writes only to f. */
 void exec_summary_print(FILE *f, ProcTree *t, const ExecResult *res);
+
+/* The command as a shell would read it back: words with blanks or quotes
+ * in single quotes (exec_summary.c). */
+void exec_command_print(FILE *f, char **argv);
+
+/* The verdict over the whole tree, verdict_judge's rules (exec_summary.c):
+ * loader-bound from the hook's data wait (fig, hookfeed_figures()),
+ * oversubscribed when busy threads outnumber the cores or wait above
+ * CTR_OVERSUB_WAIT (the processes' schedstat; in->run_queue_wait NaN when
+ * unknown).  Reads the tree only. */
+void exec_verdict(ProcTree *t, const HookFigures *fig, VerdictInput *in, Verdict *v);
 
 #endif

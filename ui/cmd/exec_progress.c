@@ -5,7 +5,8 @@
  *
  * The command's standard output and standard error become pipes; cnntop
  * copies what comes through to its own (unchanged, as it comes, with
- * write(2), never through stdio's buffer that holds the summary) and
+ * write(2), never through stdio's buffer that holds the summary), or
+ * gives it to the sink (the dashboard captures it, --progress or not), and
  * matches each whole line against REGEX (POSIX extended).  The figure of
  * a matching line is its first parenthesised group when the pattern has
  * one, else the first number inside the match.  A line longer than
@@ -22,7 +23,24 @@
 
 #include "cmd/exec.h"
 
-int exec_progress_open(ExecProgress *p, const char *regex, char *err, size_t len)
+/* The pipes for the command's stdout and stderr. */
+static int pipes_open(ExecProgress *p, char *err, size_t len)
+{
+    for (int i = 0; i < 2; i++) {
+        int fd[2];
+        /* The command's end blocks, as a terminal or file would. */
+        if (pipe2(fd, O_CLOEXEC | O_NONBLOCK) != 0 || fcntl(fd[1], F_SETFL, 0) != 0) {
+            snprintf(err, len, "%s: pipe: %s", p->on ? "--progress" : "exec", strerror(errno));
+            exec_progress_close(p);
+            return -1;
+        }
+        p->rd[i] = fd[0];
+        p->wr[i] = fd[1];
+    }
+    return 0;
+}
+
+int exec_progress_open(ExecProgress *p, const char *regex, int capture, char *err, size_t len)
 {
     memset(p, 0, sizeof *p);
     for (int i = 0; i < 2; i++)
@@ -30,7 +48,7 @@ int exec_progress_open(ExecProgress *p, const char *regex, char *err, size_t len
     p->min = INFINITY;
     p->max = -INFINITY;
     if (!regex)
-        return 0;
+        return capture ? pipes_open(p, err, len) : 0;
     int rc = regcomp(&p->re, regex, REG_EXTENDED);
     if (rc != 0) {
         char why[160];
@@ -40,18 +58,7 @@ int exec_progress_open(ExecProgress *p, const char *regex, char *err, size_t len
     }
     p->regex = regex;
     p->on = 1;
-    for (int i = 0; i < 2; i++) {
-        int fd[2];
-        /* The command's end blocks, as a terminal or file would. */
-        if (pipe2(fd, O_CLOEXEC | O_NONBLOCK) != 0 || fcntl(fd[1], F_SETFL, 0) != 0) {
-            snprintf(err, len, "--progress: pipe: %s", strerror(errno));
-            exec_progress_close(p);
-            return -1;
-        }
-        p->rd[i] = fd[0];
-        p->wr[i] = fd[1];
-    }
-    return 0;
+    return pipes_open(p, err, len);
 }
 
 void exec_progress_forked(ExecProgress *p)
@@ -133,8 +140,12 @@ void exec_progress_drain(ExecProgress *p)
                 p->rd[i] = -1;
                 break;
             }
-            pass_on(i == 0 ? STDOUT_FILENO : STDERR_FILENO, buf, (size_t)n);
-            feed(p, i, buf, (size_t)n);
+            if (p->sink)
+                p->sink(p->sink_u, i, buf, (size_t)n);
+            else
+                pass_on(i == 0 ? STDOUT_FILENO : STDERR_FILENO, buf, (size_t)n);
+            if (p->on)
+                feed(p, i, buf, (size_t)n);
         }
 }
 

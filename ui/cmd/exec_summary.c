@@ -25,9 +25,7 @@
  * thread for the verdict (PyTorch keeps idle helper threads too). */
 #define EXEC_BUSY_SHARE 0.10
 
-/* The command as a shell would read it back: words with blanks or quotes
- * in single quotes. */
-static void print_command(FILE *f, char **argv)
+void exec_command_print(FILE *f, char **argv)
 {
     for (int i = 0; argv[i]; i++) {
         const char *a = argv[i];
@@ -128,16 +126,12 @@ static void print_progress(FILE *f, const ExecProgress *p)
             p->matches, fmt_plural(p->matches));
 }
 
-/* The verdict over the whole tree, verdict_judge's rules: loader-bound
- * from the hook's data wait, oversubscribed when busy threads outnumber
- * the cores or wait above CTR_OVERSUB_WAIT (the processes' schedstat). */
-static void print_verdict(FILE *f, ProcTree *t, const HookFigures *fig)
+void exec_verdict(ProcTree *t, const HookFigures *fig, VerdictInput *in, Verdict *v)
 {
     MachineInfo m;
     CounterSched s;
     double wait = 0.0, wall = 0.0;
     int have = 0;
-    Verdict v;
 
     machine_info(&m);
     for (int r = 0; r < PROC_ROLES; r++) {
@@ -148,14 +142,22 @@ static void print_verdict(FILE *f, ProcTree *t, const HookFigures *fig)
         wall += s.thread_wall;
         have = 1;
     }
-    VerdictInput in = {
+    *in = (VerdictInput){
         .data_wait_share = fig->ok ? fig->data_wait_share : 0.0,
         .workers = proctree_role_procs(t, PROC_ROLE_WORKER),
         .threads = proctree_busy_threads(t, PROC_ROLE_MAIN, EXEC_BUSY_SHARE),
         .cores = m.cores,
         .run_queue_wait = have && wall >= CTR_OVERSUB_MIN_WALL ? wait / wall : NAN,
     };
-    verdict_judge(&in, &v);
+    verdict_judge(in, v);
+}
+
+static void print_verdict(FILE *f, ProcTree *t, const HookFigures *fig)
+{
+    VerdictInput in;
+    Verdict v;
+
+    exec_verdict(t, fig, &in, &v);
     if (fig->ok)
         fprintf(f, "  Bound:                %s\n", v.bound);
     if (v.oversubscribed)
@@ -214,7 +216,7 @@ static void print_procs(FILE *f, ProcTree *t)
 void exec_summary_print(FILE *f, ProcTree *t, const ExecResult *res)
 {
     fprintf(f, "\n Performance of cnntop exec: ");
-    print_command(f, res->argv);
+    exec_command_print(f, res->argv);
     fputs(":\n", f);
     print_exit(f, res);
     fprintf(f, "  Wall time:            %.3f s\n", res->wall);

@@ -77,13 +77,15 @@ const OptionDesc option_table[] = {
     SET("--target-accuracy", "target_accuracy", RUN | SWEEP, 0),
     SET("--budget", "budget", SWEEP, 0),
     OPT("--autostart", NULL, "start the first run at once", TUI),
-    OPT("--no-color", NULL, "draw without colours (NO_COLOR does the same)", TUI),
+    OPT("--no-color", NULL, "draw without colours (NO_COLOR does the same)", TUI | EXEC),
     OPT("--history", "FILE", "keep the run history in FILE across sessions", TUI),
     OPT("--all", NULL, "list every event libpfm4 can encode", EVENTS),
     OPT("--no-hook", NULL, "do not load the Python hook (no DataLoader figures)", EXEC | SWEEP),
     OPT("--cmd", "TEMPLATE",
         "sweep a command: {batch} {workers} {threads} from the lists, run by /bin/sh -c", SWEEP),
     OPT("--progress", "REGEX", "read a figure (e.g. images/s) from the command's output lines",
+        EXEC),
+    OPT("--no-dashboard", NULL, "print the summary only, even on a terminal (no live dashboard)",
         EXEC),
     OPT("--recalibrate", NULL, "measure again instead of using the cached figures", CALIB | RUN),
     SET("--blas-kernel", "blas_kernel", TRAIN | EVAL | CALIB, OPTSET_BLAS),
@@ -363,6 +365,8 @@ static void apply(Options *o, const char *name, const char *v)
         o->sweep_cmd = v;
     else if (!strcmp(name, "--no-hook"))
         o->no_hook = 1;
+    else if (!strcmp(name, "--no-dashboard"))
+        o->no_dashboard = 1;
     else if (!strcmp(name, "--recalibrate"))
         o->recalibrate = 1;
 }

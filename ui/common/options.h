@@ -57,6 +57,7 @@ typedef struct Options {
     int n_positional;
     char **exec_argv;      /* exec: the command after "--" (NULL-terminated, into argv) */
     int no_hook;           /* exec --no-hook: no Python hook */
+    int no_dashboard;      /* exec --no-dashboard: the summary only, even on a terminal */
     const char *progress;  /* exec --progress REGEX, or NULL */
     const char *sweep_cmd; /* sweep --cmd TEMPLATE, or NULL */
     Command help_for;      /* CMD_HELP: the command whose options to list (CMD_TUI: all) */

@@ -275,13 +275,12 @@ const KeyBinding keys_table[] = {
 };
 const int keys_count = (int)(sizeof keys_table / sizeof keys_table[0]);
 
-/* The binding of key ch, or NULL. */
-static const KeyBinding *keys_find(int ch)
+const KeyBinding *keys_find_in(const KeyBinding *table, int count, int ch)
 {
-    for (int i = 0; i < keys_count; i++)
-        for (int k = 0; k < KEYS_PER_BINDING && keys_table[i].keys[k]; k++)
-            if (keys_table[i].keys[k] == ch)
-                return &keys_table[i];
+    for (int i = 0; i < count; i++)
+        for (int k = 0; k < KEYS_PER_BINDING && table[i].keys[k]; k++)
+            if (table[i].keys[k] == ch)
+                return &table[i];
     return NULL;
 }
 
@@ -296,6 +295,6 @@ int keys_handle(Tui *t, int ch)
     /* Not a key: the terminal's new size, laid out again. */
     if (ch == KEY_RESIZE)
         return TUI_RELAYOUT | TUI_REDRAW;
-    const KeyBinding *b = keys_find(ch);
+    const KeyBinding *b = keys_find_in(keys_table, keys_count, ch);
     return b ? b->act(t, ch) : TUI_REDRAW;
 }

@@ -19,6 +19,10 @@ typedef struct KeyBinding {
 extern const KeyBinding keys_table[];
 extern const int keys_count;
 
+/* The binding of key ch in table[0..count), or NULL (`cnntop exec`'s
+ * dashboard has a table of its own). */
+const KeyBinding *keys_find_in(const KeyBinding *table, int count, int ch);
+
 /* Key (or event) ch from getch(): to the open prompt, closing the help,
  * or to its binding's action.  Returns the TUI_* bits to act on. */
 int keys_handle(Tui *t, int ch);

@@ -62,17 +62,22 @@ static void main_wide(Layout *l, int y0, int body_h)
     l->settings = rect(y0 + body_h - settings_h, left_w, settings_h, side_w);
 }
 
+/* The size every layout starts from: the need, and whether it fits. */
+static int size_fits(int cols, int lines, int *too_small, int *need_cols, int *need_lines)
+{
+    *need_cols = LAYOUT_MIN_COLS;
+    *need_lines = LAYOUT_MIN_LINES;
+    *too_small = cols < LAYOUT_MIN_COLS || lines < LAYOUT_MIN_LINES;
+    return !*too_small;
+}
+
 void layout_compute(Layout *l, int cols, int lines, TuiView view, int header_rows)
 {
     memset(l, 0, sizeof *l);
     l->cols = cols;
     l->lines = lines;
-    l->need_cols = LAYOUT_MIN_COLS;
-    l->need_lines = LAYOUT_MIN_LINES;
-    if (cols < LAYOUT_MIN_COLS || lines < LAYOUT_MIN_LINES) {
-        l->too_small = 1;
+    if (!size_fits(cols, lines, &l->too_small, &l->need_cols, &l->need_lines))
         return;
-    }
     header_rows = clamp(header_rows, 1, 5);
     int body_h = lines - header_rows - 1;
     l->header = rect(0, 0, header_rows, cols);
@@ -85,6 +90,64 @@ void layout_compute(Layout *l, int cols, int lines, TuiView view, int header_row
         main_wide(l, header_rows, body_h);
     else
         main_narrow(l, header_rows, body_h);
+}
+
+/* The charts side by side in (y, x, h, w): nchart of them. */
+static void exec_charts(ExecLayout *l, int y, int x, int h, int w, int nchart)
+{
+    l->chart[0] = rect(y, x, nchart ? h : 0, nchart == 2 ? w / 2 : w);
+    l->chart[1] = rect(y, x + w / 2, nchart == 2 ? h : 0, w - w / 2);
+}
+
+static void exec_narrow(ExecLayout *l, int y, int body_h, int counter_rows, int nchart)
+{
+    int cols = l->cols;
+    int roles_h = clamp(body_h - 3, 0, LAYOUT_EXEC_ROLES_ROWS);
+    int left = body_h - roles_h - 3; /* the output keeps 3 */
+    int charts_h = nchart ? clamp(left / 3, 0, 8) : 0;
+    charts_h = charts_h < 4 ? 0 : charts_h;
+    left -= charts_h;
+    int ctr_h = clamp(counter_rows, 0, left > 12 ? left / 2 : left);
+    left -= ctr_h;
+    int procs_h = clamp(left - 2, 0, 8);
+
+    l->roles = rect(y, 0, roles_h, cols);
+    l->counters = rect(y + roles_h, 0, ctr_h, cols);
+    exec_charts(l, y + roles_h + ctr_h, 0, charts_h, cols, charts_h ? nchart : 0);
+    l->procs = rect(y + roles_h + ctr_h + charts_h, 0, procs_h, cols);
+    int used = roles_h + ctr_h + charts_h + procs_h;
+    l->output = rect(y + used, 0, body_h - used, cols);
+}
+
+static void exec_wide(ExecLayout *l, int y, int body_h, int counter_rows, int nchart)
+{
+    int left_w = l->cols * 55 / 100, right_w = l->cols - left_w;
+    int roles_h = clamp(body_h, 0, LAYOUT_EXEC_ROLES_ROWS);
+    int ctr_h = clamp(counter_rows, 0, body_h - roles_h - 3);
+    int charts_h = nchart ? clamp(body_h / 2, 0, 16) : 0;
+
+    l->roles = rect(y, 0, roles_h, left_w - 1);
+    l->counters = rect(y + roles_h, 0, ctr_h, left_w - 1);
+    l->procs = rect(y + roles_h + ctr_h, 0, body_h - roles_h - ctr_h, left_w - 1);
+    exec_charts(l, y, left_w, charts_h, right_w, nchart);
+    l->output = rect(y + charts_h, left_w, body_h - charts_h, right_w);
+}
+
+void layout_exec_compute(ExecLayout *l, int cols, int lines, int counter_rows, int nchart)
+{
+    memset(l, 0, sizeof *l);
+    l->cols = cols;
+    l->lines = lines;
+    if (!size_fits(cols, lines, &l->too_small, &l->need_cols, &l->need_lines))
+        return;
+    nchart = clamp(nchart, 0, 2);
+    int body_h = lines - LAYOUT_EXEC_HEADER_ROWS - 1;
+    l->header = rect(0, 0, LAYOUT_EXEC_HEADER_ROWS, cols);
+    l->status = rect(lines - 1, 0, 1, cols);
+    if (cols >= LAYOUT_WIDE_COLS)
+        exec_wide(l, LAYOUT_EXEC_HEADER_ROWS, body_h, counter_rows, nchart);
+    else
+        exec_narrow(l, LAYOUT_EXEC_HEADER_ROWS, body_h, counter_rows, nchart);
 }
 
 int layout_rect_contains(Rect r, int y, int x)

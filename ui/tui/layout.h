@@ -42,6 +42,29 @@ typedef struct Layout {
     Rect table;               /* per-layer and history views */
 } Layout;
 
+/* `cnntop exec`'s dashboard (tui/exec_dash.c): a header (the command,
+ * its state, the verdict), then
+ *   narrow (< LAYOUT_WIDE_COLS): roles | counters | charts side by side |
+ *                                processes | the output's tail, stacked;
+ *   wide: roles, counters, processes on the left; charts over the
+ *         output's tail on the right;
+ * and the status line.  The same minimum as the main dashboard. */
+#define LAYOUT_EXEC_HEADER_ROWS 3
+#define LAYOUT_EXEC_ROLES_ROWS 5 /* a title, the columns, three roles */
+
+typedef struct ExecLayout {
+    int cols, lines;
+    int too_small, need_cols, need_lines;
+    Rect header, status;
+    Rect roles, counters, procs, output;
+    Rect chart[2];            /* images/s (the hook), --progress's figure */
+} ExecLayout;
+
+/* Lays out a cols x lines screen with counter_rows rows of counters (a
+ * title and one per event) and nchart charts (0..2); the counters and the
+ * processes yield rows to the output's tail, which keeps at least 3. */
+void layout_exec_compute(ExecLayout *l, int cols, int lines, int counter_rows, int nchart);
+
 /* Lays out a cols x lines screen for `view`; header_rows is 3 to 5 (the
  * kernel warning takes up to two rows). */
 void layout_compute(Layout *l, int cols, int lines, TuiView view, int header_rows);

@@ -11,6 +11,7 @@
 #ifndef CNNTOP_TUI_PANEL_H
 #define CNNTOP_TUI_PANEL_H
 
+#include "tui/keys.h"
 #include "tui/tui.h"
 
 typedef struct PanelClass {
@@ -21,6 +22,28 @@ typedef struct PanelClass {
      * (the header: 3, plus the kernel warning's rows). */
     int (*rows)(const Tui *t, int cols);
 } PanelClass;
+
+/* One chart (panel_charts.c): a series over the chart window, with its
+ * current value in the title, or "n/a: <reason>". */
+typedef struct ChartSpec {
+    const char *name;
+    char now[96];      /* the current value, e.g. "now 1.52k" */
+    char brief[48];    /* "" or a shorter `now` for a title too narrow for it */
+    const double *t, *v;
+    int n;
+    int pct;           /* values are 0..1 shown as % with a fixed top of 100% */
+    const char *na;    /* non-NULL: the chart is n/a for this reason */
+    int own_end;       /* 1: the window ends at `end`, not at the run's last sample */
+    double end;        /* s, the newest point's time (own_end) */
+} ChartSpec;
+
+/* Draws cs into r (at least 2 x 12, else nothing): the main view's charts
+ * and `cnntop exec`'s. */
+void panel_chart_draw(Tui *t, Rect r, const ChartSpec *cs);
+
+/* The help box over r (panel_help.c): a row per binding of table[0..count)
+ * and the line foot at the bottom. */
+void panel_help_box(Rect r, const KeyBinding *table, int count, const char *foot);
 
 extern const PanelClass panel_header;         /* panel_header.c: machine, data, run state */
 extern const PanelClass panel_status;         /* panel_status.c: messages, prompts, tabs */

@@ -19,21 +19,11 @@
 #define MAX_ROWS 256
 #define MAX_COLS 512
 
-typedef struct ChartSpec {
-    const char *name;
-    char now[96];      /* the current value, e.g. "now 1.52k" */
-    char brief[48];    /* "" or a shorter `now` for a title too narrow for it */
-    const double *t, *v;
-    int n;
-    int pct;           /* values are 0..1 shown as % with a fixed top of 100% */
-    const char *na;    /* non-NULL: the chart is n/a for this reason */
-} ChartSpec;
-
 /* The time window [*t0, *t1) of the charts, seconds into the run. */
-static void chart_window(const Tui *t, double *t0, double *t1)
+static void chart_window(const Tui *t, const ChartSpec *cs, double *t0, double *t1)
 {
     int w = tui_window_seconds(t->win);
-    double end = t->nsamples ? t->samples[t->nsamples - 1].t : 0;
+    double end = cs->own_end ? cs->end : t->nsamples ? t->samples[t->nsamples - 1].t : 0;
 
     if (t->paused)
         end = t->pause_t1;
@@ -119,7 +109,7 @@ static void chart_plot_series(Tui *t, Rect r, const ChartSpec *cs, int rows, int
     static double vals[CHART_MAX_BUCKETS];
     double t0, t1;
 
-    chart_window(t, &t0, &t1);
+    chart_window(t, cs, &t0, &t1);
     /* Paused: what had arrived by then, even while the window is not yet
      * full (the samples go on arriving behind the frozen picture). */
     int n = cs->n;
@@ -141,7 +131,7 @@ static void chart_plot_series(Tui *t, Rect r, const ChartSpec *cs, int rows, int
     chart_cells(t, r.y + 1, r.x + axis + 1, rows, cols, cells, t0, t1);
 }
 
-static void chart_draw(Tui *t, Rect r, const ChartSpec *cs)
+void panel_chart_draw(Tui *t, Rect r, const ChartSpec *cs)
 {
     if (r.h < 2 || r.w < 12)
         return;
@@ -202,7 +192,7 @@ static void ips_draw(Tui *t, Rect r)
     spec_samples(t, &cs, "images/s", 0, none_s);
     if (t->have_live && t->live.running)
         snprintf(cs.now, sizeof cs.now, "now %s", fmt_si(a, sizeof a, t->live.images_per_s_now));
-    chart_draw(t, r, &cs);
+    panel_chart_draw(t, r, &cs);
 }
 
 static void counters_draw(Tui *t, Rect r)
@@ -235,7 +225,7 @@ static void counters_draw(Tui *t, Rect r)
             snprintf(na, sizeof na, "%s", why);
         cs.na = na;
     }
-    chart_draw(t, r, &cs);
+    panel_chart_draw(t, r, &cs);
 }
 
 static void queue_draw(Tui *t, Rect r)
@@ -253,7 +243,7 @@ static void queue_draw(Tui *t, Rect r)
             snprintf(cs.now, sizeof cs.now, "none: workers 0 load inline");
         snprintf(cs.brief, sizeof cs.brief, "%s", t->live.queue_cap > 0 ? "" : "none: inline");
     }
-    chart_draw(t, r, &cs);
+    panel_chart_draw(t, r, &cs);
 }
 
 static void loss_draw(Tui *t, Rect r)
@@ -265,7 +255,7 @@ static void loss_draw(Tui *t, Rect r)
     if (t->rv.have_p)
         snprintf(cs.now, sizeof cs.now, "now %.4f  epoch mean %.4f", (double)t->rv.p.loss,
                  t->rv.p.epoch_loss);
-    chart_draw(t, r, &cs);
+    panel_chart_draw(t, r, &cs);
 }
 
 const PanelClass panel_charts_ips = {.name = "images/s", .draw = ips_draw};

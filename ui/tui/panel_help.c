@@ -1,7 +1,8 @@
 /*
  * panel_help.c: the help box over the screen (?, h, F1): one row per key
  * binding, written from keys.c's table, so that the help says what the
- * keys do; then what the dashboard itself costs.
+ * keys do; then what the dashboard itself costs.  panel_help_box() draws
+ * any key table's help (`cnntop exec`'s dashboard has its own).
  */
 #include <math.h>
 #include <stdio.h>
@@ -17,12 +18,12 @@
 /* The help's rows from the key table: the label in a 15-column field,
  * then the text, each '\n' of which starts an indented row.  Returns the
  * number of rows. */
-static int help_rows(char rows[][128], int most)
+static int help_rows(const KeyBinding *table, int count, char rows[][128], int most)
 {
     int n = 0;
 
-    for (int i = 0; i < keys_count; i++) {
-        const char *s = keys_table[i].help, *label = keys_table[i].label;
+    for (int i = 0; i < count; i++) {
+        const char *s = table[i].help, *label = table[i].label;
         while (s && n < most) {
             const char *nl = strchr(s, '\n');
             int len = nl ? (int)(nl - s) : (int)strlen(s);
@@ -45,14 +46,12 @@ static void help_box(int y0, int x0, int h, int w)
     }
 }
 
-static void help_draw(Tui *t, Rect r)
+void panel_help_box(Rect r, const KeyBinding *table, int count, const char *foot)
 {
-    char rows[HELP_ROWS][128], cost[128];
-    int n = help_rows(rows, HELP_ROWS);
+    char rows[HELP_ROWS][128];
+    int n = help_rows(table, count, rows, HELP_ROWS);
     int w = 86 < r.w - 2 ? 86 : r.w - 2, h = n + 6;
 
-    if (!t->help)
-        return;
     if (h > r.h - 2)
         h = r.h - 2;
     int y0 = (r.h - h) / 2, x0 = (r.w - w) / 2;
@@ -60,14 +59,23 @@ static void help_draw(Tui *t, Rect r)
     draw_put(y0, x0 + 2, w - 4, A_REVERSE | A_BOLD, "cnntop %s: keys", CNNTOP_VERSION);
     for (int i = 0; i < n && i + 2 < h - 3; i++)
         draw_put(y0 + 2 + i, x0 + 2, w - 4, A_REVERSE, "%s", rows[i]);
+    draw_put(y0 + h - 2, x0 + 2, w - 4, A_REVERSE, "%s", foot);
+    attrset(A_NORMAL);
+}
+
+static void help_draw(Tui *t, Rect r)
+{
+    char cost[128], foot[256];
+
+    if (!t->help)
+        return;
     if (isnan(t->ui_share))
         snprintf(cost, sizeof cost, "n/a: measuring (1 s)");
     else
         snprintf(cost, sizeof cost, "%.2f%% of one core", 100 * t->ui_share);
-    draw_put(y0 + h - 2, x0 + 2, w - 4, A_REVERSE,
-             "dashboard (UI thread) CPU: %s, redrawn at 10 Hz;  %s", cost,
+    snprintf(foot, sizeof foot, "dashboard (UI thread) CPU: %s, redrawn at 10 Hz;  %s", cost,
              t->utf8 ? "charts in braille" : "charts in ASCII (locale not UTF-8)");
-    attrset(A_NORMAL);
+    panel_help_box(r, keys_table, keys_count, foot);
 }
 
 const PanelClass panel_help = {.name = "help", .draw = help_draw};

@@ -30,21 +30,36 @@ static void do_export(Tui *t, const char *path)
         tui_message(t, 0, "exported run %d to %s", t->rv.seq, path);
 }
 
+int prompt_edit(char *input, size_t size, int ch)
+{
+    size_t n = strlen(input);
+
+    if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+        if (n)
+            input[n - 1] = '\0';
+    } else if (ch == 21) { /* Ctrl-U clears the line, as in a shell */
+        input[0] = '\0';
+    } else if (ch >= 32 && ch < 127) {
+        if (n + 1 < size) {
+            input[n] = (char)ch;
+            input[n + 1] = '\0';
+        }
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 int prompt_key(Tui *t, int ch)
 {
-    size_t n = strlen(t->input);
-
     if (t->prompt == PROMPT_QUIT) {
         t->prompt = PROMPT_NONE;
         return ch == 'y' || ch == 'Y' || ch == 'q' ? TUI_QUIT : TUI_REDRAW;
     }
     if (ch == 27) {
         t->prompt = PROMPT_NONE;
-    } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
-        if (n)
-            t->input[n - 1] = '\0';
-    } else if (ch == 21) { /* Ctrl-U clears the line, as in a shell */
-        t->input[0] = '\0';
+    } else if (prompt_edit(t->input, sizeof t->input, ch)) {
+        /* typed */
     } else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
         Prompt p = t->prompt;
         t->prompt = PROMPT_NONE;
@@ -52,9 +67,6 @@ int prompt_key(Tui *t, int ch)
             do_export(t, t->input);
         else if (p == PROMPT_EDIT)
             editor_type(t, t->sel, t->input);
-    } else if (ch >= 32 && ch < 127 && n + 1 < sizeof t->input) {
-        t->input[n] = (char)ch;
-        t->input[n + 1] = '\0';
     }
     return TUI_REDRAW;
 }

@@ -13,6 +13,7 @@
  * 16-float load across two lines (bn1+relu+pool1 ran 10-15% slower so).
  */
 #include <assert.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "nn/layer_conv_phase.h"
@@ -140,29 +141,6 @@ void conv_phase_conv(float *z0, float *z1, const float *xq, const float *w, cons
  */
 _Static_assert(CONV_PHASE_Q == SUMVEC_LANES, "a phase row is one SumVec");
 
-void conv_phase_stats(double acc[2], const float *restrict z, int H, int W)
-{
-    const int n = 4 * (H / 2) * CONV_PHASE_Q, PW = W / 2;
-    SumVec s0 = {0}, s1 = {0}, q0 = {0}, q1 = {0};
-    float s[2 * CONV_PHASE_Q], ss[2 * CONV_PHASE_Q];
-
-    for (int i = 0; i < n; i += 2 * CONV_PHASE_Q) {
-        SumVec v0 = SUMVEC_AT(z + i), v1 = SUMVEC_AT(z + i + CONV_PHASE_Q);
-        s0 += v0;
-        s1 += v1;
-        q0 += v0 * v0;
-        q1 += v1 * v1;
-    }
-    SUMVEC_AT(s) = s0;
-    SUMVEC_AT(s + CONV_PHASE_Q) = s1;
-    SUMVEC_AT(ss) = q0;
-    SUMVEC_AT(ss + CONV_PHASE_Q) = q1;
-    for (int l = 0; l < PW; l++) {
-        acc[0] += s[l] + s[l + CONV_PHASE_Q];
-        acc[1] += ss[l] + ss[l + CONV_PHASE_Q];
-    }
-}
-
 /* a0, a1, a2 (2Q lanes each) += g * s0, g * s1, g * s2 over n floats,
  * two rows at a time: three taps share each load of g, and six
  * independent vector sums keep the adder busy (one tap alone waits on the
@@ -215,19 +193,176 @@ static void phase_sum(float *restrict a, const float *restrict g, int n)
     SUMVEC_AT(a + CONV_PHASE_Q) = u;
 }
 
-void conv_phase_dw(float *dw, float *db, const float *dz, const float *xq, int H, int W)
+void conv_phase_dw_fold(float *dw, float *db, const float *lanes, int W)
 {
-    const int n = (H / 2) * CONV_PHASE_Q, PW = W / 2;
-    float a[10][2 * CONV_PHASE_Q] = {{0}};
+    const int PW = W / 2;
 
+    for (int t = 0; t < 9; t++)
+        dw[t] += phase_lanes(lanes + t * 2 * CONV_PHASE_Q, PW);
+    *db += phase_lanes(lanes + 9 * 2 * CONV_PHASE_Q, PW);
+}
+
+typedef int32_t PhaseIdx __attribute__((vector_size(4 * SUMVEC_LANES)));
+
+/* Input plane and row offset of tap t of output phase k (phase_sources). */
+static inline int tap_plane(int k, int t)
+{
+    const int u = (k >> 1) + t / 3, v = (k & 1) + t % 3;
+    return 4 * (v >> 1) + 2 * (u & 1) + (v & 1);
+}
+
+static inline int tap_row(int k, int t)
+{
+    return ((k >> 1) + t / 3) >> 1;
+}
+
+/* g where kf == k, else 0, lane by lane (a mask, not a branch). */
+static inline SumVec routed(SumVec g, SumVec kf, int k)
+{
+    return (SumVec)((PhaseIdx)g & (kf == (float)k));
+}
+
+void conv_phase_dw_routed2(float *la, float *lb, const float *ga, const float *gb,
+                           const float *ka, const float *kb, const float *xq, int H, int W)
+{
+    const size_t P = plane_in(H);
+    SumVec a[10], b[10];
+
+    (void)W;
+    for (int t = 0; t < 10; t++) {
+        a[t] = SUMVEC_AT(la + t * 2 * CONV_PHASE_Q);
+        b[t] = SUMVEC_AT(lb + t * 2 * CONV_PHASE_Q);
+    }
+    for (int r = 0; r < H / 2; r++) {
+        const SumVec g0 = SUMVEC_AT(ga + r * CONV_PHASE_Q), g1 = SUMVEC_AT(gb + r * CONV_PHASE_Q);
+        const SumVec k0 = SUMVEC_AT(ka + r * CONV_PHASE_Q), k1 = SUMVEC_AT(kb + r * CONV_PHASE_Q);
+        a[9] += (SumVec)((PhaseIdx)g0 & (k0 < 4.0f));
+        b[9] += (SumVec)((PhaseIdx)g1 & (k1 < 4.0f));
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; k++) {
+            const SumVec d0 = routed(g0, k0, k), d1 = routed(g1, k1, k);
+#pragma GCC unroll 9
+            for (int t = 0; t < 9; t++) {
+                const SumVec v = SUMVEC_AT(xq + (size_t)tap_plane(k, t) * P +
+                                           (size_t)(r + tap_row(k, t)) * CONV_PHASE_Q);
+                a[t] += d0 * v;
+                b[t] += d1 * v;
+            }
+        }
+    }
+    for (int t = 0; t < 10; t++) {
+        SUMVEC_AT(la + t * 2 * CONV_PHASE_Q) = a[t];
+        SUMVEC_AT(lb + t * 2 * CONV_PHASE_Q) = b[t];
+    }
+}
+
+/* ---- the input's moments (layer_conv_phase.h) ---- */
+
+#define MOM_S 0 /* S_t at mom[MOM_S + t] */
+#define MOM_G 9 /* G_st at mom[MOM_G + 9*s + t] */
+
+/* One image's moments in 2Q float lanes each (lanes as conv_phase_dw's):
+ * S, and G_st for t >= s (the others are the same by symmetry).  Tap s
+ * meets taps s..8 three at a time through phase_dot3; a group that would
+ * run past tap 8 starts earlier, and its taps that an earlier group has
+ * made already (at most its first two) go to junk lanes. */
+static void moments_lanes(float (*a)[2 * CONV_PHASE_Q], const float *xq, int H)
+{
+    const int n = (H / 2) * CONV_PHASE_Q;
+    float junk[2][2 * CONV_PHASE_Q] = {{0}}; /* two: phase_dot3's sums are restrict */
+
+    memset(a, 0, CONV_PHASE_MOMENTS * sizeof *a);
     for (int k = 0; k < 4; k++) {
         const float *s[9];
         phase_sources(s, xq, H, k);
-        for (int t = 0; t < 9; t += 3)
-            phase_dot3(a[t], a[t + 1], a[t + 2], dz + (size_t)k * n, s[t], s[t + 1], s[t + 2], n);
+        for (int i = 0; i < 9; i++) {
+            phase_sum(a[MOM_S + i], s[i], n);
+            for (int t = i; t < 9; t += 3) {
+                const int t0 = t + 3 <= 9 ? t : 6;
+                float *d[3];
+                for (int j = 0; j < 3; j++)
+                    d[j] = t0 + j >= t ? a[MOM_G + 9 * i + t0 + j] : junk[j];
+                phase_dot3(d[0], d[1], d[2], s[i], s[t0], s[t0 + 1], s[t0 + 2], n);
+            }
+        }
     }
-    phase_sum(a[9], dz, 4 * n);
-    for (int t = 0; t < 9; t++)
-        dw[t] += phase_lanes(a[t], PW);
-    *db += phase_lanes(a[9], PW);
+}
+
+void conv_phase_moments(double *mom, float *xq, const float *x, int nimg, int H, int W)
+{
+    const int PW = W / 2;
+    float a[CONV_PHASE_MOMENTS][2 * CONV_PHASE_Q];
+    double d[CONV_PHASE_MOMENTS][2 * CONV_PHASE_Q];
+
+    /* Float lanes per image (56 terms each at 28 x 28), double lanes over
+     * the images, one fold at the end: the fold is the costly part. */
+    memset(d, 0, sizeof d);
+    for (int n = 0; n < nimg; n++) {
+        conv_phase_split(xq, x + (size_t)n * H * W, H, W);
+        moments_lanes(a, xq, H);
+        for (int e = 0; e < CONV_PHASE_MOMENTS; e++)
+            for (int l = 0; l < 2 * CONV_PHASE_Q; l++)
+                d[e][l] += a[e][l];
+    }
+    for (int e = 0; e < CONV_PHASE_MOMENTS; e++) {
+        const int s = (e - MOM_G) / 9, t = (e - MOM_G) % 9;
+        if (e >= MOM_G && t < s)
+            continue;
+        double v = 0.0;
+        for (int l = 0; l < PW; l++)
+            v += d[e][l] + d[e][l + CONV_PHASE_Q];
+        mom[e] += v;
+        if (e >= MOM_G && t != s)
+            mom[MOM_G + 9 * t + s] += v;
+    }
+}
+
+/* w.S and w'Gw of one channel's filter w (9). */
+static void moments_forms(double *ws, double *wgw, double gw[9], const double *mom,
+                          const float *w)
+{
+    *ws = 0.0;
+    *wgw = 0.0;
+    for (int t = 0; t < 9; t++) {
+        gw[t] = 0.0;
+        for (int s = 0; s < 9; s++)
+            gw[t] += mom[MOM_G + 9 * t + s] * w[s];
+        *ws += w[t] * mom[MOM_S + t];
+        *wgw += w[t] * gw[t];
+    }
+}
+
+void conv_phase_stats_moments(double *acc, const double *mom, const float *w, const float *b,
+                              int OC, long M)
+{
+    for (int oc = 0; oc < OC; oc++) {
+        double ws, wgw, gw[9], bo = b[oc];
+        moments_forms(&ws, &wgw, gw, mom, w + 9 * oc);
+        acc[2 * oc] = (double)M * bo + ws;
+        acc[2 * oc + 1] = (double)M * bo * bo + 2.0 * bo * ws + wgw;
+    }
+}
+
+/*
+ * dz = a + bx*xhat + k1*r with xhat = (z - mu)*is is c0 + c1*z + k1*r with
+ * c1 = bx*is, c0 = a - c1*mu, so sum_p dz X_t = c0 S_t + c1 (b S_t + (Gw)_t)
+ * + k1 sum_p r X_t, and sum_p dz = c0 M + c1 (M b + w.S) + k1 sum_p r.
+ */
+void conv_phase_grad_finish(float *dw, float *db, const double *mom, const float *w,
+                            const float *b, const float *gamma, const float *mean,
+                            const float *invstd, const float *mdz, const float *mdzx, int OC,
+                            long M)
+{
+    for (int oc = 0; oc < OC; oc++) {
+        const double k1 = (double)gamma[oc] * invstd[oc], bo = b[oc];
+        const double c1 = -k1 * mdzx[oc] * invstd[oc];
+        const double c0 = -k1 * mdz[oc] - c1 * mean[oc];
+        double ws, wgw, gw[9];
+        moments_forms(&ws, &wgw, gw, mom, w + 9 * oc);
+        for (int t = 0; t < 9; t++) {
+            const double st = mom[MOM_S + t];
+            dw[9 * oc + t] = (float)(k1 * dw[9 * oc + t] + c0 * st + c1 * (bo * st + gw[t]));
+        }
+        db[oc] = (float)(k1 * db[oc] + c0 * (double)M + c1 * ((double)M * bo + ws));
+    }
 }

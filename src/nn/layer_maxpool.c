@@ -99,11 +99,97 @@ static void pool_plane_eval(float *restrict o, const float *restrict y,
     }
 }
 
+/*
+ * Planes of even H and W <= SUMVEC_LANES: a pair of rows is two vectors,
+ * and their even and odd columns two shuffles of them, so a window's four
+ * elements are four lanes and no load is a gather (Zen 4 gathers made the
+ * table loops cost 1.6 ns a window in L1 and 4.6 from memory).  Lanes
+ * 0..7 of each half-result hold the top row's windows and lanes 8..15 the
+ * bottom row's.  The first maximum is found as pool_window finds it:
+ * within each row's pair the left one wins a tie, then the top row.
+ */
+typedef int32_t PoolMask __attribute__((vector_size(4 * SUMVEC_LANES)));
+typedef uint8_t PoolBytes __attribute__((vector_size(SUMVEC_LANES)));
+
+#define POOL_EVEN 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
+#define POOL_ODD 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
+#define POOL_SWAP 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7
+
+/* a where m is set, else b, lane by lane. */
+static inline SumVec pool_sel(PoolMask m, SumVec a, SumVec b)
+{
+    return (SumVec)(((PoolMask)a & m) | ((PoolMask)b & ~m));
+}
+
+/* The PW windows of rows r0 and r1 (W floats each, 16 readable at each).
+ * n: how many outputs to write, PW or, where the next pair's outputs
+ * follow, a fixed POOL_STORE (one vector store; a copy of PW values was a
+ * call to memcpy). */
+#define POOL_STORE (SUMVEC_LANES / 2)
+
+static inline void pool_pair(float *o, uint8_t *ix, float *ym, const float *r0, const float *r1,
+                             int n, float sc, float sh)
+{
+    const SumVec t = SUMVEC_AT(r0), b = SUMVEC_AT(r1), zero = {0}, one = zero + 1.0f;
+    const SumVec e = __builtin_shufflevector(t, b, POOL_EVEN);
+    const SumVec d = __builtin_shufflevector(t, b, POOL_ODD);
+    const SumVec ea = e * sc + sh, da = d * sc + sh;
+    const PoolMask right = ea < da;
+    const SumVec hm = pool_sel(right, da, ea), hy = pool_sel(right, d, e);
+    const SumVec hk = pool_sel(right, one, zero);
+    const SumVec bm = __builtin_shufflevector(hm, hm, POOL_SWAP);
+    const SumVec by = __builtin_shufflevector(hy, hy, POOL_SWAP);
+    const SumVec bk = __builtin_shufflevector(hk, hk, POOL_SWAP);
+    const PoolMask low = hm < bm, pos = pool_sel(low, bm, hm) > zero;
+    const SumVec m = pool_sel(low, bm, hm), k = pool_sel(low, bk + 2.0f, hk);
+    float lane[SUMVEC_LANES] = {0}; /* zeroed for the analyser: written whole below */
+
+    SUMVEC_AT(lane) = pool_sel(pos, m, zero);
+    memcpy(o, lane, (size_t)n * sizeof *o);
+    if (!ix || !ym) /* evaluation: both NULL */
+        return;
+    SUMVEC_AT(lane) = pool_sel(low, by, hy);
+    memcpy(ym, lane, (size_t)n * sizeof *ym);
+    PoolBytes kb = __builtin_convertvector(
+        __builtin_convertvector(pool_sel(pos, k, zero + (float)MAXPOOL_NOGRAD), PoolMask),
+        PoolBytes);
+    memcpy(ix, &kb, (size_t)n);
+}
+
+/* The np row pairs from y (np, 2, W) into o, ix, ym (np, PW); ix and ym
+ * NULL in evaluation; PW <= POOL_STORE.  A pair's fixed-size stores run
+ * into the next pair's outputs, which are written after, so the last pair
+ * writes its PW alone, and reads through a copy: its 16-float loads
+ * would read past y. */
+static void pool_pairs(float *o, uint8_t *ix, float *ym, const float *y, int np, int W, float sc,
+                       float sh)
+{
+    const int PW = W / 2;
+    float last[4 * SUMVEC_LANES] = {0};
+
+    for (int r = 0; r + 1 < np; r++) {
+        const size_t q = (size_t)r * PW;
+        pool_pair(o + q, ix ? ix + q : NULL, ym ? ym + q : NULL, y + 2 * q * 2,
+                  y + 2 * q * 2 + W, POOL_STORE, sc, sh);
+    }
+    const size_t q = (size_t)(np - 1) * PW;
+    memcpy(last, y + 4 * q, 2 * (size_t)W * sizeof *y);
+    pool_pair(o + q, ix ? ix + q : NULL, ym ? ym + q : NULL, last, last + W, PW, sc, sh);
+}
+
 void maxpool_forward(float *out, uint8_t *idx, float *ymax, const float *y, const float *scale,
                   const float *shift, int C, int N, const MaxpoolTables *t, int n0, int nt)
 {
     const int W = t->W, HW = t->H * W, PHW = (t->H / 2) * (W / 2), G = t->G;
 
+    if (t->H % 2 == 0 && W % 2 == 0 && W / 2 <= POOL_STORE && nt > 0) {
+        for (int c = 0; c < C; c++) {
+            size_t po = ((size_t)c * N + n0) * PHW;
+            pool_pairs(out + po, idx ? idx + po : NULL, idx ? ymax + po : NULL,
+                       y + ((size_t)c * N + n0) * HW, nt * (t->H / 2), W, scale[c], shift[c]);
+        }
+        return;
+    }
     for (int c = 0; c < C; c++)
         for (int n = n0; n < n0 + nt; n += G) {
             const int nq = (n0 + nt - n < G ? n0 + nt - n : G) * PHW;
@@ -209,6 +295,65 @@ static void unpool_plane(float *restrict d, const float *restrict g,
     }
 }
 
+/* One channel's BN backward constants (maxpool_backward). */
+typedef struct PoolBack {
+    float a, bx, mu, is, k1;
+} PoolBack;
+
+/* One row of dy from y, its windows' gradients and phases each repeated
+ * twice (ge, ke), and the phase of each column in its window (kp). */
+static inline SumVec unpool_row(SumVec y, SumVec ge, SumVec ke, SumVec kp, const PoolBack *c)
+{
+    const SumVec zero = {0};
+
+    return c->a + c->bx * ((y - c->mu) * c->is) + pool_sel(ke == kp, c->k1 * ge, zero);
+}
+
+#define POOL_TWICE 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7
+
+/*
+ * maxpool_backward of the np row pairs of yd (np, 2, W), from g and ix
+ * (np, PW), PW <= POOL_STORE, np * PW <= MAXPOOL_MAX_PLANE / 4: the mirror
+ * of pool_pairs.  In place, so each row's 16-lane store, which runs two
+ * floats into the next row, comes after that row is loaded: the next
+ * pair's top row is loaded before this pair's bottom row is stored; the
+ * last pair stores W floats a row.  g and the phases (as floats: a byte
+ * vector converts one byte at a time) are copied first, with room for the
+ * 16-lane loads.
+ */
+static void unpool_pairs(float *yd, const float *g, const uint8_t *ix, int np, int W,
+                         const PoolBack *c)
+{
+    const int PW = W / 2, nq = np * PW;
+    const SumVec kpt = {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1}, kpb = kpt + 2.0f;
+    float gb[MAXPOOL_MAX_PLANE / 4 + SUMVEC_LANES] = {0};
+    float kf[MAXPOOL_MAX_PLANE / 4 + SUMVEC_LANES] = {0};
+    float last[2 * SUMVEC_LANES] = {0};
+
+    memcpy(gb, g, (size_t)nq * sizeof *g);
+    for (int q = 0; q < nq; q++)
+        kf[q] = (float)ix[q];
+    SumVec t = SUMVEC_AT(yd);
+    for (int r = 0; r < np; r++) {
+        float *r0 = yd + (size_t)r * 2 * W, *r1 = r0 + W;
+        const SumVec gv = SUMVEC_AT(gb + r * PW), kv = SUMVEC_AT(kf + r * PW);
+        const SumVec ge = __builtin_shufflevector(gv, gv, POOL_TWICE);
+        const SumVec ke = __builtin_shufflevector(kv, kv, POOL_TWICE);
+        if (r + 1 == np) {
+            memcpy(last, r1, (size_t)W * sizeof *r1);
+            SUMVEC_AT(last) = unpool_row(SUMVEC_AT(last), ge, ke, kpb, c);
+            SUMVEC_AT(last + SUMVEC_LANES) = unpool_row(t, ge, ke, kpt, c);
+            memcpy(r0, last + SUMVEC_LANES, (size_t)W * sizeof *r0);
+            memcpy(r1, last, (size_t)W * sizeof *r1);
+            break;
+        }
+        const SumVec b = SUMVEC_AT(r1), tn = SUMVEC_AT(r1 + W);
+        SUMVEC_AT(r0) = unpool_row(t, ge, ke, kpt, c);
+        SUMVEC_AT(r1) = unpool_row(b, ge, ke, kpb, c);
+        t = tn;
+    }
+}
+
 void maxpool_backward(float *yd, const float *dout, const uint8_t *idx, const float *gamma,
                    const float *mean, const float *invstd, const float *mdz, const float *mdzx,
                    int C, int N, const MaxpoolTables *t, int n0, int nt)
@@ -218,30 +363,24 @@ void maxpool_backward(float *yd, const float *dout, const uint8_t *idx, const fl
     float kf[MAXPOOL_MAX_PLANE / 4] = {0};
     const float none = 0.0f;
 
+    const int pairs = t->H % 2 == 0 && t->W % 2 == 0 && t->W / 2 <= POOL_STORE;
+
     for (int c = 0; c < C; c++) {
         const float k1 = gamma[c] * invstd[c];
         const float a = -k1 * mdz[c], bx = -k1 * mdzx[c];
+        const PoolBack pc = {a, bx, mean[c], invstd[c], k1};
         for (int n = n0; n < n0 + nt; n += G) {
             const int g = n0 + nt - n < G ? n0 + nt - n : G;
             size_t o = (size_t)c * N + n;
+            if (pairs) {
+                unpool_pairs(yd + o * HW, dout + o * PHW, idx + o * PHW, g * (t->H / 2), t->W,
+                             &pc);
+                continue;
+            }
             /* A plane of under 2 x 2 has no window: every kp is 9, and the
              * loads through win read a zero in place of a gradient. */
             unpool_plane(yd + o * HW, PHW ? dout + o * PHW : &none, idx + o * PHW, kf, t->win,
                          t->kp, g * HW, g * PHW, a, bx, mean[c], invstd[c], k1);
-        }
-    }
-}
-
-void maxpool_backward_phases(float *dz, const float *z, const float *g, const uint8_t *ix, int n,
-                          float a, float bx, float mu, float is, float k1)
-{
-    for (int k = 0; k < 4; k++) {
-        const float *restrict zk = z + (size_t)k * n;
-        float *restrict d = dz + (size_t)k * n;
-        const float kf = (float)k;
-        for (int q = 0; q < n; q++) {
-            float gk = (float)ix[q] == kf ? k1 * g[q] : 0.0f;
-            d[q] = a + bx * ((zk[q] - mu) * is) + gk;
         }
     }
 }

@@ -27,7 +27,9 @@
  * column).  Row by row, the short rows here (7 or 3 windows) ran mostly in
  * gcc's scalar epilogue, which branches on the data and mispredicts on real
  * activations: 2.5 ns per input against 0.5 through the tables (block 2 at
- * batch 512, one thread).
+ * batch 512, one thread).  Planes of even H and W <= 16 (block 2's 14 x 14)
+ * need no table: a pair of rows is two vectors whose columns shuffle into
+ * place, with no gathers (layer_maxpool.c); the tables serve the others.
  */
 typedef struct MaxpoolTables {
     int H, W;                      /* the plane, H*W <= MAXPOOL_MAX_PLANE */
@@ -73,10 +75,5 @@ void maxpool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
 void maxpool_backward(float *yd, const float *dout, const uint8_t *idx, const float *gamma,
                    const float *mean, const float *invstd, const float *mdz, const float *mdzx,
                    int C, int N, const MaxpoolTables *t, int n0, int nt);
-
-/* The gradient dz (4, n) of phase-split conv outputs z (4, n), as
- * maxpool_backward computes it, from g and ix (n). */
-void maxpool_backward_phases(float *dz, const float *z, const float *g, const uint8_t *ix, int n,
-                          float a, float bx, float mu, float is, float k1);
 
 #endif

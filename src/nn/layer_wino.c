@@ -62,13 +62,6 @@ void wino_tables_init(WinoTables *t, int H, int W, int cap)
 
     const int HW = H * W, PP = t->PH * t->PW, Tc = cap * t->TT;
     for (int n = 0; n < cap; n++) {
-        for (int r = 0; r < t->PH; r++)
-            for (int k = 0; k < t->PW; k++) {
-                int q = n * PP + r * t->PW + k, h = r - 1, w = k - 1;
-                int in = h >= 0 && h < H && w >= 0 && w < W;
-                t->xsrc[q] = in ? n * HW + h * W + w : 0;
-                t->xmask[q] = in ? 1.0f : 0.0f;
-            }
         for (int i = 0; i < t->TI; i++)
             for (int j = 0; j < t->TJ; j++) {
                 int tt = n * t->TT + i * t->TJ + j;
@@ -282,13 +275,14 @@ void wino_filter_grad(float *dw, const float *dU, long ld, long p0, long p1)
 static void input_channel(float *restrict V, long ps, const float *restrict xc,
                           float *restrict xp, const WinoTables *t, int nt)
 {
-    const int np = nt * t->PH * t->PW, T = nt * t->TT, PW = t->PW;
+    const int T = nt * t->TT, PW = t->PW, PP = t->PH * PW, H = t->H, W = t->W;
 
-    IVDEP
-    for (int q = 0; q < np; q++) {
-        const float v = xc[t->xsrc[q]];
-        xp[q] = t->xmask[q] != 0.0f ? v : 0.0f;
-    }
+    /* The image rows into the padded planes; their borders stay as
+     * input_group() zeroed them (the same cells for every channel). */
+    for (int n = 0; n < nt; n++)
+        for (int h = 0; h < H; h++)
+            memcpy(xp + n * PP + (h + 1) * PW + 1, xc + ((long)n * H + h) * W,
+                   (size_t)W * sizeof *xp);
     IVDEP
     for (int tt = 0; tt < T; tt++) {
         const int o = t->xoff[tt];
@@ -384,6 +378,7 @@ static void input_group(float *V, long pv, const float *x, float *xp, const Wino
 {
     const long HW = (long)t->H * t->W, T = (long)nt * t->TT;
 
+    memset(xp, 0, (size_t)nt * t->PH * t->PW * sizeof *xp);
     for (int c = 0; c < C; c++) {
         /* The next channel's images, while this one is transformed: the
          * input comes from the whole batch's activations, out of cache,

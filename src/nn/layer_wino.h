@@ -60,8 +60,6 @@ typedef struct WinoTables {
     int TI, TJ, TT;       /* tile rows, tile columns, tiles per image */
     int PH, PW;           /* the padded image: 4*TI + 2 by 4*TJ + 2 */
     int cap;              /* images per group at most */
-    int xsrc[WINO_MAX_POS];       /* padded position -> input position (clamped) */
-    float xmask[WINO_MAX_POS];
     int xoff[WINO_MAX_TILES];     /* tile -> its patch's corner in the padded group */
     int yq[WINO_MAX_POS];         /* output position -> place in the 16 tile planes */
     int yo[WINO_M * WINO_M][WINO_MAX_TILES]; /* tile, place -> output position (clamped) */

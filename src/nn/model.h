@@ -58,6 +58,9 @@ typedef struct BlockBufs {
     float *mdz;     /* (OC) BN backward means */
     float *mdzx;    /* (OC) */
     double *part;   /* (MODEL_MAX_CHUNKS, OC, 2) per-chunk partial sums */
+    double *mom;    /* (MODEL_MAX_CHUNKS + 1, CONV_PHASE_MOMENTS) block 1: each
+                       chunk's input moments, then their sum (layer_conv_phase.h;
+                       none for blocks 2-3) */
     float *dwpart;  /* (MODEL_MAX_CHUNKS, L) per-chunk weight and bias gradients:
                        block 1 dW, db (L = OC*9 + OC); blocks 2-3 the Winograd
                        dU (16, OC, C), db (L = 16*OC*C + OC) */

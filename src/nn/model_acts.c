@@ -13,8 +13,9 @@
 static size_t phase_scratch_floats(void)
 {
     const ConvSpec *cs = &model_conv_specs[0];
-    return conv_phase_input_floats(cs->H, cs->W) + 3 * conv_phase_output_floats(cs->H, cs->W) +
-           3 * model_phase_n() + model_phase_n() / sizeof(float) + 16;
+    return conv_phase_input_floats(cs->H, cs->W) + 2 * conv_phase_output_floats(cs->H, cs->W) +
+           6 * model_phase_n() + model_phase_n() / sizeof(float) + 32 +
+           (size_t)cs->OC * CONV_PHASE_DW_LANES;
 }
 
 /* ---- the arena ---- */
@@ -51,6 +52,8 @@ static void acts_carve(Acts *a, int B, int T)
         bb->mdz = arena_push(ar, oc * f);
         bb->mdzx = arena_push(ar, oc * f);
         bb->part = arena_push(ar, MODEL_MAX_CHUNKS * oc * 2 * sizeof(double));
+        bb->mom = l > 0 ? NULL
+                        : arena_push(ar, (MODEL_MAX_CHUNKS + 1) * CONV_PHASE_MOMENTS * sizeof(double));
         bb->dwpart = arena_push(ar, MODEL_MAX_CHUNKS * model_spec_dwlen(l) * f);
         if (l > 0) {
             size_t need = (size_t)wino_scratch_floats(cs->H, cs->W, cs->C, cs->OC, bb->group);

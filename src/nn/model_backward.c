@@ -12,16 +12,16 @@
 #include "nn/layer_maxpool.h"
 #include "nn/model_impl.h"
 
-/* Block 1, backward: the conv output again, its gradient through pool,
- * ReLU and BN, and from that the chunk's dW and db. */
+/* Block 1, backward: each channel's pool gradient routed to the window
+ * maxima in phases, and from it and the input the routed part of the
+ * chunk's dW and db; block_backward() adds the BN mean terms from the
+ * moments (layer_conv_phase.h), so the conv is not made again here. */
 static void job_phase_bwd(void *jp, int c, int tid)
 {
     StepJob *j = jp;
     const ConvSpec *cs = &model_conv_specs[0];
     Acts *a = j->s->a;
     BlockBufs *bb = &a->blk[0];
-    const float *w = j->s->ps->p[cs->tw], *b = j->s->ps->p[cs->tb];
-    const float *gamma = j->s->ps->p[cs->tg];
     const size_t L = model_spec_dwlen(0), nw = L - (size_t)cs->OC;
     float *dwp = bb->dwpart + (size_t)c * L, *dbp = dwp + nw;
     const int PW = cs->W / 2, PHW = (cs->H / 2) * PW;
@@ -30,27 +30,31 @@ static void job_phase_bwd(void *jp, int c, int tid)
 
     model_chunk_range(j->N, c, &n0, &n1);
     memset(dwp, 0, L * sizeof *dwp);
+    memset(pb.dwl, 0, (size_t)cs->OC * CONV_PHASE_DW_LANES * sizeof *pb.dwl);
     /* The last row's junk columns (the others are filled by model_rows_copy);
-     * conv_phase_dw ignores them anyway. */
-    memset(pb.g, 0, model_phase_n() * sizeof *pb.g);
+     * conv_phase_dw_routed2 drops their lanes anyway. */
+    for (int e = 0; e < 2; e++)
+        memset(pb.g[e], 0, model_phase_n() * sizeof *pb.g[e]);
     memset(pb.ix, MAXPOOL_NOGRAD, model_phase_n());
     for (int n = n0; n < n1; n++) {
         conv_phase_split(pb.xq, a->x + (size_t)n * cs->H * cs->W, cs->H, cs->W);
-        for (int oc0 = 0; oc0 < cs->OC; oc0 += 2) {
-            conv_phase_conv(pb.z[0], pb.z[1], pb.xq, w + oc0 * 9, b + oc0, cs->H, cs->W);
-            for (int e = 0, oc = oc0; e < 2; e++, oc++) {
-                size_t po = ((size_t)oc * j->N + n) * PHW;
-                const float k1 = gamma[oc] * bb->invstd[oc];
-                model_rows_copy(pb.g, CONV_PHASE_Q, bb->dout + po, PW, cs->H / 2, PW,
+        for (int oc = 0; oc < cs->OC; oc += 2) {
+            for (int e = 0; e < 2; e++) {
+                size_t po = ((size_t)(oc + e) * j->N + n) * PHW;
+                model_rows_copy(pb.g[e], CONV_PHASE_Q, bb->dout + po, PW, cs->H / 2, PW,
                                 sizeof(float));
                 model_rows_copy(pb.ix, CONV_PHASE_Q, bb->idx + po, PW, cs->H / 2, PW, 1);
-                maxpool_backward_phases(pb.dz, pb.z[e], pb.g, pb.ix, (int)model_phase_n(),
-                                     -k1 * bb->mdz[oc], -k1 * bb->mdzx[oc], bb->mean[oc],
-                                     bb->invstd[oc], k1);
-                conv_phase_dw(dwp + oc * 9, dbp + oc, pb.dz, pb.xq, cs->H, cs->W);
+                for (size_t q = 0; q < model_phase_n(); q++)
+                    pb.kf[e][q] = (float)pb.ix[q];
             }
+            conv_phase_dw_routed2(pb.dwl + (size_t)oc * CONV_PHASE_DW_LANES,
+                                  pb.dwl + (size_t)(oc + 1) * CONV_PHASE_DW_LANES, pb.g[0],
+                                  pb.g[1], pb.kf[0], pb.kf[1], pb.xq, cs->H, cs->W);
         }
     }
+    for (int oc = 0; oc < cs->OC; oc++)
+        conv_phase_dw_fold(dwp + oc * 9, dbp + oc, pb.dwl + (size_t)oc * CONV_PHASE_DW_LANES,
+                           cs->W);
 }
 
 static void job_fc_bwd(void *jp, int item, int tid)
@@ -216,10 +220,14 @@ static void block_backward(StepCtx *s, int l, int N, double *t0)
     if (s->prof)
         profile_lap(s->prof, cs->bbn, t0);
     workpool_run(s->pool, model_nchunks(N), l > 0 ? job_conv_bwd : job_phase_bwd, &j);
-    if (l == 0)
+    if (l == 0) {
         workpool_run(s->pool, model_ceil_div((int)model_spec_dwlen(0), REDUCE_BLOCK), job_reduce,
                      &j);
-    else
+        conv_phase_grad_finish(ps->g[cs->tw], ps->g[cs->tb],
+                               bb->mom + (size_t)MODEL_MAX_CHUNKS * CONV_PHASE_MOMENTS,
+                               ps->p[cs->tw], ps->p[cs->tb], ps->p[cs->tg], bb->mean, bb->invstd,
+                               bb->mdz, bb->mdzx, cs->OC, (long)N * cs->H * cs->W);
+    } else
         workpool_run(s->pool, model_ceil_div((int)model_spec_pairs(cs), REDUCE_PAIRS) + 1,
                      job_reduce_wino, &j);
     if (s->prof)

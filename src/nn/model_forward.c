@@ -1,8 +1,9 @@
 /*
  * model_forward.c: the forward pass of the reference CNN and its loss,
  * phase by phase over the compute pool (model.h): the conv blocks (block 1
- * in two passes over its direct convolution, blocks 2 and 3 through
- * Winograd), the flatten, the fc layers with ReLU and dropout.  Who may
+ * in two passes: its input's moments for the BN statistics, then its direct
+ * convolution into the pool; blocks 2 and 3 through Winograd), the flatten,
+ * the fc layers with ReLU and dropout.  Who may
  * write what while a phase runs: model.c's DESIGN.
  */
 #include "nn/layer_bn.h"
@@ -62,28 +63,21 @@ static void job_pool_fwd(void *jp, int c, int tid)
                  bb->scale, bb->shift, cs->OC, j->N, bb->pt, n0, n1 - n0);
 }
 
-/* Block 1, forward, first pass: the BN statistics of the conv output,
- * made image by image and channel by channel and not kept. */
-static void job_phase_stats(void *jp, int c, int tid)
+/* Block 1, forward, first pass: the chunk's input moments, from which
+ * block_stats() makes the BN statistics of every channel with no
+ * convolution (layer_conv_phase.h). */
+static void job_phase_moments(void *jp, int c, int tid)
 {
     StepJob *j = jp;
     const ConvSpec *cs = &model_conv_specs[0];
     Acts *a = j->s->a;
-    const float *w = j->s->ps->p[cs->tw], *b = j->s->ps->p[cs->tb];
-    double *acc = a->blk[0].part + (size_t)c * cs->OC * 2;
+    double *mom = a->blk[0].mom + (size_t)c * CONV_PHASE_MOMENTS;
     PhaseBufs pb = model_phase_bufs(a, tid);
     int n0, n1;
 
     model_chunk_range(j->N, c, &n0, &n1);
-    memset(acc, 0, (size_t)cs->OC * 2 * sizeof *acc);
-    for (int n = n0; n < n1; n++) {
-        conv_phase_split(pb.xq, a->x + (size_t)n * cs->H * cs->W, cs->H, cs->W);
-        for (int oc = 0; oc < cs->OC; oc += 2) {
-            conv_phase_conv(pb.z[0], pb.z[1], pb.xq, w + oc * 9, b + oc, cs->H, cs->W);
-            for (int e = 0; e < 2; e++)
-                conv_phase_stats(acc + 2 * (oc + e), pb.z[e], cs->H, cs->W);
-        }
-    }
+    memset(mom, 0, CONV_PHASE_MOMENTS * sizeof *mom);
+    conv_phase_moments(mom, pb.xq, a->x + (size_t)n0 * cs->H * cs->W, n1 - n0, cs->H, cs->W);
 }
 
 /* Block 1, forward, second pass: the conv output again, normalised,
@@ -119,6 +113,30 @@ static void job_phase_pool(void *jp, int c, int tid)
     }
 }
 
+/* The batch's BN statistics of block l from its chunks' partial sums
+ * (block 1: from the moments, summed in chunk order and kept for the
+ * backward pass). */
+static void block_stats(StepCtx *s, int l, int N)
+{
+    const ConvSpec *cs = &model_conv_specs[l];
+    BlockBufs *bb = &s->a->blk[l];
+    Params *ps = s->ps;
+    const long M = (long)N * cs->H * cs->W;
+    int nparts = model_nchunks(N);
+
+    if (l == 0) {
+        double *sum = bb->mom + (size_t)MODEL_MAX_CHUNKS * CONV_PHASE_MOMENTS;
+        memcpy(sum, bb->mom, CONV_PHASE_MOMENTS * sizeof *sum);
+        for (int c = 1; c < nparts; c++)
+            for (int e = 0; e < CONV_PHASE_MOMENTS; e++)
+                sum[e] += bb->mom[(size_t)c * CONV_PHASE_MOMENTS + e];
+        conv_phase_stats_moments(bb->part, sum, ps->p[cs->tw], ps->p[cs->tb], cs->OC, M);
+        nparts = 1;
+    }
+    bn_stats_finish(bb->mean, bb->invstd, ps->r[cs->rmean], ps->r[cs->rvar], bb->part, nparts,
+                    cs->OC, M);
+}
+
 static void block_forward(StepCtx *s, int l, int N, int train, double *t0)
 {
     const ConvSpec *cs = &model_conv_specs[l];
@@ -132,12 +150,11 @@ static void block_forward(StepCtx *s, int l, int N, int train, double *t0)
         workpool_run(s->pool, model_nchunks(N), job_conv_fwd, &j);
     }
     else if (train)
-        workpool_run(s->pool, model_nchunks(N), job_phase_stats, &j);
+        workpool_run(s->pool, model_nchunks(N), job_phase_moments, &j);
     if (s->prof)
         profile_lap(s->prof, cs->fconv, t0);
     if (train)
-        bn_stats_finish(bb->mean, bb->invstd, ps->r[cs->rmean], ps->r[cs->rvar],
-                        bb->part, model_nchunks(N), cs->OC, (long)N * cs->H * cs->W);
+        block_stats(s, l, N);
     else
         bn_stats_running(bb->mean, bb->invstd, ps->r[cs->rmean], ps->r[cs->rvar], cs->OC);
     bn_affine(bb->scale, bb->shift, ps->p[cs->tg], ps->p[cs->tbeta], bb->mean,

@@ -566,6 +566,7 @@ int main(void)
 {
     test_bnp_case(3, 4, 7, 7); /* odd: 7x7 -> 3x3, the last row/column dropped */
     test_bnp_case(2, 5, 6, 8); /* even */
+    test_bnp_case(2, 3, 14, 14); /* block 2: even, the row-pair path of 7 windows */
     test_bnp_case(3, 6, 5, 4); /* odd rows, even columns */
     test_bn_offset();
     return check_report();

@@ -39,7 +39,7 @@ check "cycles: counted, or n/a with the reason" "^cycles  *\([0-9][0-9,]* \|n/a 
 check "the output's tail: stdout" "^out-two" 10
 check "the output's tail: stderr" "^err-one" 5
 # Every byte through the capture: out-one, out-two (16 B), err-one (8 B).
-check "the output captured, by stream" "Output the tail (stdout 16 B, stderr 8 B" 5
+check "the output captured, by stream" "Output the tail (stdout 16 B; stderr 8 B" 5
 T send-keys -t t e
 check "e refuses while it runs" "still running: e exports once it has ended" 5
 T send-keys -t t '?'

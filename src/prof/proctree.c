@@ -64,6 +64,7 @@ struct ProcTree {
     long root_cmd_len;            /* -1: not read yet */
     int await_exec;               /* 1: the root is still to exec its program */
     long peak_rss_kib;
+    int peak_live[PROC_ROLES];    /* most processes of a role alive at one poll */
     int dropped;
     char drop_why[128];
     long clk_tck;
@@ -463,7 +464,7 @@ int proctree_poll(ProcTree *t)
 {
     int64_t now = now_ns();
     long rss = 0;
-    int live = 0;
+    int live = 0, role_live[PROC_ROLES] = {0};
 
     if (!t || !t->nproc)
         return 0;
@@ -477,9 +478,13 @@ int proctree_poll(ProcTree *t)
         p->info.role = role_judge(t, p);
         rss += p->rss_kib;
         live += p->info.live;
+        role_live[p->info.role] += p->info.live;
     }
     if (rss > t->peak_rss_kib)
         t->peak_rss_kib = rss;
+    for (int r = 0; r < PROC_ROLES; r++)
+        if (role_live[r] > t->peak_live[r])
+            t->peak_live[r] = role_live[r];
     return live;
 }
 
@@ -600,6 +605,11 @@ int proctree_role_procs(const ProcTree *t, ProcRole role)
     for (int k = 0; t && k < t->nproc; k++)
         n += t->proc[k].info.role == role;
     return n;
+}
+
+int proctree_role_peak_live(const ProcTree *t, ProcRole role)
+{
+    return t && (int)role >= 0 && role < PROC_ROLES ? t->peak_live[role] : 0;
 }
 
 int proctree_procs(const ProcTree *t, ProcInfo *out, int max)

@@ -271,7 +271,7 @@ const Field record_exec_fields[] = {
     FV("batches", FT_COUNT, EX(batches), REXEC, "batches the hook saw"),
     F("loader_workers", FT_COUNT, EX(loader_workers), RFIG, "num_workers of the DataLoader"),
     F("torch", FT_STR_NA, EX(torch), RFIG, "torch's version; null: no hook figures"),
-    F("worker_procs", FT_COUNT, EX(worker_procs), RFIG, "data-loader worker processes"),
+    F("worker_procs", FT_COUNT, EX(worker_procs), RFIG, "data-loader worker processes alive at once, at most"),
     FV("busy_threads", FT_COUNT, EX(busy_threads), RFIG, "busy main-process threads"),
     F("runs", FT_COUNT, EX(runs), RFIG, "runs summed (counters, batches) or averaged"),
     END,

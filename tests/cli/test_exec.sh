@@ -198,6 +198,22 @@ json "$tmp/e.json" "d['results'][0]['user'] is None and d['results'][0]['system'
 # Not a Python command: the threads and workers are unknown, never 0.
 json "$tmp/e.json" "d['threads_used'] is None and d['exec']['loader_workers'] is None and d['exec']['torch'] is None and d['exec']['runs'] == 1"
 json "$tmp/e.json" "any(c['name'] == 'bogus::' and c['value'] is None and c['status'] == 'unavailable' for c in d['exec_counters'])"
+
+# Workers that come and go (a DataLoader starts new ones each epoch): the
+# verdict counts those alive at once, not every one seen.  Three forked
+# copies, one after the other, each alive for 0.4 s (8 polls).
+run 0 exec -e task-clock --no-hook --export "$tmp/w.json" -- /usr/bin/python3 -c '
+import os, time
+for i in range(3):
+    pid = os.fork()
+    if pid == 0:
+        t = time.time() + 0.4
+        while time.time() < t:
+            pass
+        os._exit(0)
+    os.waitpid(pid, 0)'
+has "^  Processes:  *1 main, 3 data-loader workers, 0 other children$"
+json "$tmp/w.json" "d['exec']['worker_procs'] == 1"
 json "$tmp/e.json" "any(c['role'] == 'main' and c['name'] == 'task-clock' and c['value'] > 0 for c in d['exec_counters'])"
 run 0 report "$tmp/e.json"
 has "^ Report of cnntop exec: sh -c 'i=0"

@@ -157,7 +157,7 @@ void exec_verdict_of(ProcTree *t, const HookFigures *fig, VerdictInput *in)
     }
     *in = (VerdictInput){
         .data_wait_share = fig && fig->ok ? fig->data_wait_share : NAN,
-        .workers = proctree_role_procs(t, PROC_ROLE_WORKER),
+        .workers = proctree_role_peak_live(t, PROC_ROLE_WORKER),
         .threads = proctree_busy_threads(t, PROC_ROLE_MAIN, EXEC_BUSY_SHARE),
         .cores = m.cores,
         .run_queue_wait = have && wall >= CTR_OVERSUB_MIN_WALL ? wait / wall : NAN,

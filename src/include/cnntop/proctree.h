@@ -128,6 +128,11 @@ double proctree_role_wall_ns(const ProcTree *t, ProcRole role);
 /* Processes of a role seen so far. */
 int proctree_role_procs(const ProcTree *t, ProcRole role);
 
+/* The most processes of a role alive at one poll: a DataLoader that
+ * starts fresh workers each epoch has num_workers of them at once, not
+ * num_workers times the epochs (what the oversubscription verdict needs). */
+int proctree_role_peak_live(const ProcTree *t, ProcRole role);
+
 /* Threads of a role that were on a CPU more than `share` (0..1) of the
  * time they were followed: the busy ones (PyTorch's compute threads, not
  * its idle helpers), for the oversubscription verdict; 0 without

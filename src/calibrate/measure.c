@@ -38,9 +38,10 @@ static double model_best(const Calibration *c)
  * CALIB_SGEMM_LOW of it) is either the truth, a narrow OpenBLAS kernel,
  * which the gap warning then reports, or a neighbour on the cores through
  * every window: a calibration taken while other work ran (seen: 43 GFLOP/s
- * against a 212 GFLOP/s peak, cached, and every later run warned "OpenBLAS
- * may not be using the CPU's vectors" of a kernel that gave 185 GFLOP/s
- * on a quiet machine).  So it is measured again, twice at most, keeping
+ * against a 212 GFLOP/s peak, cached, and every later run warned, as the
+ * warning then read, "OpenBLAS may not be using the CPU's vectors" of a
+ * kernel that gave 185 GFLOP/s on a quiet machine).  So it is measured
+ * again, twice at most, keeping
  * each batch's best, as peak.c does for the peak; a narrow kernel costs
  * the two extra passes and keeps its low figure.
  */

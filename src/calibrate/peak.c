@@ -174,7 +174,9 @@ int calibrate_gap_text(double sgemm, double peak, const char *isa, int threads, 
         snprintf(msg, len, "%sSGEMM at the model's shapes %.0f GFLOP/s on %d threads is %.0f%% "
                  "of the %.0f GFLOP/s FMA peak (%s), %.1fx below it%s", narrow ? "measured: " : "",
                  sgemm, threads, 100.0 * share, peak, isa, 1.0 / share,
-                 narrow ? "" : ": OpenBLAS may not be using the CPU's vectors");
+                 narrow ? "" : ": a calibration run beside other work reads so (cnntop calibrate "
+                 "--recalibrate on a quiet machine measures again), or OpenBLAS is slow at "
+                 "these shapes");
     return 1;
 }
 

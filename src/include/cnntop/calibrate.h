@@ -95,7 +95,8 @@ extern "C" {
 #define CALIB_NWIDTHS 3           /* vector widths measured: AVX-512, AVX2+FMA, SSE */
 /* SGEMM at the model's shapes under this share of the FMA peak (both on the
  * compute threads) is a library not using the CPU's vectors (here: 73-76%
- * with AVX-512 kernels, 24-27% with Prescott's SSE3 ones). */
+ * with AVX-512 kernels, 24-27% with Prescott's SSE3 ones), or a
+ * calibration disturbed by other work (measure.c measures again). */
 #define CALIB_SGEMM_LOW 0.40
 
 /* Measured figures of one machine and setup. */
@@ -219,7 +220,10 @@ double calibrate_peak(const Calibration *c, int *w);
  * set), writes one line with the measured factor ("measured: SGEMM at the
  * model's shapes 62 GFLOP/s on 2 threads is 15% of the 403 GFLOP/s AVX-512
  * FMA peak, 6.5x below it"; when not narrow, without "measured: " and with
- * ": OpenBLAS may not be using the CPU's vectors") into msg and returns 1;
+ * ": a calibration run beside other work reads so (cnntop calibrate
+ * --recalibrate ...), or OpenBLAS is slow at these shapes": the kernel is
+ * as wide as the CPU, so its vectors are not the suspect) into msg and
+ * returns 1;
  * else msg = "", 0.
  * calibrate_sgemm_gap() takes the figures from a calibration (the faster
  * of its two batches), calibrate_gap_text() as given (e.g. a record's).

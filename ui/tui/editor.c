@@ -17,7 +17,7 @@
  * the default, whether it applies live and what 0 shows as). */
 static const char *const setting_keys[SET_COUNT] = {
     [SET_BATCH] = "batch", [SET_WORKERS] = "workers", [SET_PREFETCH] = "prefetch",
-    [SET_THREADS] = "threads", [SET_EPOCHS] = "epochs", [SET_STEPS] = "steps",
+    [SET_THREADS] = "threads", [SET_GEMM] = "gemm", [SET_EPOCHS] = "epochs", [SET_STEPS] = "steps",
     [SET_LIMIT] = "limit", [SET_LR] = "lr", [SET_AUGMENT] = "augment", [SET_SEED] = "seed",
     [SET_DATA] = "data",
 };
@@ -138,6 +138,14 @@ void editor_change(Tui *t, int i, int dir)
         break;
     }
     case SET_SEED: c->seed = dir < 0 && c->seed == 0 ? 0 : c->seed + (uint64_t)(int64_t)dir; break;
+    case SET_GEMM: { /* the paths in turn */
+        int n = 0, at = 0;
+        for (const SettingName *p = s->names; p->name; p++, n++)
+            if (p->value == c->gemm)
+                at = n;
+        c->gemm = s->names[(at + (dir > 0 ? 1 : n - 1)) % n].value;
+        break;
+    }
     default:
         tui_message(t, 0, "type the data directory: press c, then Enter");
         return;

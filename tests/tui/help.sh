@@ -50,7 +50,11 @@ check "a digit opens the setting's prompt with itself" "batch = 7_" 5
 T send-keys -t t Escape
 T send-keys -t t Down c
 check "c opens the chosen setting's prompt, empty" "workers = _" 5
-T send-keys -t t Escape Tab
+T send-keys -t t Escape Down Down Down Right
+check "the gemm row: Right goes to the next path" "gemm openblas: for the next run" 5
+T send-keys -t t Left
+check "the gemm row: Left goes back" "gemm auto: for the next run" 5
+T send-keys -t t Up Up Up Tab
 check "Tab: the per-layer view" "sorted by step order" 5
 T send-keys -t t o
 check "o changes the per-layer order" "sorted by time" 5

@@ -143,7 +143,8 @@ void editor_change(Tui *t, int i, int dir)
         for (const SettingName *p = s->names; p->name; p++, n++)
             if (p->value == c->gemm)
                 at = n;
-        c->gemm = s->names[(at + (dir > 0 ? 1 : n - 1)) % n].value;
+        if (n > 0)
+            c->gemm = s->names[(at + (dir > 0 ? 1 : n - 1)) % n].value;
         break;
     }
     default:

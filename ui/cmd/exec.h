@@ -188,11 +188,6 @@ int exec_record_fill(RunRecord *r, ProcTree *t, const ExecResult *res, int argc,
  */
 int exec_record_merge(RunRecord *into, const RunRecord *run);
 
-/* export_check() for an exec record (which every format describes), as
- * the exec dashboard's e key and --export call it.  0, or -1 with a
- * one-line err naming path. */
-int exec_export_check(const char *path, int force, char *err, size_t len);
-
 /* An exec record as `cnntop report` shows it: the command, how it ended,
  * wall time, the hook's figures (or why not), peak RSS, the counters per
  * role.  what: "Report". */

@@ -186,8 +186,3 @@ void exec_record_print(FILE *f, const RunRecord *r, const char *what)
         }
     }
 }
-
-int exec_export_check(const char *path, int force, char *err, size_t len)
-{
-    return export_check(path, force, err, len) != 0 ? -1 : 0;
-}

@@ -147,7 +147,7 @@ static void export_to(ExecDash *d, const char *path)
     RunRecord rec;
     char err[512];
 
-    if (exec_export_check(path, d->ui.o->force, err, sizeof err) != 0) {
+    if (export_check(path, d->ui.o->force, err, sizeof err) != 0) {
         tui_message(&d->ui, 1, "export: %s", err);
         return;
     }
@@ -303,7 +303,7 @@ int exec_dash_main(const Options *o, int argc, char **argv)
     ExecDash *d = &dash;
     char err[512];
 
-    if (o->export_path && exec_export_check(o->export_path, o->force, err, sizeof err) != 0) {
+    if (o->export_path && export_check(o->export_path, o->force, err, sizeof err) != 0) {
         fprintf(stderr, "cnntop: --export: %s\n", err);
         return EXIT_FAIL;
     }

@@ -184,38 +184,52 @@ void blaskernel_choose(unsigned features, const char *core, const BlasEnv *env, 
                      (env->setter == BLAS_SET_NONE || env->setter == BLAS_SET_EMPTY);
 }
 
-/* Who chose the kernel, when it is worth a line. */
+/* Who chose the kernel, when it is worth a line: in full, or (brief) in
+ * one status row of an 80-column screen, beside the dashboard's tabs. */
 static void describe_note(const char *core, const BlasEnv *env, const BlasChoice *ch,
-                          char *note, size_t len)
+                          int brief, char *note, size_t len)
 {
     const char *cpu = blaskernel_isa_name(ch->cpu);
+    const char *own = blaskernel_isa_name(blaskernel_core_class(env->own));
 
-    if (env->setter == BLAS_SET_CNNTOP)
+    if (env->setter == BLAS_SET_CNNTOP && brief)
+        snprintf(note, len, "OpenBLAS chose %s (%s); cnntop runs %s", env->own, own, core);
+    else if (env->setter == BLAS_SET_CNNTOP)
         snprintf(note, len, "OpenBLAS chose %s (%s) on this %s CPU; cnntop runs its %s "
                  "kernels, checked against a plain SGEMM (--blas-kernel openblas keeps "
-                 "OpenBLAS's choice)", env->own,
-                 blaskernel_isa_name(blaskernel_core_class(env->own)), cpu, core);
+                 "OpenBLAS's choice)", env->own, own, cpu, core);
+    else if (env->setter == BLAS_SET_FALLBACK && brief)
+        snprintf(note, len, "%s failed cnntop's check; %s runs", env->kernel, core);
     else if (env->setter == BLAS_SET_FALLBACK)
         snprintf(note, len, "cnntop's choice %s failed its check (%s): OpenBLAS's own %s "
                  "kernels run", env->kernel, env->why, core);
     else if (env->setter == BLAS_SET_USER && strcasecmp(env->value, core))
-        snprintf(note, len, "OPENBLAS_CORETYPE=%s names no kernel this OpenBLAS knows: it "
-                 "runs %s", env->value, core);
+    {
+        if (brief)
+            snprintf(note, len, "OPENBLAS_CORETYPE names no kernel: %s runs", core);
+        else
+            snprintf(note, len, "OPENBLAS_CORETYPE=%s names no kernel this OpenBLAS knows: "
+                     "it runs %s", env->value, core);
+    } else if (env->setter == BLAS_SET_USER && brief) /* the user's value: any length */
+        snprintf(note, len, "OPENBLAS_CORETYPE selects the %s kernels", core);
     else if (env->setter == BLAS_SET_USER)
         snprintf(note, len, "OPENBLAS_CORETYPE=%s selects the %s kernels", env->value, core);
+    else if (env->setter == BLAS_SET_EMPTY && brief)
+        snprintf(note, len, "OPENBLAS_CORETYPE is empty: read as unset");
     else if (env->setter == BLAS_SET_EMPTY)
         snprintf(note, len, "OPENBLAS_CORETYPE is set but empty: it names no kernel, so "
                  "cnntop treats it as unset (OpenBLAS runs %s)", core);
 }
 
 void blaskernel_describe(unsigned features, const char *core, const BlasEnv *env,
-                         char *note, size_t notelen, char *warn, size_t warnlen)
+                         BlasTexts *out)
 {
     BlasChoice ch;
 
     blaskernel_choose(features, core, env, 0, &ch);
-    note[0] = warn[0] = '\0';
-    describe_note(core, env, &ch, note, notelen);
+    memset(out, 0, sizeof *out);
+    describe_note(core, env, &ch, 0, out->note, sizeof out->note);
+    describe_note(core, env, &ch, 1, out->brief, sizeof out->brief);
     if (!ch.narrow)
         return;
     const char *cause = env->setter == BLAS_SET_USER ? "OPENBLAS_CORETYPE forces it"
@@ -230,7 +244,7 @@ void blaskernel_describe(unsigned features, const char *core, const BlasEnv *env
     else
         snprintf(fix, sizeof fix, "drop --blas-kernel openblas (or set OPENBLAS_CORETYPE=%s)",
                  ch.kernel);
-    snprintf(warn, warnlen, "OpenBLAS runs %s kernels (%s, %d-bit) on a CPU with %s "
+    snprintf(out->warn, sizeof out->warn, "OpenBLAS runs %s kernels (%s, %d-bit) on a CPU with %s "
              "(%d-bit) (%s); fix: %s", core, blaskernel_isa_name(ch.core), isa_bits(ch.core),
              blaskernel_isa_name(ch.cpu), isa_bits(ch.cpu), cause, fix);
 }

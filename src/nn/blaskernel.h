@@ -107,13 +107,17 @@ typedef struct BlasChoice {
 void blaskernel_choose(unsigned features, const char *core, const BlasEnv *env, int keep_own,
                        BlasChoice *out);
 
-/*
- * One-line texts for the machine description: `note` says who chose the
- * kernel when it is worth saying ("" otherwise); `warn` is non-empty when
- * the kernel is narrower than the CPU, with the cause and the fix.
- */
+/* One-line texts for the machine description ("" where nothing is worth
+ * saying). */
+typedef struct BlasTexts {
+    char note[320]; /* who chose the kernel */
+    char brief[96]; /* the same in at most 56 columns (the dashboard's status
+                       row beside its tabs at 80 columns) */
+    char warn[320]; /* the kernel is narrower than the CPU: the cause and the fix */
+} BlasTexts;
+
 void blaskernel_describe(unsigned features, const char *core, const BlasEnv *env,
-                         char *note, size_t notelen, char *warn, size_t warnlen);
+                         BlasTexts *out);
 
 /*
  * Checks the running kernel: a few small SGEMMs on one OpenBLAS thread

@@ -23,6 +23,7 @@ void machine_info(MachineInfo *out)
 {
     unsigned features = sysinfo_cpu_features();
     BlasEnv env;
+    BlasTexts texts;
 
     memset(out, 0, sizeof *out);
     sysinfo_cpu_model(out->cpu_model, sizeof out->cpu_model);
@@ -38,8 +39,10 @@ void machine_info(MachineInfo *out)
     snprintf(out->blas_isa, sizeof out->blas_isa, "%s",
              blaskernel_isa_name(blaskernel_core_class(out->blas_core)));
     blas_env_now(&env);
-    blaskernel_describe(features, out->blas_core, &env, out->blas_note, sizeof out->blas_note,
-                        out->blas_warning, sizeof out->blas_warning);
+    blaskernel_describe(features, out->blas_core, &env, &texts);
+    snprintf(out->blas_note, sizeof out->blas_note, "%s", texts.note);
+    snprintf(out->blas_brief, sizeof out->blas_brief, "%s", texts.brief);
+    snprintf(out->blas_warning, sizeof out->blas_warning, "%s", texts.warn);
 }
 
 void machine_blas_plan(int keep_own, BlasPlan *out)

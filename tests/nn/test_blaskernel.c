@@ -94,20 +94,22 @@ static void test_table(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         BlasEnv env;
         BlasChoice ch;
-        char note[320], warn[320];
+        BlasTexts tx;
         int before = check_failed;
         blaskernel_env(cases[i].coretype, cases[i].marker, &env);
         blaskernel_choose(cases[i].features, cases[i].core, &env, cases[i].keep_own, &ch);
         CHECK_INT(ch.switch_to, ==, cases[i].want_switch);
         CHECK(!strcmp(ch.kernel, cases[i].want_kernel));
         CHECK_INT(ch.narrow, ==, cases[i].want_narrow);
-        blaskernel_describe(cases[i].features, cases[i].core, &env, note, sizeof note, warn,
-                            sizeof warn);
-        check_text("note", note, cases[i].note_has);
-        check_text("warning", warn, cases[i].warn_has);
+        blaskernel_describe(cases[i].features, cases[i].core, &env, &tx);
+        check_text("note", tx.note, cases[i].note_has);
+        check_text("warning", tx.warn, cases[i].warn_has);
+        /* The brief is there exactly when the note is, and fits its row. */
+        CHECK_INT(!tx.brief[0], ==, !tx.note[0]);
+        CHECK_INT((long)strlen(tx.brief), <=, 56);
         if (check_failed != before)
             fprintf(stderr, "  in case %zu: %s (kernel '%s', note '%s', warning '%s')\n", i,
-                    cases[i].what, ch.kernel, note, warn);
+                    cases[i].what, ch.kernel, tx.note, tx.warn);
     }
 }
 

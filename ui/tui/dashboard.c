@@ -86,6 +86,7 @@ static void loop(Tui *t)
         int ch = getch();
         if (ch == ERR)
             continue;
+        tui_key_seen(t, ch);
         r = keys_handle(t, ch);
         if (r & TUI_QUIT)
             break;
@@ -114,10 +115,12 @@ int dashboard_main(const Options *o)
         tui_message(t, 1, "history: %s", err);
     t->hist_sel = t->hist.n - 1;
     machine_info(&t->mi);
-    /* Who chose the kernel (a narrow one is the header's warning), unless
-     * the settings or the history had something to say first. */
-    if (t->mi.blas_note[0] && !t->status[0])
-        tui_message(t, 0, "%s", t->mi.blas_note);
+    /* Who chose the kernel (a narrow one is the header's warning), in a
+     * form that fits beside the tabs, unless the settings or the history
+     * had something to say first; `cnntop calibrate` and every run's
+     * summary say it in full. */
+    if (t->mi.blas_brief[0] && !t->status[0])
+        tui_message(t, 0, "%s", t->mi.blas_brief);
     t->flops_per_image = engine_flops_per_image();
     t->flops_executed_per_image = engine_flops_executed_per_image();
     t->have_calib = calibrate_load(t->set.cfg.threads, &t->calib) == 0;

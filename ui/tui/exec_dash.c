@@ -245,6 +245,7 @@ static int keys_drain(ExecDash *d, int wait_ms)
 
     timeout(wait_ms);
     while ((ch = getch()) != ERR) {
+        tui_key_seen(&d->ui, ch);
         r |= key_handle(d, ch);
         timeout(0);
     }

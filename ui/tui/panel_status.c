@@ -1,6 +1,6 @@
 /*
  * panel_status.c: the bottom row: a prompt being typed, the last message
- * (for 8 s), or the main keys; the views' tabs at the right.
+ * (for 8 s or until a key), or the main keys; the views' tabs at the right.
  */
 #include <stdio.h>
 

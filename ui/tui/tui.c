@@ -19,6 +19,12 @@ void tui_message(Tui *t, int is_error, const char *fmt, ...)
     t->status_err = is_error;
 }
 
+void tui_key_seen(Tui *t, int ch)
+{
+    if (ch != KEY_RESIZE && ch != KEY_MOUSE)
+        t->status[0] = '\0';
+}
+
 int tui_window_seconds(int i)
 {
     /* The window key's choices (settings_ui), in the order t cycles them. */

@@ -113,7 +113,12 @@ enum { TUI_REDRAW = 1, TUI_RELAYOUT = 2, TUI_QUIT = 4 };
 /* Chart window in seconds for index i (0: the whole run). */
 int tui_window_seconds(int i);
 
-/* Sets the status line's message. */
+/* A key press (not a resize or a mouse event) ends the status line's
+ * message before the key is handled, as in vi and less, so the keys line
+ * is back at once; the key's own message, if any, then shows. */
+void tui_key_seen(Tui *t, int ch);
+
+/* Sets the status line's message (shown for 8 s, or until a key). */
 void tui_message(Tui *t, int is_error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

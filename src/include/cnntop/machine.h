@@ -21,6 +21,7 @@ typedef struct MachineInfo {
                                CPU has: the cause and the fix */
     char blas_note[320];    /* who chose the kernel, when worth saying ("" otherwise),
                                e.g. "OpenBLAS chose Prescott ...; cnntop runs ..." */
+    char blas_brief[96];    /* the note in at most 56 columns, for a status row */
     char cpu_isa[16];       /* the CPU's widest vector set, e.g. "AVX-512" */
     char blas_isa[16];      /* the running kernel's, e.g. "SSE"; "unknown" */
     char blas_version[32];  /* OpenBLAS release, e.g. "0.3.21", or "unknown" */

@@ -2,8 +2,9 @@
  * layer_wino.c: 3x3 convolution by Winograd F(4x4, 3x3) (layer_wino.h).
  *
  * The transforms run over all the tiles of a group in one flat loop per
- * channel, loading through the tables (gathers), so they vectorise across
- * tiles; the 36 GEMMs per direction do the arithmetic that matters.
+ * channel, loading through the tables (gathers, gather_block()), so they
+ * vectorise across tiles; the 36 GEMMs per direction do the arithmetic
+ * that matters.
  *
  * IVDEP: a tile loop reads or writes 36 planes a runtime stride apart,
  * which gcc cannot prove disjoint (it gives up after ten run-time alias
@@ -14,6 +15,9 @@
  */
 #include <assert.h>
 #include <string.h>
+#ifdef __AVX512F__
+#include <immintrin.h>
+#endif
 
 #include "nn/gemm.h"
 #include "nn/layer_wino.h"
@@ -269,6 +273,38 @@ void wino_filter_grad(float *dw, const float *dU, long ld, long p0, long p1)
     gemm(1, 0, (int)(p1 - p0), 9, WINO_P, 1.0f, dU + p0, (int)ld, gg, 9, 0.0f, dw + 9 * p0, 9);
 }
 
+/* ---- loads through the index tables ---- */
+
+#define LANES 16 /* tiles (or positions) a block of the loops below */
+
+/*
+ * o[l] = base[idx[l] + add] for l < n (o: a block of LANES), 0 where mask
+ * (may be NULL) is 0.  With AVX-512 one hardware gather: gcc's generic
+ * tuning (what -march=native gives on CPUs it does not know) would load
+ * the elements one by one and insert them, and the transforms ran 1.4-1.6x
+ * slower so (bench/RESULTS.md, session 12).
+ */
+static inline void gather_block(float *restrict o, const float *restrict base,
+                                const int *restrict idx, int add, const float *restrict mask,
+                                int n)
+{
+#ifdef __AVX512F__
+    __mmask16 m = n >= LANES ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1);
+    const __m512i i = _mm512_add_epi32(_mm512_maskz_loadu_epi32(m, idx), _mm512_set1_epi32(add));
+    const __m512 zero = _mm512_setzero_ps();
+
+    if (mask)
+        m = _mm512_mask_cmp_ps_mask(m, _mm512_maskz_loadu_ps(m, mask), zero, _CMP_NEQ_OQ);
+    _mm512_mask_storeu_ps(o, n >= LANES ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1),
+                          _mm512_mask_i32gather_ps(zero, m, i, base, 4));
+#else
+    for (int l = 0; l < n; l++) {
+        const float v = base[idx[l] + add];
+        o[l] = !mask || mask[l] != 0.0f ? v : 0.0f;
+    }
+#endif
+}
+
 /* ---- one channel of a group ---- */
 
 /* V[x*ps + tt] for the T tiles of channel xc (nt images, contiguous). */
@@ -283,19 +319,23 @@ static void input_channel(float *restrict V, long ps, const float *restrict xc,
         for (int h = 0; h < H; h++)
             memcpy(xp + n * PP + (h + 1) * PW + 1, xc + ((long)n * H + h) * W,
                    (size_t)W * sizeof *xp);
-    IVDEP
-    for (int tt = 0; tt < T; tt++) {
-        const int o = t->xoff[tt];
-        float d[WINO_P], v[WINO_P];
-        #pragma GCC unroll 6
+    for (int t0 = 0; t0 < T; t0 += LANES) {
+        const int nl = T - t0 < LANES ? T - t0 : LANES;
+        float d[WINO_P][LANES];
         for (int r = 0; r < A; r++)
-            #pragma GCC unroll 6
             for (int k = 0; k < A; k++)
-                d[A * r + k] = xp[o + r * PW + k];
-        tf_input(v, d);
-        #pragma GCC unroll 36
-        for (int x = 0; x < WINO_P; x++)
-            V[x * ps + tt] = v[x];
+                gather_block(d[A * r + k], xp, t->xoff + t0, r * PW + k, NULL, nl);
+        IVDEP
+        for (int l = 0; l < nl; l++) {
+            float e[WINO_P], v[WINO_P];
+            #pragma GCC unroll 36
+            for (int x = 0; x < WINO_P; x++)
+                e[x] = d[x][l];
+            tf_input(v, e);
+            #pragma GCC unroll 36
+            for (int x = 0; x < WINO_P; x++)
+                V[x * ps + t0 + l] = v[x];
+        }
     }
 }
 
@@ -314,11 +354,10 @@ static void output_channel(float *restrict yc, const float *restrict Mp, long ps
         tf_output(y, m);
         #pragma GCC unroll 16
         for (int a = 0; a < M * M; a++)
-            yq[a * Tc + tt] = y[a];
+            yq[a * Tc + tt] = y[a] + bias;
     }
-    IVDEP
-    for (int p = 0; p < n; p++)
-        yc[p] = yq[t->yq[p]] + bias;
+    for (int p = 0; p < n; p += LANES)
+        gather_block(yc + p, yq, t->yq + p, 0, NULL, n - p < LANES ? n - p : LANES);
 }
 
 /* DY[x*ps + tt] = A dy A^T for output-gradient channel dyc (nt*H*W). */
@@ -327,18 +366,22 @@ static void dy_channel(float *restrict DY, long ps, const float *restrict dyc,
 {
     const int T = nt * t->TT;
 
-    IVDEP
-    for (int tt = 0; tt < T; tt++) {
-        float d[M * M], m[WINO_P];
-        #pragma GCC unroll 16
-        for (int a = 0; a < M * M; a++) {
-            const float v = dyc[t->yo[a][tt]];
-            d[a] = t->ym[a][tt] != 0.0f ? v : 0.0f;
+    for (int t0 = 0; t0 < T; t0 += LANES) {
+        const int nl = T - t0 < LANES ? T - t0 : LANES;
+        float d[M * M][LANES];
+        for (int a = 0; a < M * M; a++)
+            gather_block(d[a], dyc, t->yo[a] + t0, 0, t->ym[a] + t0, nl);
+        IVDEP
+        for (int l = 0; l < nl; l++) {
+            float e[M * M], m[WINO_P];
+            #pragma GCC unroll 16
+            for (int a = 0; a < M * M; a++)
+                e[a] = d[a][l];
+            tf_output_adj(m, e);
+            #pragma GCC unroll 36
+            for (int x = 0; x < WINO_P; x++)
+                DY[x * ps + t0 + l] = m[x];
         }
-        tf_output_adj(m, d);
-        #pragma GCC unroll 36
-        for (int x = 0; x < WINO_P; x++)
-            DY[x * ps + tt] = m[x];
     }
 }
 
@@ -359,15 +402,13 @@ static void dx_channel(float *restrict dxc, const float *restrict dV, long ps,
         for (int x = 0; x < WINO_P; x++)
             z[x * Tc + tt] = d[x];
     }
-    IVDEP
-    for (int p = 0; p < n; p++) {
-        float s = 0.0f;
-        #pragma GCC unroll 16
-        for (int e = 0; e < 4; e++) {
-            const float v = z[t->zsrc[e][p]];
-            s += t->zmask[e][p] != 0.0f ? v : 0.0f;
-        }
-        dxc[p] = s;
+    for (int p0 = 0; p0 < n; p0 += LANES) {
+        const int nl = n - p0 < LANES ? n - p0 : LANES;
+        float g[4][LANES];
+        for (int e = 0; e < 4; e++)
+            gather_block(g[e], z, t->zsrc[e] + p0, 0, t->zmask[e] + p0, nl);
+        for (int l = 0; l < nl; l++)
+            dxc[p0 + l] = ((g[0][l] + g[1][l]) + g[2][l]) + g[3][l];
     }
 }
 

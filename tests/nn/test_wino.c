@@ -455,7 +455,8 @@ static void test_backward_big(int C, int OC, int N, int H, int W)
 }
 
 /* Odd and even sizes (edge tiles half outside), one-row and one-column
- * images, and the model's blocks 2 and 3. */
+ * images, wide rows (10 and 18 tiles across), and the model's blocks 2
+ * and 3. */
 static void test_all(void)
 {
     test_forward(3, 5, 4, 7, 6, 1, 2);
@@ -463,6 +464,8 @@ static void test_all(void)
     test_forward(4, 2, 2, 3, 3, 0, 1);
     test_forward(2, 3, 3, 1, 5, 1, 1);
     test_forward(3, 2, 3, 6, 1, 0, 2);
+    test_forward(2, 3, 2, 9, 37, 0, 2);
+    test_forward(2, 2, 2, 3, 70, 1, 1);
     test_forward(32, 64, 3, 14, 14, 1, 1);
     test_forward(64, 128, 3, 7, 7, 0, 2);
 
@@ -471,6 +474,8 @@ static void test_all(void)
     test_backward_fd(4, 2, 2, 3, 3);
     test_backward_fd(2, 3, 3, 1, 5);
     test_backward_fd(3, 2, 3, 6, 1);
+    test_backward_fd(2, 2, 1, 5, 37);
+    test_backward_big(2, 3, 2, 9, 70);
     test_backward_fd(2, 3, 5, 6, 4); /* even sizes, groups of 2 fill their tables */
     test_backward_big(32, 64, 2, 14, 14);
     test_backward_big(64, 128, 2, 7, 7);

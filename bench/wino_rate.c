@@ -6,7 +6,8 @@
  * programs on a shared machine add little), the best of REPS passes.
  *
  * usage: wino_rate [BATCH]   (default 64).  For conv2 and conv3 and each
- * path this CPU has, one line:
+ * path this CPU has (openblas, native, and auto where it is neither), one
+ * line:
  *   conv2 openblas  fwd 3.33 ms (gemm 1.44)  bwd 7.70 ms (dU 1.99 dV 1.44)
  *       gemm at the peak 1.41 ms, in place 104 GFLOP/s
  * fwd and bwd: the whole layer over the batch (transforms and GEMMs; the
@@ -133,7 +134,7 @@ int main(int argc, char **argv)
      * (chunks of 32): conv2 4 and 6-7 images, conv3 8 and 10-11. */
     const Layer layers[] = {{"conv2", 32, 64, 14, N >= 512 ? 7 : 4},
                             {"conv3", 64, 128, 7, N >= 512 ? 11 : 8}};
-    const int choices[] = {CN_GEMM_OPENBLAS, CN_GEMM_NATIVE};
+    const int choices[] = {CN_GEMM_OPENBLAS, CN_GEMM_NATIVE, CN_GEMM_AUTO};
 
     if (N < 1 || N > 4096 || !(peak > 0)) {
         fprintf(stderr, "wino_rate: BATCH wants 1..4096 (and CNNTOP_PEAK_GFLOPS a rate)\n");
@@ -150,13 +151,13 @@ int main(int argc, char **argv)
             return 1;
         }
         const double flop = 2.0 * WINO_P * l->OC * l->C * (double)m.T * (N / l->group);
-        for (int c = 0; c < 2; c++) {
+        for (int c = 0; c < 3; c++) {
             GemmPath p = gemm_path_of(choices[c]);
             double b[5];
-            if (c > 0 && p == GEMM_PATH_OPENBLAS)
-                continue; /* no native kernel on this CPU */
+            if (c > 0 && (p == GEMM_PATH_OPENBLAS || (c == 2 && p == gemm_path_of(choices[1]))))
+                continue; /* no native kernel on this CPU, or auto is native */
             time_layer(l, &m, N, p, b);
-            printf("%s %-15s fwd %6.3f ms (gemm %.3f)  bwd %6.3f ms (dU %.3f dV %.3f)  "
+            printf("%s %-19s fwd %6.3f ms (gemm %.3f)  bwd %6.3f ms (dU %.3f dV %.3f)  "
                    "gemm at the peak %.3f ms, in place %.0f/%.0f/%.0f GFLOP/s\n",
                    l->name, gemm_path_name(p), 1e3 * b[0], 1e3 * b[2], 1e3 * b[1], 1e3 * b[3],
                    1e3 * b[4], 1e3 * flop / (peak * 1e9), flop / b[2] * 1e-9,

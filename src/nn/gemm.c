@@ -48,7 +48,7 @@ GemmPath gemm_path_of(int choice)
     GemmIsa isa = choice == CN_GEMM_OPENBLAS ? GEMM_ISA_NONE : gemm_native_isa();
 
     if (choice == CN_GEMM_AUTO && !native_wider(isa))
-        isa = GEMM_ISA_NONE;
+        return isa == GEMM_ISA_AVX512 ? GEMM_PATH_SPLIT512 : GEMM_PATH_OPENBLAS;
     return isa == GEMM_ISA_AVX512 ? GEMM_PATH_AVX512
            : isa == GEMM_ISA_AVX2 ? GEMM_PATH_AVX2
                                   : GEMM_PATH_OPENBLAS;
@@ -56,15 +56,18 @@ GemmPath gemm_path_of(int choice)
 
 const char *gemm_path_name(GemmPath p)
 {
-    return p == GEMM_PATH_AVX512 ? "native AVX-512"
-           : p == GEMM_PATH_AVX2 ? "native AVX2"
-                                 : "openblas";
+    return p == GEMM_PATH_AVX512     ? "native AVX-512"
+           : p == GEMM_PATH_AVX2     ? "native AVX2"
+           : p == GEMM_PATH_SPLIT512 ? "openblas, dU native"
+                                     : "openblas";
 }
 
 void gemm_on(GemmPath p, int ta, int tb, int M, int N, int K, float alpha,
              const float *A, int lda, const float *B, int ldb,
              float beta, float *C, int ldc)
 {
+    if (p == GEMM_PATH_SPLIT512)
+        p = !ta && tb ? GEMM_PATH_AVX512 : GEMM_PATH_OPENBLAS;
     if (p == GEMM_PATH_OPENBLAS || alpha != 1.0f || (ta && tb))
         gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     else

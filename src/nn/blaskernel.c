@@ -203,14 +203,12 @@ static void describe_note(const char *core, const BlasEnv *env, const BlasChoice
     else if (env->setter == BLAS_SET_FALLBACK)
         snprintf(note, len, "cnntop's choice %s failed its check (%s): OpenBLAS's own %s "
                  "kernels run", env->kernel, env->why, core);
+    else if (env->setter == BLAS_SET_USER && strcasecmp(env->value, core) && brief)
+        snprintf(note, len, "OPENBLAS_CORETYPE names no kernel: %s runs", core);
     else if (env->setter == BLAS_SET_USER && strcasecmp(env->value, core))
-    {
-        if (brief)
-            snprintf(note, len, "OPENBLAS_CORETYPE names no kernel: %s runs", core);
-        else
-            snprintf(note, len, "OPENBLAS_CORETYPE=%s names no kernel this OpenBLAS knows: "
-                     "it runs %s", env->value, core);
-    } else if (env->setter == BLAS_SET_USER && brief) /* the user's value: any length */
+        snprintf(note, len, "OPENBLAS_CORETYPE=%s names no kernel this OpenBLAS knows: "
+                 "it runs %s", env->value, core);
+    else if (env->setter == BLAS_SET_USER && brief) /* the user's value: any length */
         snprintf(note, len, "OPENBLAS_CORETYPE selects the %s kernels", core);
     else if (env->setter == BLAS_SET_USER)
         snprintf(note, len, "OPENBLAS_CORETYPE=%s selects the %s kernels", env->value, core);

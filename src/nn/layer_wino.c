@@ -289,14 +289,15 @@ static inline void gather_block(float *restrict o, const float *restrict base,
                                 int n)
 {
 #ifdef __AVX512F__
-    __mmask16 m = n >= LANES ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1);
-    const __m512i i = _mm512_add_epi32(_mm512_maskz_loadu_epi32(m, idx), _mm512_set1_epi32(add));
+    const __mmask16 lanes = n >= LANES ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1);
+    const __m512i i = _mm512_add_epi32(_mm512_maskz_loadu_epi32(lanes, idx),
+                                       _mm512_set1_epi32(add));
     const __m512 zero = _mm512_setzero_ps();
+    const __mmask16 m =
+        mask ? _mm512_mask_cmp_ps_mask(lanes, _mm512_maskz_loadu_ps(lanes, mask), zero, _CMP_NEQ_OQ)
+             : lanes;
 
-    if (mask)
-        m = _mm512_mask_cmp_ps_mask(m, _mm512_maskz_loadu_ps(m, mask), zero, _CMP_NEQ_OQ);
-    _mm512_mask_storeu_ps(o, n >= LANES ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1),
-                          _mm512_mask_i32gather_ps(zero, m, i, base, 4));
+    _mm512_mask_storeu_ps(o, lanes, _mm512_mask_i32gather_ps(zero, m, i, base, 4));
 #else
     for (int l = 0; l < n; l++) {
         const float v = base[idx[l] + add];

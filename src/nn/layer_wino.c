@@ -113,7 +113,7 @@ static long plane_stride(int rows, long T)
 long wino_scratch_floats(int H, int W, int C, int OC, int cap)
 {
     long T = (long)cap * wino_tiles(H, W);
-    return WINO_P * (2 * plane_stride(C, T) + plane_stride(OC, T)) + WINO_MAX_POS + WINO_P * T;
+    return WINO_P * (plane_stride(C, T) + plane_stride(OC, T)) + WINO_MAX_POS + WINO_P * T;
 }
 
 /* ---- the transforms: 1-D over 6 (or 4) values `is` apart, then 2-D ---- */
@@ -456,8 +456,9 @@ void wino_backward(float *dx, float *dU, float *db, const float *dy, int ldy,
 {
     const long HW = (long)t->H * t->W, T = (long)nt * t->TT;
     const long pv = plane_stride(C, T), pm = plane_stride(OC, T);
-    float *V = scratch, *DY = V + WINO_P * pv, *dV = DY + WINO_P * pm;
-    float *xp = dV + WINO_P * pv, *z = xp + WINO_MAX_POS;
+    /* dV takes V's place once the dU products have read V. */
+    float *V = scratch, *DY = V + WINO_P * pv, *dV = V;
+    float *xp = DY + WINO_P * pm, *z = xp + WINO_MAX_POS;
 
     assert(nt >= 1 && nt <= t->cap);
     input_group(V, pv, x, xp, t, C, N, n0, nt);

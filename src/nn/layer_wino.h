@@ -78,8 +78,9 @@ int wino_max_group(int H, int W);
 /* Tables for groups of up to cap (<= wino_max_group) images of H x W. */
 void wino_tables_init(WinoTables *t, int H, int W, int cap);
 
-/* Scratch floats a group of up to cap images of H x W needs: V, M (or
- * DY) and dV, and the small per-channel buffers. */
+/* Scratch floats a group of up to cap images of H x W needs: V (whose
+ * place dV takes in the backward), M (or DY), and the small per-channel
+ * buffers. */
 long wino_scratch_floats(int H, int W, int C, int OC, int cap);
 
 /* U (36, OC, C) from w (OC, C, 3, 3), for the filter pairs p = oc*C + c

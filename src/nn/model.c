@@ -21,7 +21,7 @@
 #include "nn/optim_adam.h"
 
 /* Images per Winograd group (blocks 2 and 3): as many as fit GROUP_BYTES
- * of the backward pass's V, DY and dV (layer_wino.h), so that they stay
+ * of the backward pass's V (then dV) and DY (layer_wino.h), so that they stay
  * near the core (L2) between the transforms and the GEMMs.  The target is
  * the L2 of this machine's cores, not half of it: conv3's GEMMs get only
  * 4 tiles an image, and at 1 MiB a chunk of 8 images ran as two groups of
@@ -38,7 +38,7 @@ int model_spec_group(const ConvSpec *cs)
                      ? kb * 1024
                      : GROUP_BYTES;
     long per_image =
-        WINO_P * (long)wino_tiles(cs->H, cs->W) * (2L * cs->C + cs->OC) * (long)sizeof(float);
+        WINO_P * (long)wino_tiles(cs->H, cs->W) * ((long)cs->C + cs->OC) * (long)sizeof(float);
     long g = bytes / per_image, most = wino_max_group(cs->H, cs->W);
     assert(most >= 1); /* the model's images are far below the tables' limit */
     return g < 1 ? 1 : g > most ? (int)most : (int)g;

@@ -61,7 +61,7 @@ typedef struct Bufs {
 static void time_layer(const Layer *l, Bufs *m, int N, GemmPath p, double best[5])
 {
     const int C = l->C, OC = l->OC, HW = l->H * l->H, g = l->group;
-    float *V = m->s, *M = V + WINO_P * m->pv, *dV = M + WINO_P * m->pm;
+    float *V = m->s, *M = V + WINO_P * m->pv, *dV = V; /* as in wino_backward */
     const int T = (int)m->T;
 
     for (int k = 0; k < 5; k++)
@@ -131,9 +131,9 @@ int main(int argc, char **argv)
     const char *pk = getenv("CNNTOP_PEAK_GFLOPS");
     const double peak = pk ? atof(pk) : 107.0;
     /* Groups as model.c cuts the chunks at batch 64 (chunks of 8) and 512
-     * (chunks of 32): conv2 4 and 6-7 images, conv3 8 and 10-11. */
-    const Layer layers[] = {{"conv2", 32, 64, 14, N >= 512 ? 7 : 4},
-                            {"conv3", 64, 128, 7, N >= 512 ? 11 : 8}};
+     * (chunks of 32): conv2 8 images at both, conv3 8 and 16. */
+    const Layer layers[] = {{"conv2", 32, 64, 14, 8},
+                            {"conv3", 64, 128, 7, N >= 512 ? 16 : 8}};
     const int choices[] = {CN_GEMM_OPENBLAS, CN_GEMM_NATIVE, CN_GEMM_AUTO};
 
     if (N < 1 || N > 4096 || !(peak > 0)) {

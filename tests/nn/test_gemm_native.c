@@ -129,10 +129,10 @@ static void test_wino_shapes(GemmIsa isa, int C, int OC, int T)
 static void test_isa(GemmIsa isa)
 {
     /* conv2 (32 -> 64, 16 tiles an image) and conv3 (64 -> 128, 4 tiles)
-     * in groups of 1 to 8 images (batch 64: 4 and 8; batch 512: 6-7 and
-     * 10-11), and the largest groups the tables allow. */
+     * in groups of 1 to 16 images (batch 64: 8 and 8; batch 512: 8 and
+     * 16), and the largest groups the tables allow. */
     static const int conv2_t[] = {16, 48, 64, 96, 112, 128};
-    static const int conv3_t[] = {4, 28, 32, 40, 44, 56, 64};
+    static const int conv3_t[] = {4, 28, 32, 40, 44, 56, 64, 72};
 
     for (size_t i = 0; i < sizeof conv2_t / sizeof *conv2_t; i++)
         test_wino_shapes(isa, 32, 64, conv2_t[i]);

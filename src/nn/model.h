@@ -14,7 +14,8 @@
  *
  * Work is cut into items that depend on N only, never on the thread count:
  * chunks of images (MODEL_MAX_CHUNKS of them at most, of MODEL_CHUNK_IMAGES
- * images at least, so 8 chunks at batch 64) for the conv blocks,
+ * images at least, so 8 chunks at batch 64; block 3's of twice as many,
+ * model_impl.h's model_block_chunks) for the conv blocks,
  * fixed column blocks for the fully connected layers.  Every reduction
  * across items (BN statistics, weight gradients) is done in item order by
  * one owner.  So the same seed gives bit-identical losses for any --threads.
@@ -35,11 +36,16 @@
 
 #define MODEL_MAX_CHUNKS 16
 /* Images per chunk at least (but for a smaller N).  Each chunk keeps its
- * own partial weight gradients (the Winograd dU of blocks 2-3 is 16/9 the
- * size of dW), set to zero and summed once a step, and cuts its images into
- * groups whose GEMMs are thinner the fewer images it has.  At batch 64 on
- * 2 cores, 8 images a chunk ran 2-5% faster than 4, and 16 a further 0-8%
- * faster, but 16 would leave only 4 chunks for a many-core machine. */
+ * own partial weight gradients (the Winograd dU of blocks 2-3 is 4 times
+ * the size of dW), set to zero and summed once a step, and cuts its images
+ * into groups whose GEMMs are thinner the fewer images it has.  At batch 64
+ * on 2 cores, 8 images a chunk ran 2-5% faster than 4, and 16 a further
+ * 0-8% faster, but 16 would leave only 4 chunks for a many-core machine.
+ * Block 3, whose images give a quarter of block 2's tiles, takes 16: its
+ * layers ran 0.84 (backward) and 0.86 (forward) of their time at 8, the
+ * step 0.95 (batch 64, 7 runs alternated, medians).  The cost: below
+ * batch 128, block 3's phases have fewer than 8 chunks, so a machine of
+ * more cores than that runs them on fewer (not measured: 2 cores here). */
 #define MODEL_CHUNK_IMAGES 8
 #define MODEL_NBLOCKS 3
 

@@ -28,7 +28,7 @@ static void job_phase_bwd(void *jp, int c, int tid)
     PhaseBufs pb = model_phase_bufs(a, tid);
     int n0, n1;
 
-    model_chunk_range(j->N, c, &n0, &n1);
+    model_block_chunk_range(0, j->N, c, &n0, &n1);
     memset(dwp, 0, L * sizeof *dwp);
     memset(pb.dwl, 0, (size_t)cs->OC * CONV_PHASE_DW_LANES * sizeof *pb.dwl);
     /* The last row's junk columns (the others are filled by model_rows_copy);
@@ -111,7 +111,7 @@ static void job_pool_sums(void *jp, int c, int tid)
     int n0, n1;
 
     (void)tid;
-    model_chunk_range(j->N, c, &n0, &n1);
+    model_block_chunk_range(j->l, j->N, c, &n0, &n1);
     memset(acc, 0, (size_t)cs->OC * 2 * sizeof *acc);
     maxpool_backward_sums(acc, bb->dout, bb->idx, bb->ymax, bb->mean, bb->invstd, cs->OC,
                        j->N, (cs->H / 2) * (cs->W / 2), n0, n1 - n0);
@@ -133,7 +133,7 @@ static void job_conv_bwd(void *jp, int c, int tid)
     float *dx = j->l > 0 ? a->blk[j->l - 1].dout : NULL;
     int n0, n1;
 
-    model_chunk_range(j->N, c, &n0, &n1);
+    model_block_chunk_range(j->l, j->N, c, &n0, &n1);
     maxpool_backward(bb->y, bb->dout, bb->idx, ps->p[cs->tg], bb->mean, bb->invstd, bb->mdz,
                   bb->mdzx, cs->OC, j->N, bb->pt, n0, n1 - n0);
     for (int k = 0; k < model_group_count(n0, n1, bb->group); k++) {
@@ -171,7 +171,7 @@ static void job_reduce(void *jp, int item, int tid)
     float sum[REDUCE_BLOCK];
 
     (void)tid;
-    chunks_sum(sum, bb->dwpart + i0, L, model_nchunks(j->N), i1 - i0);
+    chunks_sum(sum, bb->dwpart + i0, L, model_block_chunks(j->l, j->N), i1 - i0);
     for (size_t i = i0; i < i1; i++) {
         if (i < nw)
             ps->g[cs->tw][i] = sum[i - i0];
@@ -190,7 +190,7 @@ static void job_reduce_wino(void *jp, int item, int tid)
     BlockBufs *bb = &j->s->a->blk[j->l];
     Params *ps = j->s->ps;
     const size_t L = model_spec_dwlen(j->l), P = (size_t)model_spec_pairs(cs);
-    const int k = model_nchunks(j->N);
+    const int k = model_block_chunks(j->l, j->N);
     size_t p0 = (size_t)item * REDUCE_PAIRS;
 
     float sum[WINO_P * REDUCE_PAIRS];
@@ -214,12 +214,12 @@ static void block_backward(StepCtx *s, int l, int N, double *t0)
     Params *ps = s->ps;
     StepJob j = {.s = s, .N = N, .l = l};
 
-    workpool_run(s->pool, model_nchunks(N), job_pool_sums, &j);
+    workpool_run(s->pool, model_block_chunks(l, N), job_pool_sums, &j);
     bn_backward_finish(ps->g[cs->tg], ps->g[cs->tbeta], bb->mdz, bb->mdzx, bb->part,
-                       model_nchunks(N), cs->OC, (long)N * cs->H * cs->W);
+                       model_block_chunks(l, N), cs->OC, (long)N * cs->H * cs->W);
     if (s->prof)
         profile_lap(s->prof, cs->bbn, t0);
-    workpool_run(s->pool, model_nchunks(N), l > 0 ? job_conv_bwd : job_phase_bwd, &j);
+    workpool_run(s->pool, model_block_chunks(l, N), l > 0 ? job_conv_bwd : job_phase_bwd, &j);
     if (l == 0) {
         workpool_run(s->pool, model_ceil_div((int)model_spec_dwlen(0), REDUCE_BLOCK), job_reduce,
                      &j);

@@ -106,19 +106,19 @@ static void conv_shapes(ShapeList *sl, int l, int N, int dir)
     const int TT = wino_tiles(cs->H, cs->W);
     const char *what = names[l][dir];
 
-    for (int c = 0; c < model_nchunks(N); c++) {
+    for (int c = 0; c < model_block_chunks(l, N); c++) {
         int n0, n1;
-        model_chunk_range(N, c, &n0, &n1);
+        model_block_chunk_range(l, N, c, &n0, &n1);
         for (int k = 0; k < model_group_count(n0, n1, group); k++) {
             int t0 = model_group_start(n0, n1, group, k);
             int T = (model_group_start(n0, n1, group, k + 1) - t0) * TT;
             for (int x = 0; x < WINO_P; x++) {
                 if (dir == 0)
-                    shape_add(sl, what, 0, 0, OC, T, C, model_nchunks(N));
+                    shape_add(sl, what, 0, 0, OC, T, C, model_block_chunks(l, N));
                 else if (dir == 1)
-                    shape_add(sl, what, 0, 1, OC, C, T, model_nchunks(N));
+                    shape_add(sl, what, 0, 1, OC, C, T, model_block_chunks(l, N));
                 else
-                    shape_add(sl, what, 1, 0, C, T, OC, model_nchunks(N));
+                    shape_add(sl, what, 1, 0, C, T, OC, model_block_chunks(l, N));
             }
         }
     }

@@ -37,7 +37,7 @@ static void job_conv_fwd(void *jp, int c, int tid)
     double *acc = bb->part + (size_t)c * cs->OC * 2;
     int n0, n1;
 
-    model_chunk_range(j->N, c, &n0, &n1);
+    model_block_chunk_range(j->l, j->N, c, &n0, &n1);
     if (j->train)
         memset(acc, 0, (size_t)cs->OC * 2 * sizeof *acc);
     for (int k = 0; k < model_group_count(n0, n1, bb->group); k++) {
@@ -58,7 +58,7 @@ static void job_pool_fwd(void *jp, int c, int tid)
     int n0, n1;
 
     (void)tid;
-    model_chunk_range(j->N, c, &n0, &n1);
+    model_block_chunk_range(j->l, j->N, c, &n0, &n1);
     maxpool_forward(bb->out, j->train ? bb->idx : NULL, j->train ? bb->ymax : NULL, bb->y,
                  bb->scale, bb->shift, cs->OC, j->N, bb->pt, n0, n1 - n0);
 }
@@ -75,7 +75,7 @@ static void job_phase_moments(void *jp, int c, int tid)
     PhaseBufs pb = model_phase_bufs(a, tid);
     int n0, n1;
 
-    model_chunk_range(j->N, c, &n0, &n1);
+    model_block_chunk_range(0, j->N, c, &n0, &n1);
     memset(mom, 0, CONV_PHASE_MOMENTS * sizeof *mom);
     conv_phase_moments(mom, pb.xq, a->x + (size_t)n0 * cs->H * cs->W, n1 - n0, cs->H, cs->W);
 }
@@ -93,7 +93,7 @@ static void job_phase_pool(void *jp, int c, int tid)
     PhaseBufs pb = model_phase_bufs(a, tid);
     int n0, n1;
 
-    model_chunk_range(j->N, c, &n0, &n1);
+    model_block_chunk_range(0, j->N, c, &n0, &n1);
     for (int n = n0; n < n1; n++) {
         conv_phase_split(pb.xq, a->x + (size_t)n * cs->H * cs->W, cs->H, cs->W);
         for (int oc0 = 0; oc0 < cs->OC; oc0 += 2) {
@@ -122,7 +122,7 @@ static void block_stats(StepCtx *s, int l, int N)
     BlockBufs *bb = &s->a->blk[l];
     Params *ps = s->ps;
     const long M = (long)N * cs->H * cs->W;
-    int nparts = model_nchunks(N);
+    int nparts = model_block_chunks(l, N);
 
     if (l == 0) {
         double *sum = bb->mom + (size_t)MODEL_MAX_CHUNKS * CONV_PHASE_MOMENTS;
@@ -147,10 +147,10 @@ static void block_forward(StepCtx *s, int l, int N, int train, double *t0)
     if (l > 0) {
         workpool_run(s->pool, model_ceil_div((int)model_spec_pairs(cs), FILTER_PAIRS), job_filter,
                      &j);
-        workpool_run(s->pool, model_nchunks(N), job_conv_fwd, &j);
+        workpool_run(s->pool, model_block_chunks(l, N), job_conv_fwd, &j);
     }
     else if (train)
-        workpool_run(s->pool, model_nchunks(N), job_phase_moments, &j);
+        workpool_run(s->pool, model_block_chunks(l, N), job_phase_moments, &j);
     if (s->prof)
         profile_lap(s->prof, cs->fconv, t0);
     if (train)
@@ -159,7 +159,7 @@ static void block_forward(StepCtx *s, int l, int N, int train, double *t0)
         bn_stats_running(bb->mean, bb->invstd, ps->r[cs->rmean], ps->r[cs->rvar], cs->OC);
     bn_affine(bb->scale, bb->shift, ps->p[cs->tg], ps->p[cs->tbeta], bb->mean,
               bb->invstd, cs->OC);
-    workpool_run(s->pool, model_nchunks(N), l > 0 ? job_pool_fwd : job_phase_pool, &j);
+    workpool_run(s->pool, model_block_chunks(l, N), l > 0 ? job_pool_fwd : job_phase_pool, &j);
     if (s->prof)
         profile_lap(s->prof, cs->fbn, t0);
 }

@@ -31,17 +31,18 @@
 
 typedef struct ConvSpec {
     int C, OC, H, W;         /* in-channels, out-channels, conv size */
+    int chunk;               /* images per chunk at least (model_block_chunks) */
     int tw, tb, tg, tbeta;   /* tensor indices */
     int rmean, rvar;         /* running statistics */
     ProfOp fconv, fbn, bbn, bconv;
 } ConvSpec;
 
 static const ConvSpec model_conv_specs[MODEL_NBLOCKS] = {
-    {1, 32, 28, 28, T_C1W, T_C1B, T_BN1G, T_BN1B, R_BN1_MEAN, R_BN1_VAR,
+    {1, 32, 28, 28, MODEL_CHUNK_IMAGES, T_C1W, T_C1B, T_BN1G, T_BN1B, R_BN1_MEAN, R_BN1_VAR,
      PROF_CONV1_F, PROF_BN1_F, PROF_BN1_B, PROF_CONV1_B},
-    {32, 64, 14, 14, T_C2W, T_C2B, T_BN2G, T_BN2B, R_BN2_MEAN, R_BN2_VAR,
+    {32, 64, 14, 14, MODEL_CHUNK_IMAGES, T_C2W, T_C2B, T_BN2G, T_BN2B, R_BN2_MEAN, R_BN2_VAR,
      PROF_CONV2_F, PROF_BN2_F, PROF_BN2_B, PROF_CONV2_B},
-    {64, 128, 7, 7, T_C3W, T_C3B, T_BN3G, T_BN3B, R_BN3_MEAN, R_BN3_VAR,
+    {64, 128, 7, 7, 2 * MODEL_CHUNK_IMAGES, T_C3W, T_C3B, T_BN3G, T_BN3B, R_BN3_MEAN, R_BN3_VAR,
      PROF_CONV3_F, PROF_BN3_F, PROF_BN3_B, PROF_CONV3_B},
 };
 
@@ -57,17 +58,45 @@ static const FcSpec model_fc_specs[3] = {
 
 /* ---- work partition: depends on N only ---- */
 
+/* Chunks of N images, of `images` at least (but for a smaller N) and
+ * MODEL_MAX_CHUNKS at most, and chunk c's images [n0, n1). */
+static inline int model_chunks_of(int N, int images)
+{
+    int k = (N + images - 1) / images;
+    return k < MODEL_MAX_CHUNKS ? k : MODEL_MAX_CHUNKS;
+}
+
+static inline void model_chunk_range_of(int N, int images, int c, int *n0, int *n1)
+{
+    int k = model_chunks_of(N, images);
+    *n0 = (int)((long)c * N / k);
+    *n1 = (int)((long)(c + 1) * N / k);
+}
+
+/* The chunks of the phases outside the conv blocks (flatten, fc ReLU and
+ * dropout). */
 static inline int model_nchunks(int N)
 {
-    int k = (N + MODEL_CHUNK_IMAGES - 1) / MODEL_CHUNK_IMAGES;
-    return k < MODEL_MAX_CHUNKS ? k : MODEL_MAX_CHUNKS;
+    return model_chunks_of(N, MODEL_CHUNK_IMAGES);
 }
 
 static inline void model_chunk_range(int N, int c, int *n0, int *n1)
 {
-    int k = model_nchunks(N);
-    *n0 = (int)((long)c * N / k);
-    *n1 = (int)((long)(c + 1) * N / k);
+    model_chunk_range_of(N, MODEL_CHUNK_IMAGES, c, n0, n1);
+}
+
+/* The chunks of conv block l's phases.  Block 3's 7 x 7 images give 4
+ * Winograd tiles each (block 2's 14 x 14 give 16), so its chunks take twice
+ * the images: its groups, which a chunk bounds, then have 64 tiles at
+ * batch 64 rather than 32, and its GEMMs run wider (model.h). */
+static inline int model_block_chunks(int l, int N)
+{
+    return model_chunks_of(N, model_conv_specs[l].chunk);
+}
+
+static inline void model_block_chunk_range(int l, int N, int c, int *n0, int *n1)
+{
+    model_chunk_range_of(N, model_conv_specs[l].chunk, c, n0, n1);
 }
 
 static inline int model_ceil_div(int a, int b)

@@ -116,8 +116,9 @@ static int is_conv_bias(int t)
     return t == conv_bias[0] || t == conv_bias[1] || t == conv_bias[2];
 }
 
-/* The gradients of one step on a batch of NG (2 chunks of 8 images), the
- * Acts made with CNNTOP_GROUP_KB = kb (NULL: unset). */
+/* The gradients of one step on a batch of NG (blocks 1-2: 2 chunks of 8
+ * images; block 3: one of 16), the Acts made with CNNTOP_GROUP_KB = kb
+ * (NULL: unset). */
 #define NG 16
 static float *group_grads(Params *ps, Workpool *pool, const char *kb, int *group2)
 {

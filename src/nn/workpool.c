@@ -13,8 +13,16 @@
  * work between them, so waking through the condition variables each time
  * cost about 38 us per job here (a futex wake and a context switch each
  * way).  So both sides spin first: a worker watches `gen` and the caller
- * watches `busy` for up to SPIN_NS before sleeping on the condition
- * variables.  The sleeping paths re-check under `mu`, so no wake-up is
+ * watches `busy` for up to `spin_ns` before sleeping on the condition
+ * variables.  The wait that matters is the end of a conv phase, where one
+ * thread finishes its last chunk up to a chunk's time (about a
+ * millisecond at batch 64) before the other: with 50 us of spin the early
+ * one had gone to sleep by then, and 15% of the threads' time in the
+ * phases was idle; at 500 us the step ran 0.86 of its time (batch 64,
+ * 7 runs alternated; 2 ms was no faster).  Spinning takes a core from
+ * whatever else would run, so the long spin is for a pool with a core per
+ * thread (sysinfo_cores()); a pool of more threads than that spins
+ * SPIN_SHARED_NS, as before.  The sleeping paths re-check under `mu`, so no wake-up is
  * lost; the job's fields are read after an acquire load of `gen` that
  * pairs with the release store after they were written, and are not
  * written again until every worker is done with them.
@@ -28,12 +36,15 @@
 
 #include "cnntop/counters.h"
 #include "nn/workpool.h"
+#include "prof/sysinfo.h"
 #include "prof/threadreg.h"
 
-#define SPIN_NS 50000 /* how long a side spins before it sleeps */
+#define SPIN_NS 500000      /* how long a side spins before it sleeps */
+#define SPIN_SHARED_NS 50000 /* the same, with more threads than cores */
 
 struct Workpool {
     int threads;            /* caller + workers, e.g. 2 */
+    long spin_ns;           /* SPIN_NS, or SPIN_SHARED_NS */
     pthread_t *th;          /* (threads - 1) workers */
     pthread_mutex_t mu;
     pthread_cond_t go;      /* a new generation was published, or quit */
@@ -65,8 +76,8 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* Spins until *gen differs from seen (returns 1) or SPIN_NS pass (0). */
-static int spin_for_job(atomic_ulong *gen, unsigned long seen)
+/* Spins until *gen differs from seen (returns 1) or spin_ns pass (0). */
+static int spin_for_job(atomic_ulong *gen, unsigned long seen, long spin_ns)
 {
     long t0 = now_ns();
 
@@ -74,13 +85,13 @@ static int spin_for_job(atomic_ulong *gen, unsigned long seen)
         if (atomic_load_explicit(gen, memory_order_acquire) != seen)
             return 1;
         cpu_relax();
-        if (i % 64 == 0 && now_ns() - t0 > SPIN_NS)
+        if (i % 64 == 0 && now_ns() - t0 > spin_ns)
             return 0;
     }
 }
 
-/* Spins until *busy is 0 (returns 1) or SPIN_NS pass (0). */
-static int spin_for_workers(atomic_int *busy)
+/* Spins until *busy is 0 (returns 1) or spin_ns pass (0). */
+static int spin_for_workers(atomic_int *busy, long spin_ns)
 {
     long t0 = now_ns();
 
@@ -88,7 +99,7 @@ static int spin_for_workers(atomic_int *busy)
         if (atomic_load_explicit(busy, memory_order_acquire) == 0)
             return 1;
         cpu_relax();
-        if (i % 64 == 0 && now_ns() - t0 > SPIN_NS)
+        if (i % 64 == 0 && now_ns() - t0 > spin_ns)
             return 0;
     }
 }
@@ -123,7 +134,7 @@ static void *pool_worker(void *argp)
         pthread_setname_np(pthread_self(), name);
 
     for (;;) {
-        if (!spin_for_job(&p->gen, seen)) {
+        if (!spin_for_job(&p->gen, seen, p->spin_ns)) {
             pthread_mutex_lock(&p->mu);
             while (atomic_load_explicit(&p->gen, memory_order_acquire) == seen &&
                    !atomic_load_explicit(&p->quit, memory_order_relaxed))
@@ -175,6 +186,7 @@ int workpool_new(Workpool **out, int threads, ThreadReg *reg)
     if (!p)
         return -CN_ENOMEM;
     p->threads = threads < 1 ? 1 : threads;
+    p->spin_ns = p->threads <= sysinfo_cores() ? SPIN_NS : SPIN_SHARED_NS;
     p->reg = reg;
     p->th = calloc((size_t)p->threads, sizeof *p->th);
     pthread_mutex_init(&p->mu, NULL);
@@ -231,7 +243,7 @@ void workpool_run(Workpool *p, int nitems, WorkpoolFn fn, void *ctx)
 
     pool_drain(p, fn, ctx, nitems, 0);
 
-    if (!spin_for_workers(&p->busy)) {
+    if (!spin_for_workers(&p->busy, p->spin_ns)) {
         pthread_mutex_lock(&p->mu);
         while (atomic_load_explicit(&p->busy, memory_order_acquire) > 0)
             pthread_cond_wait(&p->done, &p->mu);

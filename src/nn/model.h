@@ -69,9 +69,9 @@ typedef struct BlockBufs {
                        none for blocks 2-3) */
     float *dwpart;  /* (MODEL_MAX_CHUNKS, L) per-chunk weight and bias gradients:
                        block 1 dW, db (L = OC*9 + OC); blocks 2-3 the Winograd
-                       dU (16, OC, C), db (L = 16*OC*C + OC) */
-    int group;      /* images per Winograd group, e.g. 2 (0 for block 1) */
-    float *U;       /* (16, OC, C) the filters, Winograd-transformed each step */
+                       dU (36, OC, C), db (L = 36*OC*C + OC) */
+    int group;      /* images per Winograd group, e.g. 9 (0 for block 1) */
+    float *U;       /* (36, OC, C) the filters, Winograd-transformed each step */
     WinoTables *wt; /* (layer_wino.h; none for block 1) */
     MaxpoolTables *pt; /* pool offset tables (layer_maxpool.h; none for block 1) */
 } BlockBufs;

@@ -19,6 +19,8 @@
 
 #include <stddef.h>
 
+#include "nn/gemm.h"
+
 /* ---- inputs ---- */
 
 /* Uniform in [lo, hi): the next draw of the tests' one stream. */
@@ -97,5 +99,11 @@ void conv_ref(double *y, double *mag, const double *x, const double *w, const do
  * sizes dxm, dwm (sum of |terms|) of dx and dw. */
 void conv_bwd_ref(double *dx, double *dxm, double *dw, double *dwm, double *db, const double *R,
                   const double *x, const double *w, int C, int OC, int N, int H, int W, int K);
+
+/* ---- GEMM paths ---- */
+
+/* The GEMM paths this CPU runs, in the order openblas, native AVX2,
+ * native AVX-512, "openblas, dU native": the first *n of `out` (4). */
+void nntest_gemm_paths(GemmPath out[4], int *n);
 
 #endif

@@ -24,9 +24,9 @@
 #include <sys/resource.h>
 
 #include "check.h"
-#include "cnntop/machine.h"
 #include "nn/gemm.h"
 #include "nn/model.h"
+#include "nntest.h"
 #include "util/rng.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -156,18 +156,13 @@ int main(void)
 #ifdef SANITIZED
     check_skip("a sanitizer build replaces malloc and faults on its shadow memory");
 #endif
-    const GemmPath paths[] = {GEMM_PATH_OPENBLAS, GEMM_PATH_AVX2, GEMM_PATH_AVX512,
-                              GEMM_PATH_SPLIT512};
-    const GemmPath native = gemm_path_of(CN_GEMM_NATIVE);
+    GemmPath paths[4];
+    int npaths;
 
     gemm_init(); /* one OpenBLAS thread, as in training */
-    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
-        /* A native path runs only where the CPU has its vectors. */
-        GemmPath needs = paths[i] == GEMM_PATH_SPLIT512 ? GEMM_PATH_AVX512 : paths[i];
-        if (needs != GEMM_PATH_OPENBLAS && (native == GEMM_PATH_OPENBLAS || needs > native))
-            continue;
+    nntest_gemm_paths(paths, &npaths);
+    for (int i = 0; i < npaths; i++)
         for (int threads = 1; threads <= 2; threads++)
             test_steps(threads, paths[i]);
-    }
     return check_report();
 }

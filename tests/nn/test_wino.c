@@ -13,7 +13,6 @@
 
 #include "check.h"
 #include "gradcheck.h"
-#include "cnntop/machine.h"
 #include "nn/gemm.h"
 #include "nn/layer_wino.h"
 #include "nntest.h"
@@ -483,16 +482,12 @@ static void test_all(void)
 
 int main(void)
 {
-    const GemmPath paths[] = {GEMM_PATH_OPENBLAS, GEMM_PATH_AVX2, GEMM_PATH_AVX512,
-                              GEMM_PATH_SPLIT512};
-    const GemmPath native = gemm_path_of(CN_GEMM_NATIVE);
+    GemmPath paths[4];
+    int npaths;
 
     gemm_init(); /* one OpenBLAS thread, as in training */
-    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
-        /* A native path runs only where the CPU has its vectors. */
-        GemmPath needs = paths[i] == GEMM_PATH_SPLIT512 ? GEMM_PATH_AVX512 : paths[i];
-        if (needs != GEMM_PATH_OPENBLAS && (native == GEMM_PATH_OPENBLAS || needs > native))
-            continue;
+    nntest_gemm_paths(paths, &npaths);
+    for (int i = 0; i < npaths; i++) {
         path = paths[i];
         printf("test_wino: GEMMs on %s\n", gemm_path_name(path));
         test_all();

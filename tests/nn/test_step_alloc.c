@@ -83,6 +83,15 @@ int posix_memalign(void **out, size_t a, size_t n)
 }
 #endif
 
+static long alloc_count(void)
+{
+#ifndef SANITIZED
+    return allocs;
+#else
+    return 0;
+#endif
+}
+
 static long minor_faults(void)
 {
     struct rusage ru;
@@ -125,20 +134,12 @@ static void test_steps(int threads, GemmPath path)
     for (; k < WARM; k++)
         step(&s, k);
     for (int w = 0; w < WINDOWS; w++) {
-#ifndef SANITIZED
-        long a0 = allocs;
-#else
-        long a0 = 0;
-#endif
+        long a0 = alloc_count();
         long f0 = minor_faults();
         for (int i = 0; i < STEPS; i++, k++)
             step(&s, k);
         long f = minor_faults() - f0;
-#ifndef SANITIZED
-        long n = allocs - a0;
-#else
-        long n = 0;
-#endif
+        long n = alloc_count() - a0;
         best_faults = best_faults < 0 || f < best_faults ? f : best_faults;
         most_allocs = n > most_allocs ? n : most_allocs;
     }

@@ -51,7 +51,7 @@ typedef struct Layer {
 } Layer;
 
 typedef struct Bufs {
-    WinoTables *t;
+    WinoShape *t;
     float *x, *y, *dy, *dx, *U, *dU, *b, *db, *s;
     long T, pv, pm; /* tiles of a group, the plane strides of V and M (layer_wino.c) */
 } Bufs;
@@ -78,18 +78,18 @@ static void time_layer(const Layer *l, Bufs *m, int N, GemmPath p, double best[5
         t[2] = cpu_now();
         for (int n0 = 0; n0 + g <= N; n0 += g)
             for (int xi = 0; xi < WINO_P; xi++)
-                gemm_on(p, 0, 0, OC, T, C, 1.0f, m->U + (long)xi * OC * C, C, V + xi * m->pv, T,
-                        0.0f, M + xi * m->pm, T);
+                gemm_on(p, 0, 1, T, OC, C, 1.0f, V + xi * m->pv, C, m->U + (long)xi * OC * C, C,
+                        0.0f, M + xi * m->pm, OC);
         t[3] = cpu_now();
         for (int n0 = 0; n0 + g <= N; n0 += g)
             for (int xi = 0; xi < WINO_P; xi++)
-                gemm_on(p, 0, 1, OC, C, T, 1.0f, M + xi * m->pm, T, V + xi * m->pv, T,
+                gemm_on(p, 1, 0, OC, C, T, 1.0f, M + xi * m->pm, OC, V + xi * m->pv, C,
                         n0 ? 1.0f : 0.0f, m->dU + (long)xi * OC * C, C);
         t[4] = cpu_now();
         for (int n0 = 0; n0 + g <= N; n0 += g)
             for (int xi = 0; xi < WINO_P; xi++)
-                gemm_on(p, 1, 0, C, T, OC, 1.0f, m->U + (long)xi * OC * C, C, M + xi * m->pm, T,
-                        0.0f, dV + xi * m->pv, T);
+                gemm_on(p, 0, 0, T, C, OC, 1.0f, M + xi * m->pm, OC, m->U + (long)xi * OC * C, C,
+                        0.0f, dV + xi * m->pv, C);
         t[5] = cpu_now();
         for (int k = 0; k < 5; k++)
             if (t[k + 1] - t[k] < best[k])
@@ -105,13 +105,14 @@ static int bufs_make(Bufs *m, const Layer *l, int N)
     m->t = malloc(sizeof *m->t);
     if (!m->t)
         return -1;
-    wino_tables_init(m->t, l->H, l->H, l->group);
+    wino_shape_init(m->t, l->H, l->H, l->group);
     m->T = (long)l->group * wino_tiles(l->H, l->H);
     /* As layer_wino.c's plane_stride(): a cache line more than the plane. */
     m->pv = l->C * m->T + 16;
     m->pm = l->OC * m->T + 16;
     m->x = noise(nx), m->dx = noise(nx), m->y = noise(ny), m->dy = noise(ny);
-    m->U = noise(WINO_P * P), m->dU = noise(WINO_P * P), m->b = noise(l->OC), m->db = noise(l->OC);
+    m->U = noise(WINO_P * P), m->dU = noise(WINO_P * P);
+    m->b = noise(l->OC), m->db = noise(l->OC);
     m->s = noise(wino_scratch_floats(l->H, l->H, l->C, l->OC, l->group));
     return m->x && m->dx && m->y && m->dy && m->U && m->dU && m->b && m->db && m->s ? 0 : -1;
 }

@@ -14,6 +14,14 @@ foreach(flag -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
   endif()
 endforeach()
 
+# gcc notes that a function returning a 512-bit vector has another ABI
+# where AVX-512 is off (a build without -march=native).  The engine's
+# vector helpers are static, so no call crosses that boundary.
+check_c_compiler_flag(-Wno-psabi HAVE_NO_PSABI)
+if(HAVE_NO_PSABI)
+  target_compile_options(cnntop_flags INTERFACE -Wno-psabi)
+endif()
+
 if(CNNTOP_WERROR)
   target_compile_options(cnntop_flags INTERFACE -Werror)
 endif()

@@ -58,7 +58,7 @@ const char *gemm_path_name(GemmPath p)
 {
     return p == GEMM_PATH_AVX512     ? "native AVX-512"
            : p == GEMM_PATH_AVX2     ? "native AVX2"
-           : p == GEMM_PATH_SPLIT512 ? "openblas, dU native"
+           : p == GEMM_PATH_SPLIT512 ? "openblas, forward native"
                                      : "openblas";
 }
 

@@ -27,7 +27,7 @@ void gemm(int ta, int tb, int M, int N, int K, float alpha,
 /* Where a product runs. */
 typedef enum GemmPath {
     GEMM_PATH_OPENBLAS,   /* cblas_sgemm */
-    GEMM_PATH_SPLIT512,   /* A B^T (the Winograd dU = DY V^T) on gemm_native(AVX512),
+    GEMM_PATH_SPLIT512,   /* A B^T (the Winograd forward, M = V U^T) on gemm_native(AVX512),
                              every other product on cblas_sgemm */
     GEMM_PATH_AVX2,       /* gemm_native(GEMM_ISA_AVX2, ..) */
     GEMM_PATH_AVX512      /* gemm_native(GEMM_ISA_AVX512, ..) */
@@ -35,17 +35,17 @@ typedef enum GemmPath {
 
 /* The path for a CN_GEMM_* choice on this CPU: OPENBLAS for openblas;
  * the widest native kernel (cpuid) for native, OPENBLAS where there is
- * none; for auto, the fastest measured (bench/RESULTS.md, sessions 11
- * and 12): the native kernel where its vectors are wider than OpenBLAS's
+ * none; for auto, the fastest measured (bench/RESULTS.md, sessions 11,
+ * 12 and 14): the native kernel where its vectors are wider than OpenBLAS's
  * running kernel's (OpenBLAS's AVX2 and SSE kernels run the Winograd
  * products 1.2-4x slower than it on an AVX-512 CPU); where both run
  * AVX-512, SPLIT512 (OpenBLAS runs A B and A^T B as fast as the native
- * kernel or faster, A B^T as fast on a Zen 4 and 1.25-1.5x slower on a
+ * kernel or faster, A B^T as fast on a Zen 4 and 1.25-1.7x slower on a
  * Xeon); else OpenBLAS.  It depends on the choice, cpuid and OpenBLAS's
  * kernel only, never on timing. */
 GemmPath gemm_path_of(int choice);
 
-/* "openblas", "openblas, dU native" (SPLIT512), "native AVX-512" or
+/* "openblas", "openblas, forward native" (SPLIT512), "native AVX-512" or
  * "native AVX2". */
 const char *gemm_path_name(GemmPath p);
 

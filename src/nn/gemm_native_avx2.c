@@ -9,6 +9,8 @@
 
 #include <immintrin.h>
 
+#include "nn/vec_transpose.h"
+
 #define KERN_VW 8
 #define KERN_NV_MAX 2
 /* 12 or 8 sums, the strip's vectors and a broadcast: within the 16 registers. */
@@ -33,29 +35,16 @@ typedef __m256i KernIdx;
 #define kern_lanes(s) _mm256_mullo_epi32(_mm256_set1_epi32(s), \
     _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
 
-/* o[k*ldo + j] = s[j*lds + k] for j, k < 8: the rows interleaved in pairs,
- * then in fours within each 128-bit half, then the halves moved into place. */
+/* o[k*ldo + j] = s[j*lds + k] for j, k < 8. */
 static inline void kern_transpose(float *o, long ldo, const float *s, long lds)
 {
-    __m256 r[8], t[8], u[8];
+    __m256 r[8];
 
     for (int i = 0; i < 8; i++)
         r[i] = _mm256_loadu_ps(s + i * lds);
-    for (int i = 0; i < 8; i += 2) {
-        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
-        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-    }
-    /* u[4g + m], half L: column 4L + m of rows 4g .. 4g+3. */
-    for (int g = 0; g < 8; g += 4) {
-        u[g] = _mm256_shuffle_ps(t[g], t[g + 2], 0x44);
-        u[g + 1] = _mm256_shuffle_ps(t[g], t[g + 2], 0xEE);
-        u[g + 2] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0x44);
-        u[g + 3] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
-    }
-    for (int m = 0; m < 4; m++) {
-        _mm256_storeu_ps(o + m * ldo, _mm256_permute2f128_ps(u[m], u[4 + m], 0x20));
-        _mm256_storeu_ps(o + (4 + m) * ldo, _mm256_permute2f128_ps(u[m], u[4 + m], 0x31));
-    }
+    vec_transpose8(r);
+    for (int i = 0; i < 8; i++)
+        _mm256_storeu_ps(o + i * ldo, r[i]);
 }
 
 #include "nn/gemm_native_kern.h"

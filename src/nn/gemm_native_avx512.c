@@ -8,6 +8,8 @@
 
 #include <immintrin.h>
 
+#include "nn/vec_transpose.h"
+
 #define KERN_VW 16
 #define KERN_NV_MAX 4
 /* 24 or 16 sums, the strip's vectors and a broadcast: within the 32 registers. */
@@ -29,35 +31,16 @@ typedef __m512i KernIdx;
 #define kern_lanes(s) _mm512_mullo_epi32(_mm512_set1_epi32(s), \
     _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
 
-/* o[k*ldo + j] = s[j*lds + k] for j, k < 16: the rows interleaved in pairs,
- * then in fours within each 128-bit lane, then the lanes moved into place. */
+/* o[k*ldo + j] = s[j*lds + k] for j, k < 16. */
 static inline void kern_transpose(float *o, long ldo, const float *s, long lds)
 {
-    __m512 r[16], t[16], u[16];
+    __m512 r[16];
 
     for (int i = 0; i < 16; i++)
         r[i] = _mm512_loadu_ps(s + i * lds);
-    for (int i = 0; i < 16; i += 2) {
-        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-    }
-    /* u[4g + m], 128-bit lane L: column 4L + m of rows 4g .. 4g+3. */
-    for (int g = 0; g < 16; g += 4) {
-        u[g] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44);
-        u[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xEE);
-        u[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44);
-        u[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
-    }
-    for (int m = 0; m < 4; m++) {
-        __m512 v0 = _mm512_shuffle_f32x4(u[m], u[4 + m], 0x88);
-        __m512 w0 = _mm512_shuffle_f32x4(u[m], u[4 + m], 0xDD);
-        __m512 v1 = _mm512_shuffle_f32x4(u[8 + m], u[12 + m], 0x88);
-        __m512 w1 = _mm512_shuffle_f32x4(u[8 + m], u[12 + m], 0xDD);
-        _mm512_storeu_ps(o + m * ldo, _mm512_shuffle_f32x4(v0, v1, 0x88));
-        _mm512_storeu_ps(o + (4 + m) * ldo, _mm512_shuffle_f32x4(w0, w1, 0x88));
-        _mm512_storeu_ps(o + (8 + m) * ldo, _mm512_shuffle_f32x4(v0, v1, 0xDD));
-        _mm512_storeu_ps(o + (12 + m) * ldo, _mm512_shuffle_f32x4(w0, w1, 0xDD));
-    }
+    vec_transpose16(r);
+    for (int i = 0; i < 16; i++)
+        _mm512_storeu_ps(o + i * ldo, r[i]);
 }
 
 #include "nn/gemm_native_kern.h"

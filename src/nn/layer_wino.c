@@ -1,39 +1,48 @@
 /*
  * layer_wino.c: 3x3 convolution by Winograd F(4x4, 3x3) (layer_wino.h).
  *
- * The transforms run over all the tiles of a group in one flat loop per
- * channel, loading through the tables (gathers, gather_block()), so they
- * vectorise across tiles; the 36 GEMMs per direction do the arithmetic
- * that matters.
- *
- * IVDEP: a tile loop reads or writes 36 planes a runtime stride apart,
- * which gcc cannot prove disjoint (it gives up after ten run-time alias
- * checks and leaves the loop scalar: conv3 ran 1.8x slower forward and 2x
- * backward, one thread, under F(2x2, 3x3)); they are disjoint by
- * construction.  `#pragma GCC unroll` flattens the 6x6 transforms before
- * the vectoriser sees them.
+ * Channels-last inside a group: an image is copied into a buffer of
+ * (row, column, channel) by 16 x 16 transposes in registers, and the
+ * transforms then run tile by tile on vectors of 16 channels (GNU C
+ * vectors: one AVX-512 register, two AVX2 ones), every load and store
+ * contiguous.  The channel-major tiles they replaced put consecutive tiles
+ * in the lanes, 4 columns apart, and loaded them by gathers: the
+ * transforms cost more than the 36 products (conv2 forward 1.3-1.5 ms
+ * against 1.03, one thread, batch 64; bench/RESULTS.md, session 13).
  */
 #include <assert.h>
 #include <string.h>
-#ifdef __AVX512F__
-#include <immintrin.h>
+#if defined(__AVX512F__) || defined(__AVX2__)
+#include "nn/vec_transpose.h"
 #endif
 
 #include "nn/gemm.h"
 #include "nn/layer_wino.h"
-#include "nn/sums.h"
-
-/* gcc's ivdep (see above).  clang's nearest, vectorize(assume_safety),
- * is a demand: where clang cannot vectorise (the fuzzing builds), it is a
- * warning, an error under -Werror; clang builds go without. */
-#if defined(__GNUC__) && !defined(__clang__)
-#define IVDEP _Pragma("GCC ivdep")
-#else
-#define IVDEP
-#endif
 
 #define M WINO_M
 #define A WINO_A
+#define VL 16 /* floats a vector: channels at a point */
+
+typedef float vf __attribute__((vector_size(VL * sizeof(float))));
+
+static inline vf vld(const float *p)
+{
+    vf v;
+
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void vst(float *p, vf v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
+/* n rounded up to whole vectors. */
+static int pad_vl(int n)
+{
+    return (n + VL - 1) / VL * VL;
+}
 
 static int tiles_across(int n)
 {
@@ -45,85 +54,85 @@ int wino_tiles(int H, int W)
     return tiles_across(H) * tiles_across(W);
 }
 
-int wino_max_group(int H, int W)
+void wino_shape_init(WinoShape *s, int H, int W, int cap)
 {
-    int pp = (M * tiles_across(H) + 2) * (M * tiles_across(W) + 2);
-    return pp <= WINO_MAX_POS ? WINO_MAX_POS / pp : 0;
-}
-
-void wino_tables_init(WinoTables *t, int H, int W, int cap)
-{
-    memset(t, 0, sizeof *t);
-    t->H = H;
-    t->W = W;
-    t->TI = tiles_across(H);
-    t->TJ = tiles_across(W);
-    t->TT = t->TI * t->TJ;
-    t->PH = M * t->TI + 2;
-    t->PW = M * t->TJ + 2;
-    assert(cap >= 1 && cap <= wino_max_group(H, W));
-    t->cap = cap;
-
-    const int HW = H * W, PP = t->PH * t->PW, Tc = cap * t->TT;
-    for (int n = 0; n < cap; n++) {
-        for (int i = 0; i < t->TI; i++)
-            for (int j = 0; j < t->TJ; j++) {
-                int tt = n * t->TT + i * t->TJ + j;
-                t->xoff[tt] = n * PP + M * i * t->PW + M * j;
-                for (int a = 0; a < M; a++)
-                    for (int b = 0; b < M; b++) {
-                        int h = M * i + a, w = M * j + b, in = h < H && w < W;
-                        t->yo[M * a + b][tt] = in ? n * HW + h * W + w : 0;
-                        t->ym[M * a + b][tt] = in ? 1.0f : 0.0f;
-                    }
-            }
-        for (int h = 0; h < H; h++)
-            for (int w = 0; w < W; w++) {
-                int p = n * HW + h * W + w, R = h + 1, K = w + 1;
-                t->yq[p] = (M * (h % M) + w % M) * Tc + n * t->TT + (h / M) * t->TJ + w / M;
-                /* The padded position (R, K) lies in the patches of tiles
-                 * i = R/M - 1 + e, j = K/M - 1 + f that exist and reach it
-                 * (R - M*i < A), at place (R - M*i, K - M*j). */
-                for (int e = 0; e < 2; e++)
-                    for (int f = 0; f < 2; f++) {
-                        int i = R / M - 1 + e, j = K / M - 1 + f;
-                        int in = i >= 0 && i < t->TI && j >= 0 && j < t->TJ &&
-                                 R - M * i < A && K - M * j < A;
-                        int place = (R - M * i) * A + (K - M * j);
-                        t->zsrc[2 * e + f][p] = in ? place * Tc + n * t->TT + i * t->TJ + j : 0;
-                        t->zmask[2 * e + f][p] = in ? 1.0f : 0.0f;
-                    }
-            }
-    }
+    assert(H >= 1 && W >= 1 && cap >= 1);
+    s->H = H;
+    s->W = W;
+    s->TI = tiles_across(H);
+    s->TJ = tiles_across(W);
+    s->TT = s->TI * s->TJ;
+    s->PH = M * s->TI + 2;
+    s->PW = M * s->TJ + 2;
+    s->cap = cap;
 }
 
 /*
- * The distance between two of the 36 planes of an array (rows x T): a
+ * The distance between two of the 36 planes of an array (T x rows): a
  * cache line more than the plane.  A transform writes or reads one vector
- * in each of the 36 planes at once; rows * T is often a multiple of 4 KiB
- * (conv2's V at 7 images: 32 x 112 floats is not, but 32 x 64 is), and at
- * such a distance all 36 lines fall in one set of the L1 cache, which
- * holds 12.
+ * in each of the 36 planes at once; T * rows is often a multiple of 4 KiB
+ * (conv2's V at 8 images: 128 x 32 floats), and at such a distance all 36
+ * lines fall in one set of the L1 cache, which holds 12.
  */
 static long plane_stride(int rows, long T)
 {
-    return rows * T + 16;
+    return pad_vl(rows) * T + VL;
+}
+
+/*
+ * The scratch of a group, in floats, each region a whole number of
+ * vectors:
+ *   R1  V, then dV (36 planes); in the forward, after the products, the
+ *       output tiles of the group channels-last;
+ *   R2  the padded input of the group channels-last, then M or DY (36
+ *       planes); in the backward, after the products, dx channels-last;
+ *   R3  one image's dy on the tile grid, channels-last;
+ *   R4  the bias, or the sums of db (OC);
+ *   R5  the offsets of the group's positions in a channels-last buffer.
+ * The transposes into and out of R1 and R2 run over the whole group, so
+ * that each channel's rows are read and written in one run of nt*H*W
+ * floats (an image at a time, the 64 rows of conv2's output were 784
+ * bytes each, written in 16-row blocks that missed the cache).
+ */
+typedef struct Regions {
+    long r1, r2, r3, r4, r5;
+} Regions;
+
+static long whole_vectors(long n)
+{
+    return (n + VL - 1) / VL * VL;
+}
+
+static Regions regions(const WinoShape *s, int C, int OC, int nt)
+{
+    const long T = (long)nt * s->TT, grid = (long)M * M * s->TT, padded = (long)s->PH * s->PW;
+    const long v = WINO_P * plane_stride(C, T), m = WINO_P * plane_stride(OC, T);
+    const long y = nt * grid * pad_vl(OC), xp = nt * padded * pad_vl(C);
+    Regions r = {.r1 = v > y ? v : y, .r2 = m > xp ? m : xp, .r3 = grid * pad_vl(OC),
+                 .r4 = whole_vectors(OC),
+                 .r5 = whole_vectors((long)nt * s->H * s->W * (long)(sizeof(long) / sizeof(float)))};
+    r.r1 = whole_vectors(r.r1);
+    r.r2 = whole_vectors(r.r2);
+    return r;
 }
 
 long wino_scratch_floats(int H, int W, int C, int OC, int cap)
 {
-    long T = (long)cap * wino_tiles(H, W);
-    return WINO_P * (plane_stride(C, T) + plane_stride(OC, T)) + WINO_MAX_POS + WINO_P * T;
+    WinoShape s;
+
+    wino_shape_init(&s, H, W, cap);
+    Regions r = regions(&s, C, OC, cap);
+    return r.r1 + r.r2 + r.r3 + r.r4 + r.r5;
 }
 
-/* ---- the transforms: 1-D over 6 (or 4) values `is` apart, then 2-D ---- */
+/* ---- the transforms: 1-D over 6 (or 4) vectors `is` apart, then 2-D ---- */
 
 /* o = B^T i: the rows of B^T are (4 0 -5 0 1 0), (0 -4 -4 1 1 0),
  * (0 4 -4 -1 1 0), (0 -2 -1 2 1 0), (0 2 -1 -2 1 0), (0 4 0 -5 0 1). */
-static inline void bt6(float *o, int os, const float *i, int is)
+static inline void bt6(vf *o, int os, const vf *i, int is)
 {
-    const float d0 = i[0], d1 = i[is], d2 = i[2 * is], d3 = i[3 * is], d4 = i[4 * is],
-                d5 = i[5 * is];
+    const vf d0 = i[0], d1 = i[is], d2 = i[2 * is], d3 = i[3 * is], d4 = i[4 * is],
+             d5 = i[5 * is];
 
     o[0] = 4.0f * d0 - 5.0f * d2 + d4;
     o[os] = (d3 + d4) - 4.0f * (d1 + d2);
@@ -134,10 +143,10 @@ static inline void bt6(float *o, int os, const float *i, int is)
 }
 
 /* o = B i: the adjoint of bt6. */
-static inline void b6(float *o, int os, const float *i, int is)
+static inline void b6(vf *o, int os, const vf *i, int is)
 {
-    const float v0 = i[0], v1 = i[is], v2 = i[2 * is], v3 = i[3 * is], v4 = i[4 * is],
-                v5 = i[5 * is];
+    const vf v0 = i[0], v1 = i[is], v2 = i[2 * is], v3 = i[3 * is], v4 = i[4 * is],
+             v5 = i[5 * is];
 
     o[0] = 4.0f * v0;
     o[os] = 4.0f * (v2 - v1) + 2.0f * (v4 - v3) + 4.0f * v5;
@@ -149,10 +158,10 @@ static inline void b6(float *o, int os, const float *i, int is)
 
 /* o (4) = A^T i (6): the rows of A^T are (1 1 1 1 1 0), (0 1 -1 2 -2 0),
  * (0 1 1 4 4 0), (0 1 -1 8 -8 1). */
-static inline void at6(float *o, int os, const float *i, int is)
+static inline void at6(vf *o, int os, const vf *i, int is)
 {
-    const float m0 = i[0], p = i[is] + i[2 * is], q = i[is] - i[2 * is],
-                r = i[3 * is] + i[4 * is], s = i[3 * is] - i[4 * is];
+    const vf m0 = i[0], p = i[is] + i[2 * is], q = i[is] - i[2 * is],
+             r = i[3 * is] + i[4 * is], s = i[3 * is] - i[4 * is];
 
     o[0] = m0 + p + r;
     o[os] = q + 2.0f * s;
@@ -161,10 +170,10 @@ static inline void at6(float *o, int os, const float *i, int is)
 }
 
 /* o (6) = A i (4): the adjoint of at6. */
-static inline void a6(float *o, int os, const float *i, int is)
+static inline void a6(vf *o, int os, const vf *i, int is)
 {
-    const float d0 = i[0], d1 = i[is], d2 = i[2 * is], d3 = i[3 * is];
-    const float e = d0 + d2, f = d1 + d3, g = d0 + 4.0f * d2, h = 2.0f * d1 + 8.0f * d3;
+    const vf d0 = i[0], d1 = i[is], d2 = i[2 * is], d3 = i[3 * is];
+    const vf e = d0 + d2, f = d1 + d3, g = d0 + 4.0f * d2, h = 2.0f * d1 + 8.0f * d3;
 
     o[0] = d0;
     o[os] = e + f;
@@ -175,9 +184,9 @@ static inline void a6(float *o, int os, const float *i, int is)
 }
 
 /* V = B^T d B (6x6). */
-static inline void tf_input(float v[WINO_P], const float d[WINO_P])
+static inline void tf_input(vf v[WINO_P], const vf d[WINO_P])
 {
-    float e[WINO_P];
+    vf e[WINO_P];
 
     #pragma GCC unroll 6
     for (int k = 0; k < A; k++)
@@ -188,9 +197,9 @@ static inline void tf_input(float v[WINO_P], const float d[WINO_P])
 }
 
 /* d = B v B^T: the adjoint of tf_input. */
-static inline void tf_input_adj(float d[WINO_P], const float v[WINO_P])
+static inline void tf_input_adj(vf d[WINO_P], const vf v[WINO_P])
 {
-    float e[WINO_P];
+    vf e[WINO_P];
 
     #pragma GCC unroll 6
     for (int k = 0; k < A; k++)
@@ -201,9 +210,9 @@ static inline void tf_input_adj(float d[WINO_P], const float v[WINO_P])
 }
 
 /* y (4x4) = A^T m A. */
-static inline void tf_output(float y[M * M], const float m[WINO_P])
+static inline void tf_output(vf y[M * M], const vf m[WINO_P])
 {
-    float s[M * A];
+    vf s[M * A];
 
     #pragma GCC unroll 6
     for (int k = 0; k < A; k++)
@@ -214,9 +223,9 @@ static inline void tf_output(float y[M * M], const float m[WINO_P])
 }
 
 /* m = A d A^T: the adjoint of tf_output. */
-static inline void tf_output_adj(float m[WINO_P], const float d[M * M])
+static inline void tf_output_adj(vf m[WINO_P], const vf d[M * M])
 {
-    float s[M * A];
+    vf s[M * A];
 
     #pragma GCC unroll 4
     for (int a = 0; a < M; a++)
@@ -224,6 +233,52 @@ static inline void tf_output_adj(float m[WINO_P], const float d[M * M])
     #pragma GCC unroll 6
     for (int k = 0; k < A; k++)
         a6(m + k, A, s + k, A);
+}
+
+/* ---- between channel rows and channels-last vectors ---- */
+
+/*
+ * o[k][r] = s[r][k] for k < no, r < nw (a block of up to 16 x 16 floats,
+ * transposed in registers): rows r >= ns of s, and floats k >= nk of a
+ * row, read as zero; o[k] is written in its first nw floats only.
+ * Channel rows to channels-last vectors: s the rows of ns channels, nk
+ * positions, nw = 16 (the lanes past the channels zeroed).  Back: s the
+ * vectors of ns positions, nk channels, nw = ns.
+ */
+static void transpose_block(float *const *o, int no, int nw, const float *const *s, int ns,
+                            int nk)
+{
+#if defined(__AVX512F__)
+    __m512 r[VL];
+    const __mmask16 mk = (__mmask16)((1u << nk) - 1), mw = (__mmask16)((1u << nw) - 1);
+
+    for (int i = 0; i < VL; i++)
+        r[i] = i < ns ? _mm512_maskz_loadu_ps(mk, s[i]) : _mm512_setzero_ps();
+    vec_transpose16(r);
+    for (int k = 0; k < no; k++)
+        _mm512_mask_storeu_ps(o[k], mw, r[k]);
+#elif defined(__AVX2__)
+    /* Four 8 x 8 quarters: source rows qr.., floats qc.. */
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+
+    for (int qr = 0; qr < VL; qr += 8)
+        for (int qc = 0; qc < VL; qc += 8) {
+            if (qc >= no || qr >= nw)
+                continue;
+            const __m256i mk = _mm256_cmpgt_epi32(_mm256_set1_epi32(nk - qc), lane);
+            const __m256i mw = _mm256_cmpgt_epi32(_mm256_set1_epi32(nw - qr), lane);
+            __m256 r[8];
+            for (int i = 0; i < 8; i++)
+                r[i] = qr + i < ns ? _mm256_maskload_ps(s[qr + i] + qc, mk) : _mm256_setzero_ps();
+            vec_transpose8(r);
+            for (int k = 0; k < 8 && qc + k < no; k++)
+                _mm256_maskstore_ps(o[qc + k] + qr, mw, r[k]);
+        }
+#else
+    for (int k = 0; k < no; k++)
+        for (int r = 0; r < nw; r++)
+            o[k][r] = r < ns && k < nk ? s[r][k] : 0.0f;
+#endif
 }
 
 /* ---- the filters ---- */
@@ -273,211 +328,256 @@ void wino_filter_grad(float *dw, const float *dU, long ld, long p0, long p1)
     gemm(1, 0, (int)(p1 - p0), 9, WINO_P, 1.0f, dU + p0, (int)ld, gg, 9, 0.0f, dw + 9 * p0, 9);
 }
 
-/* ---- loads through the index tables ---- */
+/* Where a group's positions lie in a channels-last buffer: image n's
+ * row h, column w at ((n*rows + h + top)*width + w + left)*lanes floats. */
+typedef struct Layout {
+    int rows, width, top, left, lanes;
+} Layout;
 
-#define LANES 16 /* tiles (or positions) a block of the loops below */
-
-/*
- * o[l] = base[idx[l] + add] for l < n (o: a block of LANES), 0 where mask
- * (may be NULL) is 0.  With AVX-512 one hardware gather: gcc's generic
- * tuning (what -march=native gives on CPUs it does not know) would load
- * the elements one by one and insert them, and the transforms ran 1.4-1.6x
- * slower so (bench/RESULTS.md, session 12).
- */
-static inline void gather_block(float *restrict o, const float *restrict base,
-                                const int *restrict idx, int add, const float *restrict mask,
-                                int n)
+/* off[p] for the nt*H*W positions p of a group, image-major, row-major. */
+static void layout_offsets(long *off, const Layout *L, int nt, int H, int W)
 {
-#ifdef __AVX512F__
-    const __mmask16 lanes = n >= LANES ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1);
-    const __m512i i = _mm512_add_epi32(_mm512_maskz_loadu_epi32(lanes, idx),
-                                       _mm512_set1_epi32(add));
-    const __m512 zero = _mm512_setzero_ps();
-    const __mmask16 m =
-        mask ? _mm512_mask_cmp_ps_mask(lanes, _mm512_maskz_loadu_ps(lanes, mask), zero, _CMP_NEQ_OQ)
-             : lanes;
-
-    _mm512_mask_storeu_ps(o, lanes, _mm512_mask_i32gather_ps(zero, m, i, base, 4));
-#else
-    for (int l = 0; l < n; l++) {
-        const float v = base[idx[l] + add];
-        o[l] = !mask || mask[l] != 0.0f ? v : 0.0f;
-    }
-#endif
-}
-
-/* ---- one channel of a group ---- */
-
-/* V[x*ps + tt] for the T tiles of channel xc (nt images, contiguous). */
-static void input_channel(float *restrict V, long ps, const float *restrict xc,
-                          float *restrict xp, const WinoTables *t, int nt)
-{
-    const int T = nt * t->TT, PW = t->PW, PP = t->PH * PW, H = t->H, W = t->W;
-
-    /* The image rows into the padded planes; their borders stay as
-     * input_group() zeroed them (the same cells for every channel). */
     for (int n = 0; n < nt; n++)
         for (int h = 0; h < H; h++)
-            memcpy(xp + n * PP + (h + 1) * PW + 1, xc + ((long)n * H + h) * W,
-                   (size_t)W * sizeof *xp);
-    for (int t0 = 0; t0 < T; t0 += LANES) {
-        const int nl = T - t0 < LANES ? T - t0 : LANES;
-        float d[WINO_P][LANES];
-        for (int r = 0; r < A; r++)
-            for (int k = 0; k < A; k++)
-                gather_block(d[A * r + k], xp, t->xoff + t0, r * PW + k, NULL, nl);
-        IVDEP
-        for (int l = 0; l < nl; l++) {
-            float e[WINO_P], v[WINO_P];
-            #pragma GCC unroll 36
-            for (int x = 0; x < WINO_P; x++)
-                e[x] = d[x][l];
-            tf_input(v, e);
-            #pragma GCC unroll 36
-            for (int x = 0; x < WINO_P; x++)
-                V[x * ps + t0 + l] = v[x];
+            for (int w = 0; w < W; w++)
+                *off++ = (((long)n * L->rows + h + L->top) * L->width + w + L->left) * L->lanes;
+}
+
+/* buf's P positions (at off) <- those of nc channel rows of src, rows ld
+ * floats apart; in each vector the channels past nc are zeroed. */
+static void rows_to_lanes(float *buf, const long *off, const float *src, long ld, int nc, int P)
+{
+    for (int c0 = 0; c0 < nc; c0 += VL) {
+        const int n = nc - c0 < VL ? nc - c0 : VL;
+        for (int p0 = 0; p0 < P; p0 += VL) {
+            const int np = P - p0 < VL ? P - p0 : VL;
+            float *o[VL];
+            const float *s[VL];
+            for (int k = 0; k < np; k++)
+                o[k] = buf + off[p0 + k] + c0;
+            for (int r = 0; r < n; r++)
+                s[r] = src + (c0 + r) * ld + p0;
+            transpose_block(o, np, VL, s, n, np);
         }
     }
 }
 
-/* Output channel: yc (nt*H*W) = A^T M A + bias, M (Mp) its 36 planes ps apart. */
-static void output_channel(float *restrict yc, const float *restrict Mp, long ps, float bias,
-                           float *restrict yq, const WinoTables *t, int nt)
+/* The P positions of nc channel rows of dst, rows ld floats apart <- buf's
+ * (at off). */
+static void lanes_to_rows(float *dst, long ld, int nc, const float *buf, const long *off, int P)
 {
-    const int T = nt * t->TT, Tc = t->cap * t->TT, n = nt * t->H * t->W;
-
-    IVDEP
-    for (int tt = 0; tt < T; tt++) {
-        float m[WINO_P], y[M * M];
-        #pragma GCC unroll 36
-        for (int x = 0; x < WINO_P; x++)
-            m[x] = Mp[x * ps + tt];
-        tf_output(y, m);
-        #pragma GCC unroll 16
-        for (int a = 0; a < M * M; a++)
-            yq[a * Tc + tt] = y[a] + bias;
-    }
-    for (int p = 0; p < n; p += LANES)
-        gather_block(yc + p, yq, t->yq + p, 0, NULL, n - p < LANES ? n - p : LANES);
-}
-
-/* DY[x*ps + tt] = A dy A^T for output-gradient channel dyc (nt*H*W). */
-static void dy_channel(float *restrict DY, long ps, const float *restrict dyc,
-                       const WinoTables *t, int nt)
-{
-    const int T = nt * t->TT;
-
-    for (int t0 = 0; t0 < T; t0 += LANES) {
-        const int nl = T - t0 < LANES ? T - t0 : LANES;
-        float d[M * M][LANES];
-        for (int a = 0; a < M * M; a++)
-            gather_block(d[a], dyc, t->yo[a] + t0, 0, t->ym[a] + t0, nl);
-        IVDEP
-        for (int l = 0; l < nl; l++) {
-            float e[M * M], m[WINO_P];
-            #pragma GCC unroll 16
-            for (int a = 0; a < M * M; a++)
-                e[a] = d[a][l];
-            tf_output_adj(m, e);
-            #pragma GCC unroll 36
-            for (int x = 0; x < WINO_P; x++)
-                DY[x * ps + t0 + l] = m[x];
+    for (int c0 = 0; c0 < nc; c0 += VL) {
+        const int n = nc - c0 < VL ? nc - c0 : VL;
+        for (int p0 = 0; p0 < P; p0 += VL) {
+            const int np = P - p0 < VL ? P - p0 : VL;
+            float *o[VL];
+            const float *s[VL];
+            for (int k = 0; k < n; k++)
+                o[k] = dst + (c0 + k) * ld + p0;
+            for (int r = 0; r < np; r++)
+                s[r] = buf + off[p0 + r] + c0;
+            transpose_block(o, n, np, s, np, n);
         }
-    }
-}
-
-/* dxc (nt*H*W) = the sum over patches of B dV B^T, dV's planes ps apart. */
-static void dx_channel(float *restrict dxc, const float *restrict dV, long ps,
-                       float *restrict z, const WinoTables *t, int nt)
-{
-    const int T = nt * t->TT, Tc = t->cap * t->TT, n = nt * t->H * t->W;
-
-    IVDEP
-    for (int tt = 0; tt < T; tt++) {
-        float v[WINO_P], d[WINO_P];
-        #pragma GCC unroll 36
-        for (int x = 0; x < WINO_P; x++)
-            v[x] = dV[x * ps + tt];
-        tf_input_adj(d, v);
-        #pragma GCC unroll 36
-        for (int x = 0; x < WINO_P; x++)
-            z[x * Tc + tt] = d[x];
-    }
-    for (int p0 = 0; p0 < n; p0 += LANES) {
-        const int nl = n - p0 < LANES ? n - p0 : LANES;
-        float g[4][LANES];
-        for (int e = 0; e < 4; e++)
-            gather_block(g[e], z, t->zsrc[e] + p0, 0, t->zmask[e] + p0, nl);
-        for (int l = 0; l < nl; l++)
-            dxc[p0 + l] = ((g[0][l] + g[1][l]) + g[2][l]) + g[3][l];
     }
 }
 
 /* ---- a group ---- */
 
-static void input_group(float *V, long pv, const float *x, float *xp, const WinoTables *t,
-                        int C, int N, int n0, int nt)
+static Layout padded_layout(const WinoShape *s, int C)
 {
-    const long HW = (long)t->H * t->W, T = (long)nt * t->TT;
+    return (Layout){.rows = s->PH, .width = s->PW, .top = 1, .left = 1, .lanes = pad_vl(C)};
+}
 
-    memset(xp, 0, (size_t)nt * t->PH * t->PW * sizeof *xp);
-    for (int c = 0; c < C; c++) {
-        /* The next channel's images, while this one is transformed: the
-         * input comes from the whole batch's activations, out of cache,
-         * and the gathers that read it would wait on each line. */
-        if (c + 1 < C)
-            for (long q = 0; q < nt * HW; q += 16)
-                __builtin_prefetch(x + ((long)(c + 1) * N + n0) * HW + q);
-        input_channel(V + c * T, pv, x + ((long)c * N + n0) * HW, xp, t, nt);
-    }
+static Layout grid_layout(const WinoShape *s, int OC)
+{
+    return (Layout){.rows = M * s->TI, .width = M * s->TJ, .lanes = pad_vl(OC)};
+}
+
+/* V (36, T, Cp), planes pv apart, for images [n0, n0+nt) of x; xp: the
+ * group's padded images, channels-last; off: R5. */
+static void input_group(float *restrict V, long pv, const float *x, float *restrict xp,
+                        long *off, const WinoShape *s, int C, int N, int n0, int nt)
+{
+    const Layout L = padded_layout(s, C);
+    const int Cp = L.lanes, PW = s->PW, HW = s->H * s->W;
+    const long rs = (long)PW * Cp, img = s->PH * rs;
+
+    /* The borders of the padded images. */
+    for (int n = 0; n < nt; n++)
+        for (int r = 0; r < s->PH; r++) {
+            float *row = xp + n * img + r * rs;
+            if (r == 0 || r > s->H)
+                memset(row, 0, (size_t)rs * sizeof *xp);
+            else {
+                memset(row, 0, (size_t)Cp * sizeof *xp);
+                memset(row + (long)(s->W + 1) * Cp, 0, (size_t)(PW - s->W - 1) * Cp * sizeof *xp);
+            }
+        }
+    layout_offsets(off, &L, nt, s->H, s->W);
+    rows_to_lanes(xp, off, x + (long)n0 * HW, (long)N * HW, C, nt * HW);
+    for (int n = 0; n < nt; n++)
+        for (int i = 0; i < s->TI; i++)
+            for (int j = 0; j < s->TJ; j++) {
+                const long t = (long)n * s->TT + i * s->TJ + j;
+                const float *d = xp + n * img + M * i * rs + (long)M * j * Cp;
+                for (int c0 = 0; c0 < Cp; c0 += VL) {
+                    vf e[WINO_P], v[WINO_P];
+                    #pragma GCC unroll 6
+                    for (int r = 0; r < A; r++)
+                        #pragma GCC unroll 6
+                        for (int k = 0; k < A; k++)
+                            e[A * r + k] = vld(d + r * rs + (long)k * Cp + c0);
+                    tf_input(v, e);
+                    #pragma GCC unroll 36
+                    for (int pt = 0; pt < WINO_P; pt++)
+                        vst(V + pt * pv + t * Cp + c0, v[pt]);
+                }
+            }
 }
 
 void wino_forward(float *y, const float *x, const float *U, const float *b,
-                  float *scratch, const WinoTables *t, int C, int OC, int N, int n0, int nt,
+                  float *scratch, const WinoShape *s, int C, int OC, int N, int n0, int nt,
                   GemmPath path)
 {
-    const long HW = (long)t->H * t->W, T = (long)nt * t->TT;
-    const long pv = plane_stride(C, T), pm = plane_stride(OC, T);
-    float *V = scratch, *Mp = V + WINO_P * pv, *xp = Mp + WINO_P * pm;
-    float *yq = xp + WINO_MAX_POS;
+    const Layout L = grid_layout(s, OC);
+    const int Cp = pad_vl(C), OCp = L.lanes, HW = s->H * s->W, QW = L.width;
+    const long T = (long)nt * s->TT, pv = plane_stride(C, T), pm = plane_stride(OC, T);
+    const long img = (long)L.rows * QW * OCp;
+    const Regions R = regions(s, C, OC, nt);
+    float *V = scratch, *Mp = V + R.r1, *bias = Mp + R.r2 + R.r3, *yq = V;
+    long *off = (long *)(void *)(bias + R.r4);
 
-    assert(nt >= 1 && nt <= t->cap);
-    input_group(V, pv, x, xp, t, C, N, n0, nt);
+    assert(nt >= 1 && nt <= s->cap);
+    input_group(V, pv, x, Mp, off, s, C, N, n0, nt);
     for (int xi = 0; xi < WINO_P; xi++)
-        gemm_on(path, 0, 0, OC, (int)T, C, 1.0f, U + (long)xi * OC * C, C, V + xi * pv, (int)T,
-                0.0f, Mp + xi * pm, (int)T);
-    for (int oc = 0; oc < OC; oc++)
-        output_channel(y + ((long)oc * N + n0) * HW, Mp + oc * T, pm, b[oc], yq, t, nt);
+        gemm_on(path, 0, 1, (int)T, OC, C, 1.0f, V + xi * pv, Cp, U + (long)xi * OC * C, C,
+                0.0f, Mp + xi * pm, OCp);
+    memset(bias, 0, (size_t)OCp * sizeof *bias);
+    memcpy(bias, b, (size_t)OC * sizeof *bias);
+    /* y = A^T M A + b on the tile grids of the images, channels-last, in
+     * V's place */
+    for (int n = 0; n < nt; n++)
+        for (int i = 0; i < s->TI; i++)
+            for (int j = 0; j < s->TJ; j++) {
+                const long t = (long)n * s->TT + i * s->TJ + j;
+                float *o = yq + n * img + ((long)M * i * QW + M * j) * OCp;
+                for (int c0 = 0; c0 < OCp; c0 += VL) {
+                    vf m[WINO_P], q[M * M], bv = vld(bias + c0);
+                    #pragma GCC unroll 36
+                    for (int pt = 0; pt < WINO_P; pt++)
+                        m[pt] = vld(Mp + pt * pm + t * OCp + c0);
+                    tf_output(q, m);
+                    #pragma GCC unroll 4
+                    for (int a = 0; a < M; a++)
+                        #pragma GCC unroll 4
+                        for (int k = 0; k < M; k++)
+                            vst(o + ((long)a * QW + k) * OCp + c0, q[M * a + k] + bv);
+                }
+            }
+    layout_offsets(off, &L, nt, s->H, s->W);
+    lanes_to_rows(y + (long)n0 * HW, (long)N * HW, OC, yq, off, nt * HW);
+}
+
+/* DY (36, T, OCp), planes pm apart, from dy (OC rows ldy apart, nt*HW
+ * each), and db's sums over the tiles into dbs (OCp); dq: the tile grid of
+ * one image, channels-last. */
+static void dy_group(float *restrict DY, long pm, float *restrict dbs, const float *dy,
+                     long ldy, float *restrict dq, long *off, const WinoShape *s, int OC, int nt)
+{
+    const Layout L = grid_layout(s, OC);
+    const int OCp = L.lanes, HW = s->H * s->W, QW = L.width, QH = L.rows;
+
+    /* The grid past the image: zero for every image. */
+    for (int h = 0; h < QH; h++)
+        for (int w = h < s->H ? s->W : 0; w < QW; w++)
+            memset(dq + ((long)h * QW + w) * OCp, 0, (size_t)OCp * sizeof *dq);
+    memset(dbs, 0, (size_t)OCp * sizeof *dbs);
+    layout_offsets(off, &L, 1, s->H, s->W);
+    for (int n = 0; n < nt; n++) {
+        rows_to_lanes(dq, off, dy + (long)n * HW, ldy, OC, HW);
+        for (int i = 0; i < s->TI; i++)
+            for (int j = 0; j < s->TJ; j++) {
+                const long t = (long)n * s->TT + i * s->TJ + j;
+                const float *d = dq + ((long)M * i * QW + M * j) * OCp;
+                for (int c0 = 0; c0 < OCp; c0 += VL) {
+                    vf e[M * M], m[WINO_P];
+                    #pragma GCC unroll 4
+                    for (int a = 0; a < M; a++)
+                        #pragma GCC unroll 4
+                        for (int k = 0; k < M; k++)
+                            e[M * a + k] = vld(d + ((long)a * QW + k) * OCp + c0);
+                    tf_output_adj(m, e);
+                    #pragma GCC unroll 36
+                    for (int pt = 0; pt < WINO_P; pt++)
+                        vst(DY + pt * pm + t * OCp + c0, m[pt]);
+                    /* Point (1, 1) of A d A^T is the sum of the tile's 16
+                     * values of dy: summed over the tiles, it is db. */
+                    vst(dbs + c0, vld(dbs + c0) + m[WINO_SUM_POINT]);
+                }
+            }
+    }
+}
+
+/* dx[:, n0:n0+nt] = the sum over patches of B dV B^T, dV (36, T, Cp);
+ * zp: the group's padded images, channels-last. */
+static void dx_group(float *dx, const float *restrict dV, long pv, float *restrict zp, long *off,
+                     const WinoShape *s, int C, int N, int n0, int nt)
+{
+    const Layout L = padded_layout(s, C);
+    const int Cp = L.lanes, PW = s->PW, HW = s->H * s->W;
+    const long rs = (long)PW * Cp, img = s->PH * rs;
+
+    for (int n = 0; n < nt; n++)
+        for (int i = 0; i < s->TI; i++)
+            for (int j = 0; j < s->TJ; j++) {
+                const long t = (long)n * s->TT + i * s->TJ + j;
+                float *o = zp + n * img + M * i * rs + (long)M * j * Cp;
+                /* Patches overlap by 2 rows and 2 columns: the tile above
+                 * and the one to the left have written there first. */
+                const int ra = i > 0 ? 2 : 0, ka = j > 0 ? 2 : 0;
+                for (int c0 = 0; c0 < Cp; c0 += VL) {
+                    vf v[WINO_P], d[WINO_P];
+                    #pragma GCC unroll 36
+                    for (int pt = 0; pt < WINO_P; pt++)
+                        v[pt] = vld(dV + pt * pv + t * Cp + c0);
+                    tf_input_adj(d, v);
+                    #pragma GCC unroll 6
+                    for (int r = 0; r < A; r++)
+                        #pragma GCC unroll 6
+                        for (int k = 0; k < A; k++) {
+                            float *q = o + r * rs + (long)k * Cp + c0;
+                            vst(q, r < ra || k < ka ? vld(q) + d[A * r + k] : d[A * r + k]);
+                        }
+                }
+            }
+    layout_offsets(off, &L, nt, s->H, s->W);
+    lanes_to_rows(dx + (long)n0 * HW, (long)N * HW, C, zp, off, nt * HW);
 }
 
 void wino_backward(float *dx, float *dU, float *db, const float *dy, int ldy,
-                   const float *x, const float *U, float *scratch, const WinoTables *t,
+                   const float *x, const float *U, float *scratch, const WinoShape *s,
                    int C, int OC, int N, int n0, int nt, float beta, GemmPath path)
 {
-    const long HW = (long)t->H * t->W, T = (long)nt * t->TT;
-    const long pv = plane_stride(C, T), pm = plane_stride(OC, T);
-    /* dV takes V's place once the dU products have read V. */
-    float *V = scratch, *DY = V + WINO_P * pv, *dV = V;
-    float *xp = DY + WINO_P * pm, *z = xp + WINO_MAX_POS;
+    const int Cp = pad_vl(C), OCp = pad_vl(OC);
+    const long T = (long)nt * s->TT, pv = plane_stride(C, T), pm = plane_stride(OC, T);
+    const Regions R = regions(s, C, OC, nt);
+    /* dV takes V's place once the dU products have read V, and dx DY's
+     * once the dV products have read DY. */
+    float *V = scratch, *DY = V + R.r1, *dq = DY + R.r2, *dbs = dq + R.r3, *dV = V, *zp = DY;
+    long *off = (long *)(void *)(dbs + R.r4);
 
-    assert(nt >= 1 && nt <= t->cap);
-    input_group(V, pv, x, xp, t, C, N, n0, nt);
-    for (int oc = 0; oc < OC; oc++) {
-        dy_channel(DY + oc * T, pm, dy + (long)oc * ldy, t, nt);
-        /* Point (1, 1) of A d A^T is the sum of the tile's 16 values of
-         * dy: summed over the tiles, it is db, from a sixteenth of the
-         * values. */
-        float s = (float)sums_plain(DY + WINO_SUM_POINT * pm + oc * T, T);
-        db[oc] = beta == 0.0f ? s : beta * db[oc] + s;
-    }
+    assert(nt >= 1 && nt <= s->cap);
+    input_group(V, pv, x, DY, off, s, C, N, n0, nt);
+    dy_group(DY, pm, dbs, dy, ldy, dq, off, s, OC, nt);
+    for (int oc = 0; oc < OC; oc++)
+        db[oc] = beta == 0.0f ? dbs[oc] : beta * db[oc] + dbs[oc];
     for (int xi = 0; xi < WINO_P; xi++)
-        gemm_on(path, 0, 1, OC, C, (int)T, 1.0f, DY + xi * pm, (int)T, V + xi * pv, (int)T,
-                beta, dU + (long)xi * OC * C, C);
+        gemm_on(path, 1, 0, OC, C, (int)T, 1.0f, DY + xi * pm, OCp, V + xi * pv, Cp, beta,
+                dU + (long)xi * OC * C, C);
     if (!dx)
         return;
     for (int xi = 0; xi < WINO_P; xi++)
-        gemm_on(path, 1, 0, C, (int)T, OC, 1.0f, U + (long)xi * OC * C, C, DY + xi * pm,
-                (int)T, 0.0f, dV + xi * pv, (int)T);
-    for (int c = 0; c < C; c++)
-        dx_channel(dx + ((long)c * N + n0) * HW, dV + c * T, pv, z, t, nt);
+        gemm_on(path, 0, 0, (int)T, C, OC, 1.0f, DY + xi * pm, OCp, U + (long)xi * OC * C, C,
+                0.0f, dV + xi * pv, Cp);
+    dx_group(dx, dV, pv, zp, off, s, C, N, n0, nt);
 }

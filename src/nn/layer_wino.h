@@ -10,8 +10,8 @@
  *   y = A^T [sum over in-channels of U . V] A   (each 4x4 output tile),
  *
  * the sum over in-channels is, for each of the 36 points xi of the 6x6
- * domain, one GEMM: M_xi (OC, T) = U_xi (OC, C) * V_xi (C, T) over the T
- * tiles of a group of images.  That is 36*C*OC multiply-adds per tile of
+ * domain, one GEMM over the T tiles of a group of images:
+ * M_xi (T, OC) = V_xi (T, C) * U_xi^T.  That is 36*C*OC multiply-adds per tile of
  * 16 outputs, where the direct convolution needs 144*C*OC: 4x fewer where
  * tiles cover the image exactly, 3.06x at 14 x 14 (4 x 4 tiles over
  * 16 x 16) and at 7 x 7 (2 x 2 tiles over 8 x 8).  F(2x2, 3x3), which this
@@ -21,8 +21,8 @@
  * convolution too (the algorithm computes it exactly in real arithmetic):
  *
  *   DY = A dy A^T (each 4x4 output-gradient tile),
- *   dV_xi = U_xi^T DY_xi,  dx = sum over tiles of B dV B^T (patches overlap),
- *   dU_xi = DY_xi V_xi^T,  dg = G^T dU G.
+ *   dV_xi = DY_xi U_xi,  dx = sum over tiles of B dV B^T (patches overlap),
+ *   dU_xi = DY_xi^T V_xi,  dg = G^T dU G.
  *
  * B and A hold small integers (up to 8), G fractions down to 1/24 (not
  * exact in float).  Rounding grows towards a tile's far corner, where A's
@@ -32,10 +32,18 @@
  * model's layers.  tests/nn/test_wino.c checks against a double-precision
  * direct convolution.
  *
- * Layout as in the rest of the engine: x (C, N, H, W), y (OC, N, H, W),
- * w (OC, C, 3, 3).  The 36-point arrays are point-major: V (36, C, T),
- * M and DY (36, OC, T), U and dU (36, OC, C).  A group is images
- * [n0, n0+nt) of the batch; its tiles are t = n*TT + i*TJ + j.
+ * Layout: x (C, N, H, W), y (OC, N, H, W), w (OC, C, 3, 3), as in the rest
+ * of the engine.  Inside a group the transforms work channels-last, so
+ * that a vector holds 16 channels of one point and every load and store is
+ * contiguous (the channel-major tiles needed gathers, and the transforms
+ * cost more than the products so): each image is copied into a
+ * channels-last buffer by 16 x 16 register transposes, transformed tile by
+ * tile, and copied back the same way.  The 36-point arrays are
+ * point-major, channels innermost: V and dV (36, T, Cp), M and DY
+ * (36, T, OCp), with Cp and OCp the channel counts rounded up to 16;
+ * U and dU (36, OC, C).  A group is images [n0, n0+nt) of the batch; its
+ * tiles are t = n*TT + i*TJ + j.  The products per point are
+ *   M (T, OC) = V (T, C) U^T,  dU (OC, C) = DY^T V,  dV (T, C) = DY U.
  */
 #ifndef CNNTOP_LAYER_WINO_H
 #define CNNTOP_LAYER_WINO_H
@@ -46,41 +54,24 @@
 #define WINO_A 6          /* input patch side, WINO_M + 2 */
 #define WINO_P 36         /* points of the transform domain, WINO_A^2 */
 #define WINO_SUM_POINT 7  /* the point (1, 1): A dy A^T there is the tile's sum of dy */
-#define WINO_MAX_POS 4096 /* padded input positions of a group, nt*PH*PW, at most */
-#define WINO_MAX_TILES (WINO_MAX_POS / (WINO_M * WINO_M))
 
-/*
- * The index tables of a layer's groups of up to `cap` images, made once
- * per layer.  Loads go through them (gathers) so that every kernel is one
- * flat loop over a whole group.  A mask says where an index is real (1)
- * or clamped to 0 and its value to be replaced by zero.
- */
-typedef struct WinoTables {
+/* The tiling of an H x W image, for groups of up to `cap` images. */
+typedef struct WinoShape {
     int H, W;             /* the image */
     int TI, TJ, TT;       /* tile rows, tile columns, tiles per image */
     int PH, PW;           /* the padded image: 4*TI + 2 by 4*TJ + 2 */
     int cap;              /* images per group at most */
-    int xoff[WINO_MAX_TILES];     /* tile -> its patch's corner in the padded group */
-    int yq[WINO_MAX_POS];         /* output position -> place in the 16 tile planes */
-    int yo[WINO_M * WINO_M][WINO_MAX_TILES]; /* tile, place -> output position (clamped) */
-    float ym[WINO_M * WINO_M][WINO_MAX_TILES];
-    int zsrc[4][WINO_MAX_POS];    /* input position -> (patch place, tile) of its 4 patches */
-    float zmask[4][WINO_MAX_POS];
-} WinoTables;
+} WinoShape;
 
 /* Tiles of one H x W image. */
 int wino_tiles(int H, int W);
 
-/* Images per group that fit the tables for H x W: 0 when not even one
- * does (a padded image over WINO_MAX_POS positions, e.g. 63 x 63). */
-int wino_max_group(int H, int W);
-
-/* Tables for groups of up to cap (<= wino_max_group) images of H x W. */
-void wino_tables_init(WinoTables *t, int H, int W, int cap);
+/* The shape of groups of up to cap (>= 1) images of H x W. */
+void wino_shape_init(WinoShape *s, int H, int W, int cap);
 
 /* Scratch floats a group of up to cap images of H x W needs: V (whose
- * place dV takes in the backward), M (or DY), and the small per-channel
- * buffers. */
+ * place dV takes in the backward), M (or DY), one image channels-last and
+ * a vector of OC. */
 long wino_scratch_floats(int H, int W, int C, int OC, int cap);
 
 /* U (36, OC, C) from w (OC, C, 3, 3), for the filter pairs p = oc*C + c
@@ -94,18 +85,18 @@ void wino_filter_grad(float *dw, const float *dU, long ld, long p0, long p1);
 /* y[:, n0:n0+nt] (OC, N, H, W) = conv(x, w) + b, with U = wino_filter(w).
  * scratch: wino_scratch_floats floats; path: where the 36 GEMMs run. */
 void wino_forward(float *y, const float *x, const float *U, const float *b,
-                  float *scratch, const WinoTables *t, int C, int OC, int N, int n0, int nt,
+                  float *scratch, const WinoShape *s, int C, int OC, int N, int n0, int nt,
                   GemmPath path);
 
 /*
  * Backward over one group, given dy (OC, nt*H*W) for it, rows ldy apart:
- *   dU (36, OC, C) = beta * dU + DY V^T,  db (OC) = beta * db + sum(dy),
+ *   dU (36, OC, C) = beta * dU + DY^T V,  db (OC) = beta * db + sum(dy),
  *   dx[:, n0:n0+nt] (C, N, H, W) = the input gradient, when dx is not NULL
  *   (overwritten).
  * path: where the 72 GEMMs run.
  */
 void wino_backward(float *dx, float *dU, float *db, const float *dy, int ldy,
-                   const float *x, const float *U, float *scratch, const WinoTables *t,
+                   const float *x, const float *U, float *scratch, const WinoShape *s,
                    int C, int OC, int N, int n0, int nt, float beta, GemmPath path);
 
 #endif

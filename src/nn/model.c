@@ -39,9 +39,8 @@ int model_spec_group(const ConvSpec *cs)
                      : GROUP_BYTES;
     long per_image =
         WINO_P * (long)wino_tiles(cs->H, cs->W) * ((long)cs->C + cs->OC) * (long)sizeof(float);
-    long g = bytes / per_image, most = wino_max_group(cs->H, cs->W);
-    assert(most >= 1); /* the model's images are far below the tables' limit */
-    return g < 1 ? 1 : g > most ? (int)most : (int)g;
+    long g = bytes / per_image;
+    return g < 1 ? 1 : (int)g;
 }
 
 

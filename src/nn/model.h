@@ -72,7 +72,7 @@ typedef struct BlockBufs {
                        dU (36, OC, C), db (L = 36*OC*C + OC) */
     int group;      /* images per Winograd group, e.g. 9 (0 for block 1) */
     float *U;       /* (36, OC, C) the filters, Winograd-transformed each step */
-    WinoTables *wt; /* (layer_wino.h; none for block 1) */
+    WinoShape *ws; /* (layer_wino.h; none for block 1) */
     MaxpoolTables *pt; /* pool offset tables (layer_maxpool.h; none for block 1) */
 } BlockBufs;
 

@@ -39,7 +39,7 @@ static void acts_carve(Acts *a, int B, int T)
         bb->group = l == 0 ? 0 : model_spec_group(cs);
         bb->y = l == 0 ? NULL : arena_push(ar, oc * B * hw * f);
         bb->U = l == 0 ? NULL : arena_push(ar, WINO_P * (size_t)model_spec_pairs(cs) * f);
-        bb->wt = l == 0 ? NULL : arena_push(ar, sizeof(WinoTables));
+        bb->ws = l == 0 ? NULL : arena_push(ar, sizeof(WinoShape));
         bb->pt = l == 0 ? NULL : arena_push(ar, sizeof(MaxpoolTables));
         bb->idx = arena_push(ar, oc * B * phw);
         bb->ymax = arena_push(ar, oc * B * phw * f);
@@ -106,7 +106,7 @@ int acts_init(Acts *a, int B, int threads)
     }
     for (int l = 1; l < MODEL_NBLOCKS; l++) {
         const ConvSpec *cs = &model_conv_specs[l];
-        wino_tables_init(a->blk[l].wt, cs->H, cs->W, a->blk[l].group);
+        wino_shape_init(a->blk[l].ws, cs->H, cs->W, a->blk[l].group);
         maxpool_tables_init(a->blk[l].pt, cs->H, cs->W);
     }
     return 0;

@@ -140,7 +140,7 @@ static void job_conv_bwd(void *jp, int c, int tid)
         int t = model_group_start(n0, n1, bb->group, k);
         int nt = model_group_start(n0, n1, bb->group, k + 1) - t;
         wino_backward(dx, dwp, dwp + nw, bb->y + (size_t)t * HW, j->N * HW,
-                      model_block_input(a, j->l), bb->U, a->scratch[tid], bb->wt, cs->C, cs->OC,
+                      model_block_input(a, j->l), bb->U, a->scratch[tid], bb->ws, cs->C, cs->OC,
                       j->N, t, nt, t == n0 ? 0.0f : 1.0f, j->s->gemm);
     }
 }

@@ -44,7 +44,7 @@ static void job_conv_fwd(void *jp, int c, int tid)
         int t = model_group_start(n0, n1, bb->group, k);
         int nt = model_group_start(n0, n1, bb->group, k + 1) - t;
         wino_forward(bb->y, model_block_input(a, j->l), bb->U, ps->p[cs->tb], a->scratch[tid],
-                     bb->wt, cs->C, cs->OC, j->N, t, nt, j->s->gemm);
+                     bb->ws, cs->C, cs->OC, j->N, t, nt, j->s->gemm);
         if (j->train)
             bn_stats_partial(acc, bb->y, cs->OC, j->N, cs->H * cs->W, t, nt);
     }

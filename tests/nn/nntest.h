@@ -103,7 +103,7 @@ void conv_bwd_ref(double *dx, double *dxm, double *dw, double *dwm, double *db, 
 /* ---- GEMM paths ---- */
 
 /* The GEMM paths this CPU runs, in the order openblas, native AVX2,
- * native AVX-512, "openblas, dU native": the first *n of `out` (4). */
+ * native AVX-512, "openblas, forward native": the first *n of `out` (4). */
 void nntest_gemm_paths(GemmPath out[4], int *n);
 
 #endif

@@ -24,11 +24,11 @@ static GemmPath path = GEMM_PATH_OPENBLAS;
 
 /*
  * The engine's Winograd convolution set up for groups of up to cap images
- * of H x W: its tables, its scratch, U from w and a dU.  The scratch
+ * of H x W: its shape, its scratch, U from w and a dU.  The scratch
  * starts as NaN: a read of anything not written first shows.
  */
 typedef struct WConv {
-    WinoTables *t;
+    WinoShape *t;
     float *U, *dU, *scratch;
     int C, OC, H, W;
 } WConv;
@@ -38,9 +38,8 @@ static WConv wconv_make(const float *w, int C, int OC, int cap, int H, int W)
     WConv c = {.C = C, .OC = OC, .H = H, .W = W};
     long P = (long)OC * C, ns = wino_scratch_floats(H, W, C, OC, cap);
 
-    CHECK(cap <= wino_max_group(H, W));
     c.t = xcalloc(1, sizeof *c.t);
-    wino_tables_init(c.t, H, W, cap);
+    wino_shape_init(c.t, H, W, cap);
     c.U = fvec(WINO_P * (size_t)P);
     c.dU = fvec(WINO_P * (size_t)P);
     c.scratch = fvec((size_t)ns);
@@ -175,7 +174,7 @@ static void test_forward(int C, int OC, int N, int H, int W, int n0, int nt)
     CHECK_INT(outside, ==, 0);
     CHECK(worst <= 1e-5);
 
-    /* as the engine runs it: tables for groups of 2, groups that fill them */
+    /* as the engine runs it: a shape for groups of 2, groups that fill it */
     if (N > 2) {
         WConv w2 = wconv_make(f.w, C, OC, 2, H, W);
         int c2[16], n2 = 0;
@@ -193,7 +192,7 @@ static void test_forward(int C, int OC, int N, int H, int W, int n0, int nt)
 /* ---- backward ---- */
 
 /* The Winograd backward over the groups `cuts` (beta 0 for the first, 1
- * after; tables for groups of up to cap images) into dw, db, dx, as the
+ * after; a shape for groups of up to cap images) into dw, db, dx, as the
  * engine calls it (dy read in place of the whole batch's R, rows N*H*W
  * apart).  dw and db start as NaN: beta 0 must overwrite them. */
 static void conv_bwd_tiles(float *dx, float *dw, float *db, const float *R, const float *x,
@@ -289,7 +288,7 @@ static void check_bwd_fd(Bwd *b)
     }
 }
 
-/* As the engine runs it: tables for groups of 2 and groups that fill them
+/* As the engine runs it: a shape for groups of 2 and groups that fill it
  * (the last may be smaller), [0,2), [2,4), ...  The same dx, dw, db up to
  * rounding (rel 1e-4, as for beta below: other group sizes sum dU in
  * another order).  Some dw cancel to near zero, where the two differ by up
@@ -475,7 +474,7 @@ static void test_all(void)
     test_backward_fd(3, 2, 3, 6, 1);
     test_backward_fd(2, 2, 1, 5, 37);
     test_backward_big(2, 3, 2, 9, 70);
-    test_backward_fd(2, 3, 5, 6, 4); /* even sizes, groups of 2 fill their tables */
+    test_backward_fd(2, 3, 5, 6, 4); /* even sizes, groups of 2 fill their shape */
     test_backward_big(32, 64, 2, 14, 14);
     test_backward_big(64, 128, 2, 7, 7);
 }

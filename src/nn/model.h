@@ -67,9 +67,10 @@ typedef struct BlockBufs {
     double *mom;    /* (MODEL_MAX_CHUNKS + 1, CONV_PHASE_MOMENTS) block 1: each
                        chunk's input moments, then their sum (layer_conv_phase.h;
                        none for blocks 2-3) */
-    float *dwpart;  /* (MODEL_MAX_CHUNKS, L) per-chunk weight and bias gradients:
-                       block 1 dW, db (L = OC*9 + OC); blocks 2-3 the Winograd
-                       dU (36, OC, C), db (L = 36*OC*C + OC) */
+    float *dwpart;  /* (MODEL_MAX_CHUNKS, L) per-chunk weight and bias gradients
+                       dW (OC, C, 3, 3), db: L = OC*C*9 + OC (blocks 2-3: each
+                       chunk's dU, summed in its thread's scratch, turned into
+                       dW there, so that a quarter of the floats is stored) */
     int group;      /* images per Winograd group, e.g. 9 (0 for block 1) */
     float *U;       /* (36, OC, C) the filters, Winograd-transformed each step */
     WinoShape *ws; /* (layer_wino.h; none for block 1) */
@@ -89,7 +90,8 @@ typedef struct Acts {
     uint8_t *m2;             /* (B, 128) */
     float *logits, *probs, *dlogits; /* (B, 10) */
     float **scratch;         /* [threads] per-thread scratch: a Winograd group's
-                                arrays, or block 1's (layer_conv_phase.h) */
+                                arrays and a chunk's dU, or block 1's
+                                (layer_conv_phase.h) */
     Arena arena;
 } Acts;
 

@@ -56,7 +56,7 @@ static void acts_carve(Acts *a, int B, int T)
                         : arena_push(ar, (MODEL_MAX_CHUNKS + 1) * CONV_PHASE_MOMENTS * sizeof(double));
         bb->dwpart = arena_push(ar, MODEL_MAX_CHUNKS * model_spec_dwlen(l) * f);
         if (l > 0) {
-            size_t need = (size_t)wino_scratch_floats(cs->H, cs->W, cs->C, cs->OC, bb->group);
+            size_t need = model_wino_thread_floats(cs, bb->group);
             scratch = need > scratch ? need : scratch;
         }
     }

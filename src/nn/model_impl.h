@@ -24,7 +24,6 @@
 #define FC_OUT_BLOCK 128  /* output columns per fc item: fc1 runs 85 GFLOP/s a thread so, 68 at 32 */
 #define FC_IN_BLOCK 288   /* input columns per fc input-gradient item (fc1: 90 against 86 at 64) */
 #define REDUCE_BLOCK 4096 /* floats per gradient-reduction item */
-#define REDUCE_PAIRS 256  /* Winograd filter pairs per reduction item (WINO_P floats each) */
 #define FILTER_PAIRS 1024 /* filter pairs per Winograd filter-transform item */
 #define ADAM_BLOCK 16384  /* parameters per Adam item */
 #define GROUP_BYTES (2048 * 1024) /* target size of one Winograd group's scratch */
@@ -132,13 +131,24 @@ static inline long model_spec_pairs(const ConvSpec *cs)
 /* Images per Winograd group of block l's conv (model.c). */
 int model_spec_group(const ConvSpec *cs);
 
-/* Floats per chunk in dwpart. */
+/* Floats per chunk in dwpart: dW (OC, C, 3, 3), then db (OC). */
 static inline size_t model_spec_dwlen(int l)
 {
     const ConvSpec *cs = &model_conv_specs[l];
-    size_t w = l == 0 ? (size_t)cs->OC * model_spec_ckk(cs)
-                      : WINO_P * (size_t)model_spec_pairs(cs);
-    return w + (size_t)cs->OC;
+
+    return (size_t)cs->OC * model_spec_ckk(cs) + (size_t)cs->OC;
+}
+
+/* Blocks 2 and 3: the Winograd scratch of a group, then the chunk's dU
+ * (36, OC, C), in each thread's scratch. */
+static inline size_t model_wino_scratch_floats(const ConvSpec *cs, int group)
+{
+    return (size_t)wino_scratch_floats(cs->H, cs->W, cs->C, cs->OC, group);
+}
+
+static inline size_t model_wino_thread_floats(const ConvSpec *cs, int group)
+{
+    return model_wino_scratch_floats(cs, group) + WINO_P * (size_t)model_spec_pairs(cs);
 }
 
 /* ---- block 1's scratch (layer_conv_phase.h), carved from a thread's scratch ---- */

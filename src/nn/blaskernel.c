@@ -236,7 +236,8 @@ void blaskernel_describe(unsigned features, const char *core, const BlasEnv *env
                                                           : "OpenBLAS chose it";
     char fix[160];
     if (env->setter == BLAS_SET_USER)
-        snprintf(fix, sizeof fix, "unset OPENBLAS_CORETYPE (cnntop then runs %s)", ch.kernel);
+        snprintf(fix, sizeof fix, "unset OPENBLAS_CORETYPE (then %s kernels run: OpenBLAS's "
+                 "own where as wide, else cnntop's %s)", blaskernel_isa_name(ch.cpu), ch.kernel);
     else if (env->setter == BLAS_SET_FALLBACK)
         snprintf(fix, sizeof fix, "a newer OpenBLAS");
     else

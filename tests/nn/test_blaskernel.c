@@ -48,7 +48,8 @@ static const struct {
      ""},
     {"a user-set variable is kept, and remarked on when narrower", AVX512, "Prescott",
      "Prescott", NULL, 0, 0, "SkylakeX", 1, "OPENBLAS_CORETYPE=Prescott selects",
-     "(OPENBLAS_CORETYPE forces it); fix: unset OPENBLAS_CORETYPE (cnntop then runs SkylakeX)"},
+     "(OPENBLAS_CORETYPE forces it); fix: unset OPENBLAS_CORETYPE (then AVX-512 kernels run: "
+     "OpenBLAS's own where as wide, else cnntop's SkylakeX)"},
     {"a user-set wide kernel is kept", AVX512, "SkylakeX", "SkylakeX", NULL, 0, 0, "SkylakeX",
      0, "OPENBLAS_CORETYPE=SkylakeX selects the SkylakeX kernels", ""},
     {"a name OpenBLAS does not know", AVX512, "Cooperlake", "SapphireRapidz", NULL, 0, 0,

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "cnntop/machine.h"
 #include "gradcheck.h"
 #include "nn/gemm.h"
 #include "nn/layer_wino.h"
@@ -485,6 +486,10 @@ int main(void)
     int npaths;
 
     gemm_init(); /* one OpenBLAS thread, as in training */
+    /* Every path's name fits where records keep it (a longer name was
+     * once cut to "openblas, forward nativ"). */
+    for (int p = GEMM_PATH_OPENBLAS; p <= GEMM_PATH_AVX512; p++)
+        CHECK_INT((long)strlen(gemm_path_name((GemmPath)p)), <, CN_GEMM_PATH_LEN);
     nntest_gemm_paths(paths, &npaths);
     for (int i = 0; i < npaths; i++) {
         path = paths[i];

@@ -42,14 +42,18 @@ long machine_peak_rss_kib(void);
 typedef enum CnGemm {
     CN_GEMM_AUTO,     /* the fastest measured: native where its vectors are wider than
                          OpenBLAS's running kernel's (e.g. OpenBLAS on Haswell or
-                         Prescott kernels on an AVX-512 CPU), else OpenBLAS */
+                         Prescott kernels on an AVX-512 CPU); where both are
+                         AVX-512, OpenBLAS but the forward's products native; else
+                         OpenBLAS */
     CN_GEMM_OPENBLAS, /* OpenBLAS's SGEMM */
     CN_GEMM_NATIVE    /* cnntop's own kernels, the widest the CPU has (cpuid); OpenBLAS
                          where it has neither AVX2 nor AVX-512 */
 } CnGemm;
 
-/* What a CN_GEMM_* choice runs on this machine: "openblas", "native
- * AVX-512" or "native AVX2" (a static string). */
+/* What a CN_GEMM_* choice runs on this machine: "openblas", "openblas,
+ * forward native", "native AVX-512" or "native AVX2" (a static string of
+ * fewer than CN_GEMM_PATH_LEN bytes). */
+#define CN_GEMM_PATH_LEN 32
 const char *machine_gemm_path(int choice);
 
 /* What to do about OpenBLAS's kernel, before anything else runs. */

@@ -133,8 +133,8 @@ typedef struct RunRecord {
     int threads_used;      /* compute threads in effect (config.threads may be 0); in an
                               exec record torch.get_num_threads() as the hook saw it;
                               -1: unknown */
-    char gemm_path[24];    /* where the Winograd GEMMs ran (machine_gemm_path), e.g.
-                              "openblas", "native AVX-512"; "" unknown */
+    char gemm_path[CN_GEMM_PATH_LEN]; /* where the Winograd GEMMs ran (machine_gemm_path),
+                              e.g. "openblas", "native AVX-512"; "" unknown */
     MachineInfo machine;
     double peak_gflops;    /* measured SGEMM rate at the model's shapes (the nearest
                               calibrated batch); NAN: not calibrated */

@@ -132,9 +132,9 @@ int main(int argc, char **argv)
     const char *pk = getenv("CNNTOP_PEAK_GFLOPS");
     const double peak = pk ? atof(pk) : 107.0;
     /* Groups as model.c cuts the chunks at batch 64 (blocks 2 and 3:
-     * chunks of 8 and 16 images) and 512 (32 and 32): conv2 8 images at
-     * both, conv3 16 at both. */
-    const Layer layers[] = {{"conv2", 32, 64, 14, 8}, {"conv3", 64, 128, 7, 16}};
+     * chunks of 8 and 16 images) and 512 (32 and 32): conv2 4 images at
+     * both (1 MiB groups), conv3 16 at both. */
+    const Layer layers[] = {{"conv2", 32, 64, 14, 4}, {"conv3", 64, 128, 7, 16}};
     const int choices[] = {CN_GEMM_OPENBLAS, CN_GEMM_NATIVE, CN_GEMM_AUTO};
 
     if (N < 1 || N > 4096 || !(peak > 0)) {

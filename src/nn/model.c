@@ -20,14 +20,17 @@
 #include "nn/model_impl.h"
 #include "nn/optim_adam.h"
 
-/* Images per Winograd group (blocks 2 and 3): as many as fit GROUP_BYTES
- * of the backward pass's V (then dV) and DY (layer_wino.h), so that they stay
- * near the core (L2) between the transforms and the GEMMs.  The target is
- * the L2 of this machine's cores, not half of it: conv3's GEMMs get only
- * 4 tiles an image, and at 1 MiB a chunk of 8 images ran as two groups of
- * T = 16 columns; at 2 MiB, one of 32, and the step at batch 64 ran 6-7%
- * faster (4480-4536 against 4215-4230 img/s; 4 MiB: 4429-4487).  The
- * environment variable CNNTOP_GROUP_KB overrides the target, for tuning. */
+/* Images per Winograd group (blocks 2 and 3): as many as fit the block's
+ * group_kb (model_impl.h) of the backward pass's V (then dV) and DY
+ * (layer_wino.h), so that they stay near the core (L2) between the
+ * transforms and the GEMMs.  Block 3 takes 2 MiB, the L2 of this machine's
+ * cores: its GEMMs get only 4 tiles an image, and at 1 MiB a chunk of 8
+ * images ran as two groups of T = 16 columns; at 2 MiB, one of 32, and the
+ * step at batch 64 ran 6-7% faster (session 12).  Block 2 takes 1 MiB
+ * (4 images, T = 64) since its transforms went channels-last: its
+ * backward ran 0.91-0.94x the time of 2 MiB groups (9 images) at batch 64
+ * and 512 (session 14).  The environment variable CNNTOP_GROUP_KB
+ * overrides both, for tuning. */
 int model_spec_group(const ConvSpec *cs)
 {
     const char *env = getenv("CNNTOP_GROUP_KB");
@@ -36,7 +39,7 @@ int model_spec_group(const ConvSpec *cs)
     /* A whole number of KiB up to 1 GiB; anything else is ignored. */
     long bytes = env && end != env && *end == '\0' && kb > 0 && kb <= (1L << 20)
                      ? kb * 1024
-                     : GROUP_BYTES;
+                     : cs->group_kb * 1024L;
     long per_image =
         WINO_P * (long)wino_tiles(cs->H, cs->W) * ((long)cs->C + cs->OC) * (long)sizeof(float);
     long g = bytes / per_image;

@@ -70,8 +70,9 @@ int wino_tiles(int H, int W);
 void wino_shape_init(WinoShape *s, int H, int W, int cap);
 
 /* Scratch floats a group of up to cap images of H x W needs: V (whose
- * place dV takes in the backward), M (or DY), one image channels-last and
- * a vector of OC. */
+ * place dV, then the forward's output tiles, take), M or DY (whose place
+ * the padded input and dx take), one image's dy channels-last, a vector
+ * of OC and the positions' offsets (layer_wino.c, regions()). */
 long wino_scratch_floats(int H, int W, int C, int OC, int cap);
 
 /* U (36, OC, C) from w (OC, C, 3, 3), for the filter pairs p = oc*C + c

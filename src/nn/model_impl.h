@@ -103,6 +103,16 @@ static inline int model_ceil_div(int a, int b)
     return (a + b - 1) / b;
 }
 
+/* The most images a chunk of block l holds at any batch up to B: at most
+ * the block's chunk while there are fewer than MODEL_MAX_CHUNKS, then
+ * ceil(B / MODEL_MAX_CHUNKS). */
+static inline int model_block_chunk_most(int l, int B)
+{
+    const int c = model_conv_specs[l].chunk;
+
+    return B <= MODEL_MAX_CHUNKS * c ? (B < c ? B : c) : model_ceil_div(B, MODEL_MAX_CHUNKS);
+}
+
 /* Images [n0, n1) of a chunk cut into as few Winograd groups of at most
  * `most` images as will do, of equal size (+-1): group k starts at
  * model_group_start(.., k) and ends where group k+1 starts.  (Cut greedily, a

@@ -31,6 +31,7 @@
 #include "check.h"
 #include "gradcheck.h"
 #include "nn/model.h"
+#include "nn/model_impl.h"
 #include "util/rng.h"
 
 #define N 4
@@ -173,6 +174,25 @@ static void test_groups(Params *ps, Workpool *pool)
     free(g1);
 }
 
+/* model_block_chunk_most(l, B) bounds the chunks of every batch up to B
+ * (acts_init caps the Winograd groups by it), and some batch reaches it. */
+static void test_chunk_most(void)
+{
+    static const int Bs[] = {1, 7, 8, 9, 64, 127, 128, 129, 255, 256, 257, 512, 1000};
+
+    for (int l = 0; l < MODEL_NBLOCKS; l++)
+        for (size_t b = 0; b < sizeof Bs / sizeof *Bs; b++) {
+            int most = 0;
+            for (int n = 1; n <= Bs[b]; n++)
+                for (int c = 0; c < model_block_chunks(l, n); c++) {
+                    int n0, n1;
+                    model_block_chunk_range(l, n, c, &n0, &n1);
+                    most = n1 - n0 > most ? n1 - n0 : most;
+                }
+            CHECK_INT(most, ==, model_block_chunk_most(l, Bs[b]));
+        }
+}
+
 int main(void)
 {
     Params ps;
@@ -180,6 +200,7 @@ int main(void)
     Workpool *pool;
     StepCtx s;
 
+    test_chunk_most();
     CHECK_INT(params_init(&ps, 3), ==, 0);
     CHECK_INT(acts_init(&a, N, 1), ==, 0);
     CHECK_INT(workpool_new(&pool, 1, NULL), ==, 0);

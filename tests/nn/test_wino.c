@@ -467,6 +467,7 @@ static void test_all(void)
     test_forward(2, 2, 2, 3, 70, 1, 1);
     test_forward(32, 64, 3, 14, 14, 1, 1);
     test_forward(64, 128, 3, 7, 7, 0, 2);
+    test_forward(20, 18, 3, 6, 5, 1, 2); /* a partial second block of 16 channels */
 
     test_backward_fd(3, 5, 4, 7, 6);
     test_backward_fd(2, 3, 3, 5, 4);
@@ -478,6 +479,7 @@ static void test_all(void)
     test_backward_fd(2, 3, 5, 6, 4); /* even sizes, groups of 2 fill their shape */
     test_backward_big(32, 64, 2, 14, 14);
     test_backward_big(64, 128, 2, 7, 7);
+    test_backward_big(20, 18, 3, 6, 5);
 }
 
 int main(void)

@@ -380,7 +380,8 @@ static void rows_to_lanes(float *buf, const long *off, const float *src, long ld
                 s[r] = src + (c0 + r) * ld + p0;
                 /* 16 rows at once are more streams than the hardware
                  * prefetcher follows: each row's line 4 blocks on. */
-                __builtin_prefetch(s[r] + 4 * VL);
+                if (p0 + 5 * VL <= P)
+                    __builtin_prefetch(s[r] + 4 * VL);
             }
             transpose_block(o, np, VL, s, n, np);
         }
@@ -399,7 +400,8 @@ static void lanes_to_rows(float *dst, long ld, int nc, const float *buf, const l
             const float *s[VL];
             for (int k = 0; k < n; k++) {
                 o[k] = dst + (c0 + k) * ld + p0;
-                __builtin_prefetch(o[k] + 4 * VL, 1); /* as rows_to_lanes, to write */
+                if (p0 + 5 * VL <= P) /* as rows_to_lanes, to write */
+                    __builtin_prefetch(o[k] + 4 * VL, 1);
             }
             for (int r = 0; r < np; r++)
                 s[r] = buf + off[p0 + r] + c0;

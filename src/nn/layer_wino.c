@@ -1,9 +1,9 @@
 /*
  * layer_wino.c: 3x3 convolution by Winograd F(4x4, 3x3) (layer_wino.h).
  *
- * Channels-last inside a group: an image is copied into a buffer of
- * (row, column, channel) by 16 x 16 transposes in registers, and the
- * transforms then run tile by tile on vectors of 16 channels (GNU C
+ * Channels-last inside a group: the group's images are copied into
+ * buffers of (row, column, channel) by 16 x 16 transposes in registers, and
+ * the transforms then run tile by tile on vectors of 16 channels (GNU C
  * vectors: one AVX-512 register, two AVX2 ones), every load and store
  * contiguous.  The channel-major tiles they replaced put consecutive tiles
  * in the lanes, 4 columns apart, and loaded them by gathers: the

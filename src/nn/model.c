@@ -14,7 +14,6 @@
  *
  * Shape letters: N images in this step (<= B), C/OC channels, H x W.
  */
-#include <assert.h>
 #include <stdlib.h>
 
 #include "nn/model_impl.h"

@@ -35,11 +35,11 @@ static void acts_carve(Acts *a, int B, int T)
         BlockBufs *bb = &a->blk[l];
         size_t hw = (size_t)cs->H * cs->W, phw = (size_t)(cs->H / 2) * (cs->W / 2);
         size_t oc = (size_t)cs->OC;
-        /* Block 1's conv output is never stored: layer_conv_phase.h. */
         /* A group never spans chunks: no larger than the largest. */
+        const int most = model_block_chunk_most(l, B);
         bb->group = l == 0 ? 0 : model_spec_group(cs);
-        if (bb->group > model_block_chunk_most(l, B))
-            bb->group = model_block_chunk_most(l, B);
+        bb->group = bb->group > most ? most : bb->group;
+        /* Block 1's conv output is never stored: layer_conv_phase.h. */
         bb->y = l == 0 ? NULL : arena_push(ar, oc * B * hw * f);
         bb->U = l == 0 ? NULL : arena_push(ar, WINO_P * (size_t)model_spec_pairs(cs) * f);
         bb->ws = l == 0 ? NULL : arena_push(ar, sizeof(WinoShape));

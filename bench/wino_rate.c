@@ -48,6 +48,7 @@ static float *noise(long n)
 typedef struct Layer {
     const char *name;
     int C, OC, H, group; /* group: images per Winograd group at batch 64 */
+    WinoLayout xl;       /* how the layer's input lies, as in the model */
 } Layer;
 
 typedef struct Bufs {
@@ -60,7 +61,7 @@ typedef struct Bufs {
  * forward's, dU's and dV's products alone. */
 static void time_layer(const Layer *l, Bufs *m, int N, GemmPath p, double best[5])
 {
-    const int C = l->C, OC = l->OC, HW = l->H * l->H, g = l->group;
+    const int C = l->C, OC = l->OC, g = l->group;
     float *V = m->s, *M = V + WINO_P * m->pv, *dV = V; /* as in wino_backward */
     const int T = (int)m->T;
 
@@ -70,11 +71,11 @@ static void time_layer(const Layer *l, Bufs *m, int N, GemmPath p, double best[5
         double t[6];
         t[0] = cpu_now();
         for (int n0 = 0; n0 + g <= N; n0 += g)
-            wino_forward(m->y, m->x, m->U, m->b, m->s, m->t, C, OC, N, n0, g, p);
+            wino_forward(m->y, m->x, l->xl, m->U, m->b, m->s, m->t, C, OC, N, n0, g, p);
         t[1] = cpu_now();
         for (int n0 = 0; n0 + g <= N; n0 += g)
-            wino_backward(m->dx, m->dU, m->db, m->dy + (long)n0 * HW, N * HW, m->x, m->U, m->s,
-                          m->t, C, OC, N, n0, g, n0 ? 1.0f : 0.0f, p);
+            wino_backward(m->dx, m->dU, m->db, m->dy, m->x, l->xl, m->U, m->s, m->t, C, OC, N,
+                          n0, g, n0 ? 1.0f : 0.0f, p);
         t[2] = cpu_now();
         for (int n0 = 0; n0 + g <= N; n0 += g)
             for (int xi = 0; xi < WINO_P; xi++)
@@ -134,7 +135,8 @@ int main(int argc, char **argv)
     /* Groups as model.c cuts the chunks at batch 64 (blocks 2 and 3:
      * chunks of 8 and 16 images) and 512 (32 and 32): conv2 4 images at
      * both (1 MiB groups), conv3 16 at both. */
-    const Layer layers[] = {{"conv2", 32, 64, 14, 4}, {"conv3", 64, 128, 7, 16}};
+    const Layer layers[] = {{"conv2", 32, 64, 14, 4, WINO_ROWS},
+                            {"conv3", 64, 128, 7, 16, WINO_LAST}};
     const int choices[] = {CN_GEMM_OPENBLAS, CN_GEMM_NATIVE, CN_GEMM_AUTO};
 
     if (N < 1 || N > 4096 || !(peak > 0)) {

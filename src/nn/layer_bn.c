@@ -7,11 +7,30 @@
 #include "nn/layer_bn.h"
 #include "nn/sums.h"
 
-void bn_stats_partial(double *acc, const float *y, int C, int N, int HW,
-                      int n0, int nt)
+void bn_stats_partial(double *acc, const float *y, int C, long n)
 {
-    for (int c = 0; c < C; c++)
-        sums_sq(y + ((size_t)c * N + n0) * HW, (long)nt * HW, &acc[2 * c], &acc[2 * c + 1]);
+    for (int c0 = 0; c0 < C; c0 += SUMVEC_LANES) {
+        const int nc = C - c0 < SUMVEC_LANES ? C - c0 : SUMVEC_LANES;
+        double s[SUMVEC_LANES] = {0}, ss[SUMVEC_LANES] = {0};
+        for (long p0 = 0; p0 < n; p0 += SUM_SPAN) {
+            const long p1 = n - p0 < SUM_SPAN ? n : p0 + SUM_SPAN;
+            SumVec a = {0}, b = {0};
+            for (long p = p0; p < p1; p++) {
+                SumVec v;
+                sums_load_n(&v, y + p * C + c0, nc);
+                a += v;
+                b += v * v;
+            }
+            for (int k = 0; k < nc; k++) {
+                s[k] += a[k];
+                ss[k] += b[k];
+            }
+        }
+        for (int k = 0; k < nc; k++) {
+            acc[2 * (c0 + k)] += s[k];
+            acc[2 * (c0 + k) + 1] += ss[k];
+        }
+    }
 }
 
 void bn_stats_finish(float *mean, float *invstd, float *run_mean, float *run_var,

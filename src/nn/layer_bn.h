@@ -16,9 +16,9 @@
 #define BN_EPS 1e-5f
 #define BN_MOMENTUM 0.1f
 
-/* acc (C, 2) += {sum, sum of squares} of y (C, N, HW) over images [n0, n0+nt). */
-void bn_stats_partial(double *acc, const float *y, int C, int N, int HW,
-                      int n0, int nt);
+/* acc (C, 2) += {sum, sum of squares} of the n positions of y (n, C),
+ * channels-last. */
+void bn_stats_partial(double *acc, const float *y, int C, long n);
 
 /*
  * Combines nparts partial sums part (nparts, C, 2) over M = N*HW values per

@@ -1,14 +1,15 @@
 /*
  * layer_maxpool.c: the fused BN-apply + ReLU + max-pool kernels.
  *
- * Shape letters as in layer_wino.h; PH = H/2, PW = W/2.  Every loop here is
- * flat over windows or positions (through offset tables where the layout
- * has rows) and selects rather than branches, so that gcc vectorises it:
- * the data decides every comparison, and branches on it mispredict.
+ * Shape letters as in layer_wino.h; PH = H/2, PW = W/2.  Every loop here
+ * selects rather than branches, so that gcc vectorises it: the data
+ * decides every comparison, and branches on it mispredict.  Channels-last,
+ * the loops run over the channels of a window or position, contiguous in
+ * memory: the channel rows they replaced had rows of 7 or 3 windows, which
+ * needed offset tables and gathers or shuffles to fill a vector.
  */
-#include <assert.h>
-#include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "nn/sums.h"
@@ -54,153 +55,49 @@ static inline Win pool_window(float ya, float yb, float yc, float yd, float sc, 
     return (Win){.o = m > 0.0f ? m : 0.0f, .y = y, .k = m > 0.0f ? (int)k : MAXPOOL_NOGRAD};
 }
 
-void maxpool_tables_init(MaxpoolTables *t, int H, int W)
+/* One window's C channels, corners a b / c d (C floats each). */
+static void pool_channels_train(float *restrict o, uint8_t *restrict ix, float *restrict ym,
+                                const float *restrict a, const float *restrict b,
+                                const float *restrict c, const float *restrict d,
+                                const float *restrict sc, const float *restrict sh, int C)
 {
-    const int PH = H / 2, PW = W / 2, PHW = PH * PW, HW = H * W;
-
-    assert(HW >= 1 && HW <= MAXPOOL_MAX_PLANE);
-    memset(t, 0, sizeof *t);
-    t->H = H;
-    t->W = W;
-    t->G = MAXPOOL_MAX_PLANE / HW;
-    for (int g = 0; g < t->G; g++) {
-        for (int q = 0; q < PHW; q++)
-            t->off[g * PHW + q] = g * HW + 2 * (q / PW) * W + 2 * (q % PW);
-        for (int h = 0; h < H; h++)
-            for (int w = 0; w < W; w++) {
-                int in = h < 2 * PH && w < 2 * PW, p = g * HW + h * W + w;
-                t->win[p] = g * PHW + (in ? (h / 2) * PW + w / 2 : 0);
-                t->kp[p] = in ? (float)(2 * (h & 1) + (w & 1)) : 9.0f;
-            }
+    for (int k = 0; k < C; k++) {
+        Win w = pool_window(a[k], b[k], c[k], d[k], sc[k], sh[k]);
+        o[k] = w.o;
+        ix[k] = (uint8_t)w.k;
+        ym[k] = w.y;
     }
 }
 
-static void pool_plane_train(float *restrict o, uint8_t *restrict ix, float *restrict ym,
-                             const float *restrict y, const int *restrict off, int n, int W,
-                             float sc, float sh)
+static void pool_channels_eval(float *restrict o, const float *restrict a,
+                               const float *restrict b, const float *restrict c,
+                               const float *restrict d, const float *restrict sc,
+                               const float *restrict sh, int C)
 {
-    for (int q = 0; q < n; q++) {
-        const int p = off[q];
-        Win w = pool_window(y[p], y[p + 1], y[p + W], y[p + W + 1], sc, sh);
-        o[q] = w.o;
-        ix[q] = (uint8_t)w.k;
-        ym[q] = w.y;
+    for (int k = 0; k < C; k++) {
+        float m = max4(a[k] * sc[k] + sh[k], b[k] * sc[k] + sh[k], c[k] * sc[k] + sh[k],
+                       d[k] * sc[k] + sh[k]);
+        o[k] = m > 0.0f ? m : 0.0f;
     }
-}
-
-static void pool_plane_eval(float *restrict o, const float *restrict y,
-                            const int *restrict off, int n, int W, float sc, float sh)
-{
-    for (int q = 0; q < n; q++) {
-        const int p = off[q];
-        float m = max4(y[p] * sc + sh, y[p + 1] * sc + sh, y[p + W] * sc + sh,
-                       y[p + W + 1] * sc + sh);
-        o[q] = m > 0.0f ? m : 0.0f;
-    }
-}
-
-/*
- * Planes of even H and W <= SUMVEC_LANES: a pair of rows is two vectors,
- * and their even and odd columns two shuffles of them, so a window's four
- * elements are four lanes and no load is a gather (Zen 4 gathers made the
- * table loops cost 1.6 ns a window in L1 and 4.6 from memory).  Lanes
- * 0..7 of each half-result hold the top row's windows and lanes 8..15 the
- * bottom row's.  The first maximum is found as pool_window finds it:
- * within each row's pair the left one wins a tie, then the top row.
- */
-typedef int32_t PoolMask __attribute__((vector_size(4 * SUMVEC_LANES)));
-typedef uint8_t PoolBytes __attribute__((vector_size(SUMVEC_LANES)));
-
-#define POOL_EVEN 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
-#define POOL_ODD 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
-#define POOL_SWAP 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7
-
-/* a where m is set, else b, lane by lane. */
-static inline SumVec pool_sel(PoolMask m, SumVec a, SumVec b)
-{
-    return (SumVec)(((PoolMask)a & m) | ((PoolMask)b & ~m));
-}
-
-/* The PW windows of rows r0 and r1 (W floats each, 16 readable at each).
- * n: how many outputs to write, PW or, where the next pair's outputs
- * follow, a fixed POOL_STORE (one vector store; a copy of PW values was a
- * call to memcpy). */
-#define POOL_STORE (SUMVEC_LANES / 2)
-
-static inline void pool_pair(float *o, uint8_t *ix, float *ym, const float *r0, const float *r1,
-                             int n, float sc, float sh)
-{
-    const SumVec t = SUMVEC_AT(r0), b = SUMVEC_AT(r1), zero = {0}, one = zero + 1.0f;
-    const SumVec e = __builtin_shufflevector(t, b, POOL_EVEN);
-    const SumVec d = __builtin_shufflevector(t, b, POOL_ODD);
-    const SumVec ea = e * sc + sh, da = d * sc + sh;
-    const PoolMask right = ea < da;
-    const SumVec hm = pool_sel(right, da, ea), hy = pool_sel(right, d, e);
-    const SumVec hk = pool_sel(right, one, zero);
-    const SumVec bm = __builtin_shufflevector(hm, hm, POOL_SWAP);
-    const SumVec by = __builtin_shufflevector(hy, hy, POOL_SWAP);
-    const SumVec bk = __builtin_shufflevector(hk, hk, POOL_SWAP);
-    const PoolMask low = hm < bm, pos = pool_sel(low, bm, hm) > zero;
-    const SumVec m = pool_sel(low, bm, hm), k = pool_sel(low, bk + 2.0f, hk);
-    float lane[SUMVEC_LANES] = {0}; /* zeroed for the analyser: written whole below */
-
-    SUMVEC_AT(lane) = pool_sel(pos, m, zero);
-    memcpy(o, lane, (size_t)n * sizeof *o);
-    if (!ix || !ym) /* evaluation: both NULL */
-        return;
-    SUMVEC_AT(lane) = pool_sel(low, by, hy);
-    memcpy(ym, lane, (size_t)n * sizeof *ym);
-    PoolBytes kb = __builtin_convertvector(
-        __builtin_convertvector(pool_sel(pos, k, zero + (float)MAXPOOL_NOGRAD), PoolMask),
-        PoolBytes);
-    memcpy(ix, &kb, (size_t)n);
-}
-
-/* The np row pairs from y (np, 2, W) into o, ix, ym (np, PW); ix and ym
- * NULL in evaluation; PW <= POOL_STORE.  A pair's fixed-size stores run
- * into the next pair's outputs, which are written after, so the last pair
- * writes its PW alone, and reads through a copy: its 16-float loads
- * would read past y. */
-static void pool_pairs(float *o, uint8_t *ix, float *ym, const float *y, int np, int W, float sc,
-                       float sh)
-{
-    const int PW = W / 2;
-    float last[4 * SUMVEC_LANES] = {0};
-
-    for (int r = 0; r + 1 < np; r++) {
-        const size_t q = (size_t)r * PW;
-        pool_pair(o + q, ix ? ix + q : NULL, ym ? ym + q : NULL, y + 2 * q * 2,
-                  y + 2 * q * 2 + W, POOL_STORE, sc, sh);
-    }
-    const size_t q = (size_t)(np - 1) * PW;
-    memcpy(last, y + 4 * q, 2 * (size_t)W * sizeof *y);
-    pool_pair(o + q, ix ? ix + q : NULL, ym ? ym + q : NULL, last, last + W, PW, sc, sh);
 }
 
 void maxpool_forward(float *out, uint8_t *idx, float *ymax, const float *y, const float *scale,
-                  const float *shift, int C, int N, const MaxpoolTables *t, int n0, int nt)
+                     const float *shift, int C, int H, int W, int n0, int nt)
 {
-    const int W = t->W, HW = t->H * W, PHW = (t->H / 2) * (W / 2), G = t->G;
+    const int PH = H / 2, PW = W / 2;
+    const size_t rs = (size_t)W * C;
 
-    if (t->H % 2 == 0 && W % 2 == 0 && W / 2 <= POOL_STORE && nt > 0) {
-        for (int c = 0; c < C; c++) {
-            size_t po = ((size_t)c * N + n0) * PHW;
-            pool_pairs(out + po, idx ? idx + po : NULL, idx ? ymax + po : NULL,
-                       y + ((size_t)c * N + n0) * HW, nt * (t->H / 2), W, scale[c], shift[c]);
-        }
-        return;
-    }
-    for (int c = 0; c < C; c++)
-        for (int n = n0; n < n0 + nt; n += G) {
-            const int nq = (n0 + nt - n < G ? n0 + nt - n : G) * PHW;
-            size_t po = ((size_t)c * N + n) * PHW;
-            const float *yp = y + ((size_t)c * N + n) * HW;
-            if (idx)
-                pool_plane_train(out + po, idx + po, ymax + po, yp, t->off, nq, W, scale[c],
-                                 shift[c]);
-            else
-                pool_plane_eval(out + po, yp, t->off, nq, W, scale[c], shift[c]);
-        }
+    for (int n = n0; n < n0 + nt; n++)
+        for (int ph = 0; ph < PH; ph++)
+            for (int pw = 0; pw < PW; pw++) {
+                const float *a = y + ((size_t)n * H + 2 * ph) * rs + (size_t)2 * pw * C;
+                const size_t q = (((size_t)n * PH + ph) * PW + pw) * C;
+                if (idx)
+                    pool_channels_train(out + q, idx + q, ymax + q, a, a + C, a + rs, a + rs + C,
+                                        scale, shift, C);
+                else
+                    pool_channels_eval(out + q, a, a + C, a + rs, a + rs + C, scale, shift, C);
+            }
 }
 
 static void pool_phases_train(float *restrict o, uint8_t *restrict ix, float *restrict ym,
@@ -237,9 +134,9 @@ void maxpool_forward_phases(float *out, uint8_t *idx, float *ymax, const float *
         pool_phases_eval(out, z, z1, z2, z3, n, scale, shift);
 }
 
-void maxpool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
-                        const float *ymax, const float *mean, const float *invstd,
-                        int C, int N, int PHW, int n0, int nt)
+void maxpool_backward_sums_rows(double *acc, const float *dout, const uint8_t *idx,
+                                const float *ymax, const float *mean, const float *invstd,
+                                int C, int N, int PHW, int n0, int nt)
 {
     const long len = (long)nt * PHW;
 
@@ -275,112 +172,89 @@ void maxpool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
     }
 }
 
-/* One pair of rows (2ph, 2ph+1) of dy: the mean terms everywhere, plus
- * k1*g at each window's maximum. */
-/* One plane in place, y in and dy out, flat over its positions with the
- * window's gradient and index loaded through win (MaxpoolTables).  The
- * indices go to floats first (kf, one per window): a byte cannot be
- * gathered, and a float keeps every lane the same width. */
-static void unpool_plane(float *restrict d, const float *restrict g,
-                         const uint8_t *restrict ix, float *restrict kf,
-                         const int *restrict win, const float *restrict kp, int n, int nw,
-                         float a, float bx, float mu, float is, float k1)
+typedef int32_t PoolMask __attribute__((vector_size(4 * SUMVEC_LANES)));
+typedef uint8_t PoolBytes __attribute__((vector_size(SUMVEC_LANES)));
+
+/* a where m is set, else b, lane by lane. */
+static inline SumVec pool_sel(PoolMask m, SumVec a, SumVec b)
 {
-    for (int q = 0; q < nw; q++)
-        kf[q] = (float)ix[q];
-    for (int p = 0; p < n; p++) {
-        const int q = win[p];
-        const float gq = g[q], kq = kf[q]; /* loaded always: no masked gather */
-        d[p] = a + bx * ((d[p] - mu) * is) + (kq == kp[p] ? k1 * gq : 0.0f);
+    return (SumVec)(((PoolMask)a & m) | ((PoolMask)b & ~m));
+}
+
+void maxpool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
+                           const float *ymax, const float *mean, const float *invstd, int C,
+                           int PHW, int n0, int nt)
+{
+    const long len = (long)nt * PHW, o = (long)n0 * PHW * C;
+
+    for (int c0 = 0; c0 < C; c0 += SUMVEC_LANES) {
+        const int nc = C - c0 < SUMVEC_LANES ? C - c0 : SUMVEC_LANES;
+        double s[SUMVEC_LANES] = {0}, sx[SUMVEC_LANES] = {0};
+        SumVec mu;
+        sums_load_n(&mu, mean + c0, nc);
+        for (long q0 = 0; q0 < len; q0 += SUM_SPAN) {
+            const long q1 = len - q0 < SUM_SPAN ? len : q0 + SUM_SPAN;
+            SumVec a = {0}, b = {0};
+            for (long q = q0; q < q1; q++) {
+                const long i = o + q * C + c0;
+                SumVec g, ym, zero = {0};
+                PoolBytes kb = {0};
+                sums_load_n(&g, dout + i, nc);
+                sums_load_n(&ym, ymax + i, nc);
+                memcpy(&kb, idx + i, (size_t)nc);
+                /* a window without gradient adds zero */
+                const SumVec gk = pool_sel(__builtin_convertvector(kb, PoolMask) != MAXPOOL_NOGRAD,
+                                           g, zero);
+                a += gk;
+                b += gk * (ym - mu);
+            }
+            for (int k = 0; k < nc; k++) {
+                s[k] += a[k];
+                sx[k] += b[k];
+            }
+        }
+        for (int k = 0; k < nc; k++) {
+            acc[2 * (c0 + k)] += s[k];
+            acc[2 * (c0 + k) + 1] += sx[k] * invstd[c0 + k];
+        }
     }
 }
 
-/* One channel's BN backward constants (maxpool_backward). */
-typedef struct PoolBack {
-    float a, bx, mu, is, k1;
-} PoolBack;
-
-/* One row of dy from y, its windows' gradients and phases each repeated
- * twice (ge, ke), and the phase of each column in its window (kp). */
-static inline SumVec unpool_row(SumVec y, SumVec ge, SumVec ke, SumVec kp, const PoolBack *c)
+/* One position's C channels in place, y in and dy out: the mean terms,
+ * plus k1*g where the position is its window's maximum (place kp there);
+ * g NULL for a position in no window (an odd last row or column). */
+static void unpool_channels(float *restrict d, const float *restrict g,
+                            const uint8_t *restrict ix, int kp, const float *restrict gamma,
+                            const float *restrict mean, const float *restrict invstd,
+                            const float *restrict mdz, const float *restrict mdzx, int C)
 {
-    const SumVec zero = {0};
-
-    return c->a + c->bx * ((y - c->mu) * c->is) + pool_sel(ke == kp, c->k1 * ge, zero);
-}
-
-#define POOL_TWICE 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7
-
-/*
- * maxpool_backward of the np row pairs of yd (np, 2, W), from g and ix
- * (np, PW), PW <= POOL_STORE, np * PW <= MAXPOOL_MAX_PLANE / 4: the mirror
- * of pool_pairs.  In place, so each row's 16-lane store, which runs two
- * floats into the next row, comes after that row is loaded: the next
- * pair's top row is loaded before this pair's bottom row is stored; the
- * last pair stores W floats a row.  g and the phases (as floats: a byte
- * vector converts one byte at a time) are copied first, with room for the
- * 16-lane loads.
- */
-static void unpool_pairs(float *yd, const float *g, const uint8_t *ix, int np, int W,
-                         const PoolBack *c)
-{
-    const int PW = W / 2, nq = np * PW;
-    const SumVec kpt = {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1}, kpb = kpt + 2.0f;
-    float gb[MAXPOOL_MAX_PLANE / 4 + SUMVEC_LANES] = {0};
-    float kf[MAXPOOL_MAX_PLANE / 4 + SUMVEC_LANES] = {0};
-    float last[2 * SUMVEC_LANES] = {0};
-
-    memcpy(gb, g, (size_t)nq * sizeof *g);
-    for (int q = 0; q < nq; q++)
-        kf[q] = (float)ix[q];
-    SumVec t = SUMVEC_AT(yd);
-    for (int r = 0; r < np; r++) {
-        float *r0 = yd + (size_t)r * 2 * W, *r1 = r0 + W;
-        const SumVec gv = SUMVEC_AT(gb + r * PW), kv = SUMVEC_AT(kf + r * PW);
-        const SumVec ge = __builtin_shufflevector(gv, gv, POOL_TWICE);
-        const SumVec ke = __builtin_shufflevector(kv, kv, POOL_TWICE);
-        if (r + 1 == np) {
-            memcpy(last, r1, (size_t)W * sizeof *r1);
-            SUMVEC_AT(last) = unpool_row(SUMVEC_AT(last), ge, ke, kpb, c);
-            SUMVEC_AT(last + SUMVEC_LANES) = unpool_row(t, ge, ke, kpt, c);
-            memcpy(r0, last + SUMVEC_LANES, (size_t)W * sizeof *r0);
-            memcpy(r1, last, (size_t)W * sizeof *r1);
-            break;
+    if (!g) {
+        for (int k = 0; k < C; k++) {
+            const float k1 = gamma[k] * invstd[k];
+            d[k] = -k1 * mdz[k] + (-k1 * mdzx[k]) * ((d[k] - mean[k]) * invstd[k]);
         }
-        const SumVec b = SUMVEC_AT(r1), tn = SUMVEC_AT(r1 + W);
-        SUMVEC_AT(r0) = unpool_row(t, ge, ke, kpt, c);
-        SUMVEC_AT(r1) = unpool_row(b, ge, ke, kpb, c);
-        t = tn;
+        return;
+    }
+    for (int k = 0; k < C; k++) {
+        const float k1 = gamma[k] * invstd[k];
+        d[k] = -k1 * mdz[k] + (-k1 * mdzx[k]) * ((d[k] - mean[k]) * invstd[k]) +
+               (ix[k] == kp ? k1 * g[k] : 0.0f);
     }
 }
 
 void maxpool_backward(float *yd, const float *dout, const uint8_t *idx, const float *gamma,
-                   const float *mean, const float *invstd, const float *mdz, const float *mdzx,
-                   int C, int N, const MaxpoolTables *t, int n0, int nt)
+                      const float *mean, const float *invstd, const float *mdz,
+                      const float *mdzx, int C, int H, int W, int n0, int nt)
 {
-    const int HW = t->H * t->W, PHW = (t->H / 2) * (t->W / 2), G = t->G;
-    /* zeroed for the analyser: only the filled prefix is read */
-    float kf[MAXPOOL_MAX_PLANE / 4] = {0};
-    const float none = 0.0f;
+    const int PH = H / 2, PW = W / 2;
 
-    const int pairs = t->H % 2 == 0 && t->W % 2 == 0 && t->W / 2 <= POOL_STORE;
-
-    for (int c = 0; c < C; c++) {
-        const float k1 = gamma[c] * invstd[c];
-        const float a = -k1 * mdz[c], bx = -k1 * mdzx[c];
-        const PoolBack pc = {a, bx, mean[c], invstd[c], k1};
-        for (int n = n0; n < n0 + nt; n += G) {
-            const int g = n0 + nt - n < G ? n0 + nt - n : G;
-            size_t o = (size_t)c * N + n;
-            if (pairs) {
-                unpool_pairs(yd + o * HW, dout + o * PHW, idx + o * PHW, g * (t->H / 2), t->W,
-                             &pc);
-                continue;
+    for (int n = n0; n < n0 + nt; n++)
+        for (int h = 0; h < H; h++)
+            for (int w = 0; w < W; w++) {
+                float *d = yd + (((size_t)n * H + h) * W + w) * C;
+                const size_t q = (((size_t)n * PH + h / 2) * PW + w / 2) * C;
+                const int in = h < 2 * PH && w < 2 * PW;
+                unpool_channels(d, in ? dout + q : NULL, in ? idx + q : NULL,
+                                2 * (h & 1) + (w & 1), gamma, mean, invstd, mdz, mdzx, C);
             }
-            /* A plane of under 2 x 2 has no window: every kp is 9, and the
-             * loads through win read a zero in place of a gradient. */
-            unpool_plane(yd + o * HW, PHW ? dout + o * PHW : &none, idx + o * PHW, kf, t->win,
-                         t->kp, g * HW, g * PHW, a, bx, mean[c], invstd[c], k1);
-        }
-    }
 }

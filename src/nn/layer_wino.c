@@ -2,8 +2,9 @@
  * layer_wino.c: 3x3 convolution by Winograd F(4x4, 3x3) (layer_wino.h).
  *
  * Channels-last inside a group: the group's images are copied into
- * buffers of (row, column, channel) by 16 x 16 transposes in registers, and
- * the transforms then run tile by tile on vectors of 16 channels (GNU C
+ * padded buffers of (row, column, channel), a row at a time or, from
+ * channel rows, by 16 x 16 transposes in registers, and the transforms
+ * then run tile by tile on vectors of 16 channels (GNU C
  * vectors: one AVX-512 register, two AVX2 ones), every load and store
  * contiguous.  The channel-major tiles they replaced put consecutive tiles
  * in the lanes, 4 columns apart, and loaded them by gathers: the
@@ -36,6 +37,25 @@ static inline vf vld(const float *p)
 static inline void vst(float *p, vf v)
 {
     memcpy(p, &v, sizeof v);
+}
+
+/* The first n (1..16) floats at p, the lanes past them zero; and back. */
+static inline vf vld_n(const float *p, int n)
+{
+    vf v = {0};
+
+    if (n == VL)
+        return vld(p);
+    memcpy(&v, p, (size_t)n * sizeof(float));
+    return v;
+}
+
+static inline void vst_n(float *p, vf v, int n)
+{
+    if (n == VL)
+        vst(p, v);
+    else
+        memcpy(p, &v, (size_t)n * sizeof(float));
 }
 
 /* n rounded up to whole vectors. */
@@ -82,17 +102,17 @@ static long plane_stride(int rows, long T)
 /*
  * The scratch of a group, in floats, each region a whole number of
  * vectors:
- *   R1  V, then dV (36 planes); in the forward, after the products, the
- *       output tiles of the group channels-last;
+ *   R1  V, then dV (36 planes);
  *   R2  the padded input of the group channels-last, then M or DY (36
- *       planes); in the backward, after the products, dx channels-last;
+ *       planes); in the backward, after the products, dx padded;
  *   R3  one image's dy on the tile grid, channels-last;
  *   R4  the bias, or the sums of db (OC);
- *   R5  the offsets of the group's positions in a channels-last buffer.
- * The transposes into and out of R1 and R2 run over the whole group, so
- * that each channel's rows are read and written in one run of nt*H*W
- * floats (an image at a time, the 64 rows of conv2's output were 784
- * bytes each, written in 16-row blocks that missed the cache).
+ *   R5  the offsets of the group's positions in a channels-last buffer
+ *       (an input in channel rows only, WINO_ROWS).
+ * The transposes into and out of R2 run over the whole group, so that
+ * each channel's rows are read and written in one run of nt*H*W floats
+ * (an image at a time, the 64 rows of conv2's output were 784 bytes each,
+ * written in 16-row blocks that missed the cache).
  */
 typedef struct Regions {
     long r1, r2, r3, r4, r5;
@@ -107,12 +127,10 @@ static Regions regions(const WinoShape *s, int C, int OC, int nt)
 {
     const long T = (long)nt * s->TT, grid = (long)M * M * s->TT, padded = (long)s->PH * s->PW;
     const long v = WINO_P * plane_stride(C, T), m = WINO_P * plane_stride(OC, T);
-    const long y = nt * grid * pad_vl(OC), xp = nt * padded * pad_vl(C);
-    Regions r = {.r1 = v > y ? v : y, .r2 = m > xp ? m : xp, .r3 = grid * pad_vl(OC),
-                 .r4 = whole_vectors(OC),
+    const long xp = nt * padded * pad_vl(C);
+    Regions r = {.r1 = whole_vectors(v), .r2 = whole_vectors(m > xp ? m : xp),
+                 .r3 = grid * pad_vl(OC), .r4 = whole_vectors(OC),
                  .r5 = whole_vectors((long)nt * s->H * s->W * (long)(sizeof(long) / sizeof(float)))};
-    r.r1 = whole_vectors(r.r1);
-    r.r2 = whole_vectors(r.r2);
     return r;
 }
 
@@ -410,6 +428,24 @@ static void lanes_to_rows(float *dst, long ld, int nc, const float *buf, const l
     }
 }
 
+/*
+ * w positions of nc channels from src, positions ss floats apart, to dst,
+ * ds floats apart (ss, ds >= nc); the floats of a dst position past nc are
+ * zeroed.  A row of channels-last images into or out of a padded buffer.
+ */
+static void positions_copy(float *restrict dst, int ds, const float *restrict src, int ss, int w,
+                           int nc)
+{
+    if (ds == nc && ss == nc) {
+        memcpy(dst, src, (size_t)w * nc * sizeof *dst);
+        return;
+    }
+    for (int p = 0; p < w; p++) {
+        memcpy(dst + (long)p * ds, src + (long)p * ss, (size_t)nc * sizeof *dst);
+        memset(dst + (long)p * ds + nc, 0, (size_t)(ds - nc) * sizeof *dst);
+    }
+}
+
 /* ---- a group ---- */
 
 static Layout padded_layout(const WinoShape *s, int C)
@@ -417,15 +453,11 @@ static Layout padded_layout(const WinoShape *s, int C)
     return (Layout){.rows = s->PH, .width = s->PW, .top = 1, .left = 1, .lanes = pad_vl(C)};
 }
 
-static Layout grid_layout(const WinoShape *s, int OC)
-{
-    return (Layout){.rows = M * s->TI, .width = M * s->TJ, .lanes = pad_vl(OC)};
-}
-
-/* V (36, T, Cp), planes pv apart, for images [n0, n0+nt) of x; xp: the
- * group's padded images, channels-last; off: R5. */
-static void input_group(float *restrict V, long pv, const float *x, float *restrict xp,
-                        long *off, const WinoShape *s, int C, int N, int n0, int nt)
+/* V (36, T, Cp), planes pv apart, for images [n0, n0+nt) of x, laid out
+ * as xl says; xp: the group's padded images, channels-last; off: R5. */
+static void input_group(float *restrict V, long pv, const float *x, WinoLayout xl,
+                        float *restrict xp, long *off, const WinoShape *s, int C, int N, int n0,
+                        int nt)
 {
     const Layout L = padded_layout(s, C);
     const int Cp = L.lanes, PW = s->PW, HW = s->H * s->W;
@@ -442,8 +474,14 @@ static void input_group(float *restrict V, long pv, const float *x, float *restr
                 memset(row + (long)(s->W + 1) * Cp, 0, (size_t)(PW - s->W - 1) * Cp * sizeof *xp);
             }
         }
-    layout_offsets(off, &L, nt, s->H, s->W);
-    rows_to_lanes(xp, off, x + (long)n0 * HW, (long)N * HW, C, nt * HW);
+    if (xl == WINO_ROWS) {
+        layout_offsets(off, &L, nt, s->H, s->W);
+        rows_to_lanes(xp, off, x + (long)n0 * HW, (long)N * HW, C, nt * HW);
+    } else
+        for (int n = 0; n < nt; n++)
+            for (int h = 0; h < s->H; h++)
+                positions_copy(xp + n * img + (h + 1) * rs + Cp, Cp,
+                               x + (((long)(n0 + n) * s->H + h) * s->W) * C, C, s->W, C);
     for (int n = 0; n < nt; n++)
         for (int i = 0; i < s->TI; i++)
             for (int j = 0; j < s->TJ; j++) {
@@ -464,33 +502,39 @@ static void input_group(float *restrict V, long pv, const float *x, float *restr
             }
 }
 
-void wino_forward(float *y, const float *x, const float *U, const float *b,
+/* The rows and columns of tile (i, j) inside the image: up to M each. */
+static int tile_extent(int i, int n)
+{
+    return n - M * i < M ? n - M * i : M;
+}
+
+void wino_forward(float *y, const float *x, WinoLayout xl, const float *U, const float *b,
                   float *scratch, const WinoShape *s, int C, int OC, int N, int n0, int nt,
                   GemmPath path)
 {
-    const Layout L = grid_layout(s, OC);
-    const int Cp = pad_vl(C), OCp = L.lanes, HW = s->H * s->W, QW = L.width;
+    const int Cp = pad_vl(C), OCp = pad_vl(OC), HW = s->H * s->W;
     const long T = (long)nt * s->TT, pv = plane_stride(C, T), pm = plane_stride(OC, T);
-    const long img = (long)L.rows * QW * OCp;
+    const long rs = (long)s->W * OC;
     const Regions R = regions(s, C, OC, nt);
-    float *V = scratch, *Mp = V + R.r1, *bias = Mp + R.r2 + R.r3, *yq = V;
+    float *V = scratch, *Mp = V + R.r1, *bias = Mp + R.r2 + R.r3;
     long *off = (long *)(void *)(bias + R.r4);
 
     assert(nt >= 1 && nt <= s->cap);
-    input_group(V, pv, x, Mp, off, s, C, N, n0, nt);
+    input_group(V, pv, x, xl, Mp, off, s, C, N, n0, nt);
     for (int xi = 0; xi < WINO_P; xi++)
         gemm_on(path, 0, 1, (int)T, OC, C, 1.0f, V + xi * pv, Cp, U + (long)xi * OC * C, C,
                 0.0f, Mp + xi * pm, OCp);
     memset(bias, 0, (size_t)OCp * sizeof *bias);
     memcpy(bias, b, (size_t)OC * sizeof *bias);
-    /* y = A^T M A + b on the tile grids of the images, channels-last, in
-     * V's place */
+    /* y = A^T M A + b, each tile's points inside the image stored */
     for (int n = 0; n < nt; n++)
         for (int i = 0; i < s->TI; i++)
             for (int j = 0; j < s->TJ; j++) {
                 const long t = (long)n * s->TT + i * s->TJ + j;
-                float *o = yq + n * img + ((long)M * i * QW + M * j) * OCp;
-                for (int c0 = 0; c0 < OCp; c0 += VL) {
+                const int ra = tile_extent(i, s->H), ka = tile_extent(j, s->W);
+                float *o = y + (long)(n0 + n) * HW * OC + M * i * rs + (long)M * j * OC;
+                for (int c0 = 0; c0 < OC; c0 += VL) {
+                    const int nc = OC - c0 < VL ? OC - c0 : VL;
                     vf m[WINO_P], q[M * M], bv = vld(bias + c0);
                     #pragma GCC unroll 36
                     for (int pt = 0; pt < WINO_P; pt++)
@@ -500,30 +544,29 @@ void wino_forward(float *y, const float *x, const float *U, const float *b,
                     for (int a = 0; a < M; a++)
                         #pragma GCC unroll 4
                         for (int k = 0; k < M; k++)
-                            vst(o + ((long)a * QW + k) * OCp + c0, q[M * a + k] + bv);
+                            if (a < ra && k < ka)
+                                vst_n(o + a * rs + (long)k * OC + c0, q[M * a + k] + bv, nc);
                 }
             }
-    layout_offsets(off, &L, nt, s->H, s->W);
-    lanes_to_rows(y + (long)n0 * HW, (long)N * HW, OC, yq, off, nt * HW);
 }
 
-/* DY (36, T, OCp), planes pm apart, from dy (OC rows ldy apart, nt*HW
- * each), and db's sums over the tiles into dbs (OCp); dq: the tile grid of
- * one image, channels-last. */
+/* DY (36, T, OCp), planes pm apart, from images [n0, n0+nt) of dy
+ * (N, H, W, OC), and db's sums over the tiles into dbs (OCp); dq: the
+ * tile grid of one image, channels-last. */
 static void dy_group(float *restrict DY, long pm, float *restrict dbs, const float *dy,
-                     long ldy, float *restrict dq, long *off, const WinoShape *s, int OC, int nt)
+                     float *restrict dq, const WinoShape *s, int OC, int n0, int nt)
 {
-    const Layout L = grid_layout(s, OC);
-    const int OCp = L.lanes, HW = s->H * s->W, QW = L.width, QH = L.rows;
+    const int OCp = pad_vl(OC), HW = s->H * s->W, QW = M * s->TJ, QH = M * s->TI;
 
     /* The grid past the image: zero for every image. */
     for (int h = 0; h < QH; h++)
         for (int w = h < s->H ? s->W : 0; w < QW; w++)
             memset(dq + ((long)h * QW + w) * OCp, 0, (size_t)OCp * sizeof *dq);
     memset(dbs, 0, (size_t)OCp * sizeof *dbs);
-    layout_offsets(off, &L, 1, s->H, s->W);
     for (int n = 0; n < nt; n++) {
-        rows_to_lanes(dq, off, dy + (long)n * HW, ldy, OC, HW);
+        for (int h = 0; h < s->H; h++)
+            positions_copy(dq + (long)h * QW * OCp, OCp,
+                           dy + ((long)(n0 + n) * HW + (long)h * s->W) * OC, OC, s->W, OC);
         for (int i = 0; i < s->TI; i++)
             for (int j = 0; j < s->TJ; j++) {
                 const long t = (long)n * s->TT + i * s->TJ + j;
@@ -547,10 +590,12 @@ static void dy_group(float *restrict DY, long pm, float *restrict dbs, const flo
     }
 }
 
-/* dx[:, n0:n0+nt] = the sum over patches of B dV B^T, dV (36, T, Cp);
- * zp: the group's padded images, channels-last. */
-static void dx_group(float *dx, const float *restrict dV, long pv, float *restrict zp, long *off,
-                     const WinoShape *s, int C, int N, int n0, int nt)
+/* dx's images [n0, n0+nt), laid out as xl says, = the sum over patches
+ * of B dV B^T, dV (36, T, Cp); zp: the group's padded images,
+ * channels-last. */
+static void dx_group(float *dx, WinoLayout xl, const float *restrict dV, long pv,
+                     float *restrict zp, long *off, const WinoShape *s, int C, int N, int n0,
+                     int nt)
 {
     const Layout L = padded_layout(s, C);
     const int Cp = L.lanes, PW = s->PW, HW = s->H * s->W;
@@ -579,13 +624,19 @@ static void dx_group(float *dx, const float *restrict dV, long pv, float *restri
                         }
                 }
             }
-    layout_offsets(off, &L, nt, s->H, s->W);
-    lanes_to_rows(dx + (long)n0 * HW, (long)N * HW, C, zp, off, nt * HW);
+    if (xl == WINO_ROWS) {
+        layout_offsets(off, &L, nt, s->H, s->W);
+        lanes_to_rows(dx + (long)n0 * HW, (long)N * HW, C, zp, off, nt * HW);
+    } else
+        for (int n = 0; n < nt; n++)
+            for (int h = 0; h < s->H; h++)
+                positions_copy(dx + (((long)(n0 + n) * s->H + h) * s->W) * C, C,
+                               zp + n * img + (h + 1) * rs + Cp, Cp, s->W, C);
 }
 
-void wino_backward(float *dx, float *dU, float *db, const float *dy, int ldy,
-                   const float *x, const float *U, float *scratch, const WinoShape *s,
-                   int C, int OC, int N, int n0, int nt, float beta, GemmPath path)
+void wino_backward(float *dx, float *dU, float *db, const float *dy, const float *x,
+                   WinoLayout xl, const float *U, float *scratch, const WinoShape *s, int C,
+                   int OC, int N, int n0, int nt, float beta, GemmPath path)
 {
     const int Cp = pad_vl(C), OCp = pad_vl(OC);
     const long T = (long)nt * s->TT, pv = plane_stride(C, T), pm = plane_stride(OC, T);
@@ -596,8 +647,8 @@ void wino_backward(float *dx, float *dU, float *db, const float *dy, int ldy,
     long *off = (long *)(void *)(dbs + R.r4);
 
     assert(nt >= 1 && nt <= s->cap);
-    input_group(V, pv, x, DY, off, s, C, N, n0, nt);
-    dy_group(DY, pm, dbs, dy, ldy, dq, off, s, OC, nt);
+    input_group(V, pv, x, xl, DY, off, s, C, N, n0, nt);
+    dy_group(DY, pm, dbs, dy, dq, s, OC, n0, nt);
     for (int oc = 0; oc < OC; oc++)
         db[oc] = beta == 0.0f ? dbs[oc] : beta * db[oc] + dbs[oc];
     for (int xi = 0; xi < WINO_P; xi++)
@@ -608,5 +659,5 @@ void wino_backward(float *dx, float *dU, float *db, const float *dy, int ldy,
     for (int xi = 0; xi < WINO_P; xi++)
         gemm_on(path, 0, 0, (int)T, C, OC, 1.0f, DY + xi * pm, OCp, U + (long)xi * OC * C, C,
                 0.0f, dV + xi * pv, Cp);
-    dx_group(dx, dV, pv, zp, off, s, C, N, n0, nt);
+    dx_group(dx, xl, dV, pv, zp, off, s, C, N, n0, nt);
 }

@@ -32,16 +32,19 @@
  * model's layers.  tests/nn/test_wino.c checks against a double-precision
  * direct convolution.
  *
- * Layout: x (C, N, H, W), y (OC, N, H, W), w (OC, C, 3, 3), as in the rest
- * of the engine.  Inside a group the transforms work channels-last, so
- * that a vector holds 16 channels of one point and every load and store is
- * contiguous (the channel-major tiles needed gathers, and the transforms
- * cost more than the products so): each image is copied into a
- * channels-last buffer by 16 x 16 register transposes, transformed tile by
- * tile, and copied back the same way.  The 36-point arrays are
- * point-major, channels innermost: V and dV (36, T, Cp), M and DY
- * (36, T, OCp), with Cp and OCp the channel counts rounded up to 16;
- * U and dU (36, OC, C).  A group is images [n0, n0+nt) of the batch; its
+ * Layout: y and dy (N, H, W, OC), channels-last, and x and dx either
+ * channels-last (N, H, W, C) or in channel rows (C, N, H, W), as the
+ * WinoLayout argument says (block 2 takes block 1's channel rows, block
+ * 3 block 2's channels-last output); w (OC, C, 3, 3).  The transforms
+ * work channels-last, so that a vector holds 16 channels of one point and
+ * every load and store is contiguous (the channel-major tiles needed
+ * gathers, and the transforms cost more than the products so): a group's
+ * images are copied into a padded channels-last buffer, a row at a time
+ * or, from channel rows, by 16 x 16 register transposes, and transformed
+ * tile by tile.  The 36-point arrays are point-major, channels innermost:
+ * V and dV (36, T, Cp), M and DY (36, T, OCp), with Cp and OCp the channel
+ * counts rounded up to 16; U and dU (36, OC, C).  A group is images
+ * [n0, n0+nt) of the batch; its
  * tiles are t = n*TT + i*TJ + j.  The products per point are
  *   M (T, OC) = V (T, C) U^T,  dU (OC, C) = DY^T V,  dV (T, C) = DY U.
  */
@@ -54,6 +57,9 @@
 #define WINO_A 6          /* input patch side, WINO_M + 2 */
 #define WINO_P 36         /* points of the transform domain, WINO_A^2 */
 #define WINO_SUM_POINT 7  /* the point (1, 1): A dy A^T there is the tile's sum of dy */
+
+/* How x and dx lie: channel rows (C, N, H, W) or channels-last (N, H, W, C). */
+typedef enum WinoLayout { WINO_ROWS, WINO_LAST } WinoLayout;
 
 /* The tiling of an H x W image, for groups of up to `cap` images. */
 typedef struct WinoShape {
@@ -70,9 +76,9 @@ int wino_tiles(int H, int W);
 void wino_shape_init(WinoShape *s, int H, int W, int cap);
 
 /* Scratch floats a group of up to cap images of H x W needs: V (whose
- * place dV, then the forward's output tiles, take), M or DY (whose place
- * the padded input and dx take), one image's dy channels-last, a vector
- * of OC and the positions' offsets (layer_wino.c, regions()). */
+ * place dV takes), M or DY (whose place the padded input and dx take),
+ * one image's dy channels-last, a vector of OC and the positions'
+ * offsets (layer_wino.c, regions()). */
 long wino_scratch_floats(int H, int W, int C, int OC, int cap);
 
 /* U (36, OC, C) from w (OC, C, 3, 3), for the filter pairs p = oc*C + c
@@ -83,21 +89,22 @@ void wino_filter(float *U, const float *w, long npairs, long p0, long p1);
  * `ld` floats apart (dw = G^T dU G). */
 void wino_filter_grad(float *dw, const float *dU, long ld, long p0, long p1);
 
-/* y[:, n0:n0+nt] (OC, N, H, W) = conv(x, w) + b, with U = wino_filter(w).
- * scratch: wino_scratch_floats floats; path: where the 36 GEMMs run. */
-void wino_forward(float *y, const float *x, const float *U, const float *b,
+/* Images [n0, n0+nt) of y (N, H, W, OC) = conv(x, w) + b, with
+ * U = wino_filter(w); x laid out as xl says.  scratch:
+ * wino_scratch_floats floats; path: where the 36 GEMMs run. */
+void wino_forward(float *y, const float *x, WinoLayout xl, const float *U, const float *b,
                   float *scratch, const WinoShape *s, int C, int OC, int N, int n0, int nt,
                   GemmPath path);
 
 /*
- * Backward over one group, given dy (OC, nt*H*W) for it, rows ldy apart:
+ * Backward over one group, images [n0, n0+nt), given dy (N, H, W, OC):
  *   dU (36, OC, C) = beta * dU + DY^T V,  db (OC) = beta * db + sum(dy),
- *   dx[:, n0:n0+nt] (C, N, H, W) = the input gradient, when dx is not NULL
- *   (overwritten).
+ *   dx's images (laid out as x, as xl says) = the input gradient, when
+ *   dx is not NULL (overwritten).
  * path: where the 72 GEMMs run.
  */
-void wino_backward(float *dx, float *dU, float *db, const float *dy, int ldy,
-                   const float *x, const float *U, float *scratch, const WinoShape *s,
-                   int C, int OC, int N, int n0, int nt, float beta, GemmPath path);
+void wino_backward(float *dx, float *dU, float *db, const float *dy, const float *x,
+                   WinoLayout xl, const float *U, float *scratch, const WinoShape *s, int C,
+                   int OC, int N, int n0, int nt, float beta, GemmPath path);
 
 #endif

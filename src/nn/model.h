@@ -27,7 +27,6 @@
 #include <stdint.h>
 
 #include "util/arena.h"
-#include "nn/layer_maxpool.h"
 #include "nn/layer_wino.h"
 #include "cnntop/err.h"
 #include "nn/params.h"
@@ -51,12 +50,15 @@
 
 /* Buffers of one conv block; OC out-channels, H x W its conv's size. */
 typedef struct BlockBufs {
-    float *y;       /* (OC, B, H, W) conv output before BN; its gradient after
+    /* Blocks 2 and 3 channels-last (N = B here), block 1 in channel rows
+     * (layer_wino.h, layer_maxpool.h): */
+    float *y;       /* (B, H, W, OC) conv output before BN; its gradient after
                        the backward pool (none for block 1) */
-    uint8_t *idx;   /* (OC, B, H/2, W/2) pool argmax or MAXPOOL_NOGRAD */
-    float *ymax;    /* (OC, B, H/2, W/2) y at the argmax, for BN backward */
-    float *out;     /* (OC, B, H/2, W/2) block output */
-    float *dout;    /* (OC, B, H/2, W/2) its gradient */
+    uint8_t *idx;   /* (B, H/2, W/2, OC) pool argmax or MAXPOOL_NOGRAD;
+                       block 1: (OC, B, H/2, W/2), as ymax, out and dout */
+    float *ymax;    /* (B, H/2, W/2, OC) y at the argmax, for BN backward */
+    float *out;     /* (B, H/2, W/2, OC) block output */
+    float *dout;    /* (B, H/2, W/2, OC) its gradient */
     float *mean;    /* (OC) batch (or running) mean in use */
     float *invstd;  /* (OC) */
     float *scale;   /* (OC) gamma*invstd */
@@ -74,7 +76,6 @@ typedef struct BlockBufs {
     int group;      /* images per Winograd group, e.g. 9 (0 for block 1) */
     float *U;       /* (36, OC, C) the filters, Winograd-transformed each step */
     WinoShape *ws; /* (layer_wino.h; none for block 1) */
-    MaxpoolTables *pt; /* pool offset tables (layer_maxpool.h; none for block 1) */
 } BlockBufs;
 
 typedef struct Acts {

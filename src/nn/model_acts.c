@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn/layer_maxpool.h"
 #include "nn/model_impl.h"
 
 /* Floats of block 1's scratch in one thread's scratch (model_phase_bufs). */
@@ -43,7 +42,6 @@ static void acts_carve(Acts *a, int B, int T)
         bb->y = l == 0 ? NULL : arena_push(ar, oc * B * hw * f);
         bb->U = l == 0 ? NULL : arena_push(ar, WINO_P * (size_t)model_spec_pairs(cs) * f);
         bb->ws = l == 0 ? NULL : arena_push(ar, sizeof(WinoShape));
-        bb->pt = l == 0 ? NULL : arena_push(ar, sizeof(MaxpoolTables));
         bb->idx = arena_push(ar, oc * B * phw);
         bb->ymax = arena_push(ar, oc * B * phw * f);
         bb->out = arena_push(ar, oc * B * phw * f);
@@ -110,7 +108,6 @@ int acts_init(Acts *a, int B, int threads)
     for (int l = 1; l < MODEL_NBLOCKS; l++) {
         const ConvSpec *cs = &model_conv_specs[l];
         wino_shape_init(a->blk[l].ws, cs->H, cs->W, a->blk[l].group);
-        maxpool_tables_init(a->blk[l].pt, cs->H, cs->W);
     }
     return 0;
 }

@@ -113,8 +113,12 @@ static void job_pool_sums(void *jp, int c, int tid)
     (void)tid;
     model_block_chunk_range(j->l, j->N, c, &n0, &n1);
     memset(acc, 0, (size_t)cs->OC * 2 * sizeof *acc);
-    maxpool_backward_sums(acc, bb->dout, bb->idx, bb->ymax, bb->mean, bb->invstd, cs->OC,
-                       j->N, (cs->H / 2) * (cs->W / 2), n0, n1 - n0);
+    if (j->l == 0)
+        maxpool_backward_sums_rows(acc, bb->dout, bb->idx, bb->ymax, bb->mean, bb->invstd,
+                                   cs->OC, j->N, (cs->H / 2) * (cs->W / 2), n0, n1 - n0);
+    else
+        maxpool_backward_sums(acc, bb->dout, bb->idx, bb->ymax, bb->mean, bb->invstd, cs->OC,
+                              (cs->H / 2) * (cs->W / 2), n0, n1 - n0);
 }
 
 /* Blocks 2 and 3, backward, one chunk: the gradient of the conv output in
@@ -131,7 +135,6 @@ static void job_conv_bwd(void *jp, int c, int tid)
     BlockBufs *bb = &a->blk[j->l];
     Params *ps = j->s->ps;
     const long P = model_spec_pairs(cs);
-    const int HW = cs->H * cs->W;
     float *dwp = bb->dwpart + (size_t)c * model_spec_dwlen(j->l);
     float *dU = a->scratch[tid] + model_wino_scratch_floats(cs, bb->group);
     float *dx = j->l > 0 ? a->blk[j->l - 1].dout : NULL;
@@ -139,13 +142,13 @@ static void job_conv_bwd(void *jp, int c, int tid)
 
     model_block_chunk_range(j->l, j->N, c, &n0, &n1);
     maxpool_backward(bb->y, bb->dout, bb->idx, ps->p[cs->tg], bb->mean, bb->invstd, bb->mdz,
-                  bb->mdzx, cs->OC, j->N, bb->pt, n0, n1 - n0);
+                     bb->mdzx, cs->OC, cs->H, cs->W, n0, n1 - n0);
     for (int k = 0; k < model_group_count(n0, n1, bb->group); k++) {
         int t = model_group_start(n0, n1, bb->group, k);
         int nt = model_group_start(n0, n1, bb->group, k + 1) - t;
-        wino_backward(dx, dU, dwp + 9 * P, bb->y + (size_t)t * HW, j->N * HW,
-                      model_block_input(a, j->l), bb->U, a->scratch[tid], bb->ws, cs->C, cs->OC,
-                      j->N, t, nt, t == n0 ? 0.0f : 1.0f, j->s->gemm);
+        wino_backward(dx, dU, dwp + 9 * P, bb->y, model_block_input(a, j->l), cs->xl, bb->U,
+                      a->scratch[tid], bb->ws, cs->C, cs->OC, j->N, t, nt,
+                      t == n0 ? 0.0f : 1.0f, j->s->gemm);
     }
     wino_filter_grad(dwp, dU, P, 0, P);
 }

@@ -43,10 +43,11 @@ static void job_conv_fwd(void *jp, int c, int tid)
     for (int k = 0; k < model_group_count(n0, n1, bb->group); k++) {
         int t = model_group_start(n0, n1, bb->group, k);
         int nt = model_group_start(n0, n1, bb->group, k + 1) - t;
-        wino_forward(bb->y, model_block_input(a, j->l), bb->U, ps->p[cs->tb], a->scratch[tid],
-                     bb->ws, cs->C, cs->OC, j->N, t, nt, j->s->gemm);
+        const long HW = (long)cs->H * cs->W;
+        wino_forward(bb->y, model_block_input(a, j->l), cs->xl, bb->U, ps->p[cs->tb],
+                     a->scratch[tid], bb->ws, cs->C, cs->OC, j->N, t, nt, j->s->gemm);
         if (j->train)
-            bn_stats_partial(acc, bb->y, cs->OC, j->N, cs->H * cs->W, t, nt);
+            bn_stats_partial(acc, bb->y + t * HW * cs->OC, cs->OC, nt * HW);
     }
 }
 
@@ -60,7 +61,7 @@ static void job_pool_fwd(void *jp, int c, int tid)
     (void)tid;
     model_block_chunk_range(j->l, j->N, c, &n0, &n1);
     maxpool_forward(bb->out, j->train ? bb->idx : NULL, j->train ? bb->ymax : NULL, bb->y,
-                 bb->scale, bb->shift, cs->OC, j->N, bb->pt, n0, n1 - n0);
+                    bb->scale, bb->shift, cs->OC, cs->H, cs->W, n0, n1 - n0);
 }
 
 /* Block 1, forward, first pass: the chunk's input moments, from which
@@ -164,7 +165,9 @@ static void block_forward(StepCtx *s, int l, int N, int train, double *t0)
         profile_lap(s->prof, cs->fbn, t0);
 }
 
-/* flat (N, 1152) <- block3 out (128, N, 3*3), and the reverse for gradients. */
+/* flat (N, 1152) <- block 3's out (N, 3*3, 128), channels-last, and the
+ * reverse for gradients: flat keeps PyTorch's (channel, row, column)
+ * order, which fc1's weights expect. */
 void model_job_flatten(void *jp, int c, int tid)
 {
     StepJob *j = jp;
@@ -178,7 +181,7 @@ void model_job_flatten(void *jp, int c, int tid)
         for (int ch = 0; ch < C; ch++)
             for (int k = 0; k < S; k++) {
                 size_t f = (size_t)n * MODEL_FLAT + (size_t)ch * S + k;
-                size_t b = ((size_t)ch * j->N + n) * S + k;
+                size_t b = ((size_t)n * S + k) * C + ch;
                 if (!j->back)
                     a->flat[f] = a->blk[2].out[b];
                 else

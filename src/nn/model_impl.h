@@ -31,17 +31,18 @@ typedef struct ConvSpec {
     int C, OC, H, W;         /* in-channels, out-channels, conv size */
     int chunk;               /* images per chunk at least (model_block_chunks) */
     int group_kb;            /* target size of a Winograd group's V and DY (model.c) */
+    WinoLayout xl;           /* how the block's input and its gradient lie */
     int tw, tb, tg, tbeta;   /* tensor indices */
     int rmean, rvar;         /* running statistics */
     ProfOp fconv, fbn, bbn, bconv;
 } ConvSpec;
 
 static const ConvSpec model_conv_specs[MODEL_NBLOCKS] = {
-    {1, 32, 28, 28, MODEL_CHUNK_IMAGES, 0, T_C1W, T_C1B, T_BN1G, T_BN1B, R_BN1_MEAN, R_BN1_VAR,
+    {1, 32, 28, 28, MODEL_CHUNK_IMAGES, 0, WINO_ROWS, T_C1W, T_C1B, T_BN1G, T_BN1B, R_BN1_MEAN, R_BN1_VAR,
      PROF_CONV1_F, PROF_BN1_F, PROF_BN1_B, PROF_CONV1_B},
-    {32, 64, 14, 14, MODEL_CHUNK_IMAGES, 1024, T_C2W, T_C2B, T_BN2G, T_BN2B, R_BN2_MEAN,
+    {32, 64, 14, 14, MODEL_CHUNK_IMAGES, 1024, WINO_ROWS, T_C2W, T_C2B, T_BN2G, T_BN2B, R_BN2_MEAN,
      R_BN2_VAR, PROF_CONV2_F, PROF_BN2_F, PROF_BN2_B, PROF_CONV2_B},
-    {64, 128, 7, 7, 2 * MODEL_CHUNK_IMAGES, 2048, T_C3W, T_C3B, T_BN3G, T_BN3B, R_BN3_MEAN,
+    {64, 128, 7, 7, 2 * MODEL_CHUNK_IMAGES, 2048, WINO_LAST, T_C3W, T_C3B, T_BN3G, T_BN3B, R_BN3_MEAN,
      R_BN3_VAR, PROF_CONV3_F, PROF_BN3_F, PROF_BN3_B, PROF_CONV3_B},
 };
 

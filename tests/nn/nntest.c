@@ -55,6 +55,17 @@ void to_double(double *d, const float *f, size_t n)
         d[i] = f[i];
 }
 
+void relayout(void *d, const void *s, size_t size, int C, int N, int P, int last)
+{
+    for (int c = 0; c < C; c++)
+        for (int n = 0; n < N; n++)
+            for (int p = 0; p < P; p++) {
+                size_t r = ((size_t)c * N + n) * P + p, l = ((size_t)n * P + p) * C + c;
+                memcpy((char *)d + (last ? l : r) * size, (const char *)s + (last ? r : l) * size,
+                       size);
+            }
+}
+
 double dsumprod(const float *a, const float *b, size_t n)
 {
     double L = 0.0;

@@ -38,6 +38,12 @@ double *dvec(size_t n); /* n zeroed doubles */
 /* d[i] = f[i] for i < n. */
 void to_double(double *d, const float *f, size_t n);
 
+/* d <- s, elements of `size` bytes, from channel rows (C, N, P) to
+ * channels-last (N, P, C) (last != 0) or back; P positions an image.  The
+ * references keep channel rows; the engine's blocks 2 and 3 are
+ * channels-last. */
+void relayout(void *d, const void *s, size_t size, int C, int N, int P, int last);
+
 /* sum a[i] * b[i] over i < n, in double. */
 double dsumprod(const float *a, const float *b, size_t n);
 double ddot(const double *a, const double *b, size_t n);

@@ -1,6 +1,7 @@
 /*
  * layer_bn.c: BatchNorm statistics and their backward reductions.
  */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -9,27 +10,30 @@
 
 void bn_stats_partial(double *acc, const float *y, int C, long n)
 {
-    for (int c0 = 0; c0 < C; c0 += SUMVEC_LANES) {
-        const int nc = C - c0 < SUMVEC_LANES ? C - c0 : SUMVEC_LANES;
-        double s[SUMVEC_LANES] = {0}, ss[SUMVEC_LANES] = {0};
-        for (long p0 = 0; p0 < n; p0 += SUM_SPAN) {
-            const long p1 = n - p0 < SUM_SPAN ? n : p0 + SUM_SPAN;
-            SumVec a = {0}, b = {0};
-            for (long p = p0; p < p1; p++) {
-                SumVec v;
-                sums_load_n(&v, y + p * C + c0, nc);
-                a += v;
-                b += v * v;
+    const int nv = (C + SUMVEC_LANES - 1) / SUMVEC_LANES;
+    SumVecD s[2 * SUM_MAX_VECS] = {{0}}, q[2 * SUM_MAX_VECS] = {{0}};
+
+    assert(nv <= SUM_MAX_VECS);
+    for (long p0 = 0; p0 < n; p0 += SUM_SPAN) {
+        const long p1 = n - p0 < SUM_SPAN ? n : p0 + SUM_SPAN;
+        SumVec a[SUM_MAX_VECS] = {{0}}, b[SUM_MAX_VECS] = {{0}};
+        for (long p = p0; p < p1; p++)
+            for (int v = 0; v < nv; v++) {
+                const int c0 = v * SUMVEC_LANES;
+                SumVec x;
+                sums_load_n(&x, y + p * C + c0, C - c0 < SUMVEC_LANES ? C - c0 : SUMVEC_LANES);
+                a[v] += x;
+                b[v] += x * x;
             }
-            for (int k = 0; k < nc; k++) {
-                s[k] += a[k];
-                ss[k] += b[k];
-            }
+        for (int v = 0; v < nv; v++) {
+            sums_fold(&s[2 * v], &s[2 * v + 1], &a[v]);
+            sums_fold(&q[2 * v], &q[2 * v + 1], &b[v]);
         }
-        for (int k = 0; k < nc; k++) {
-            acc[2 * (c0 + k)] += s[k];
-            acc[2 * (c0 + k) + 1] += ss[k];
-        }
+    }
+    for (int v = 0; v < nv; v++) {
+        const int c0 = v * SUMVEC_LANES, nc = C - c0 < SUMVEC_LANES ? C - c0 : SUMVEC_LANES;
+        sums_add_lanes(acc + 2 * c0, 2, &s[2 * v], &s[2 * v + 1], nc, NULL);
+        sums_add_lanes(acc + 2 * c0 + 1, 2, &q[2 * v], &q[2 * v + 1], nc, NULL);
     }
 }
 

@@ -8,6 +8,7 @@
  * memory: the channel rows they replaced had rows of 7 or 3 windows, which
  * needed offset tables and gathers or shuffles to fill a vector.
  */
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -186,37 +187,46 @@ void maxpool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
                            int PHW, int n0, int nt)
 {
     const long len = (long)nt * PHW, o = (long)n0 * PHW * C;
+    const int nv = (C + SUMVEC_LANES - 1) / SUMVEC_LANES;
+    SumVecD s[2 * SUM_MAX_VECS] = {{0}}, x[2 * SUM_MAX_VECS] = {{0}};
+    SumVec mu[SUM_MAX_VECS];
 
-    for (int c0 = 0; c0 < C; c0 += SUMVEC_LANES) {
-        const int nc = C - c0 < SUMVEC_LANES ? C - c0 : SUMVEC_LANES;
-        double s[SUMVEC_LANES] = {0}, sx[SUMVEC_LANES] = {0};
-        SumVec mu;
-        sums_load_n(&mu, mean + c0, nc);
-        for (long q0 = 0; q0 < len; q0 += SUM_SPAN) {
-            const long q1 = len - q0 < SUM_SPAN ? len : q0 + SUM_SPAN;
-            SumVec a = {0}, b = {0};
-            for (long q = q0; q < q1; q++) {
+    assert(nv <= SUM_MAX_VECS);
+    for (int v = 0; v < nv; v++) {
+        const int c0 = v * SUMVEC_LANES;
+        sums_load_n(&mu[v], mean + c0, C - c0 < SUMVEC_LANES ? C - c0 : SUMVEC_LANES);
+    }
+    for (long q0 = 0; q0 < len; q0 += SUM_SPAN) {
+        const long q1 = len - q0 < SUM_SPAN ? len : q0 + SUM_SPAN;
+        SumVec a[SUM_MAX_VECS] = {{0}}, b[SUM_MAX_VECS] = {{0}};
+        for (long q = q0; q < q1; q++)
+            for (int v = 0; v < nv; v++) {
+                const int c0 = v * SUMVEC_LANES;
+                const int nc = C - c0 < SUMVEC_LANES ? C - c0 : SUMVEC_LANES;
                 const long i = o + q * C + c0;
                 SumVec g, ym, zero = {0};
                 PoolBytes kb = {0};
                 sums_load_n(&g, dout + i, nc);
                 sums_load_n(&ym, ymax + i, nc);
-                memcpy(&kb, idx + i, (size_t)nc);
+                if (nc == SUMVEC_LANES) /* a fixed size: one load, not a call */
+                    memcpy(&kb, idx + i, sizeof kb);
+                else
+                    memcpy(&kb, idx + i, (size_t)nc);
                 /* a window without gradient adds zero */
-                const SumVec gk = pool_sel(__builtin_convertvector(kb, PoolMask) != MAXPOOL_NOGRAD,
-                                           g, zero);
-                a += gk;
-                b += gk * (ym - mu);
+                const PoolMask on = __builtin_convertvector(kb, PoolMask) != MAXPOOL_NOGRAD;
+                const SumVec gk = pool_sel(on, g, zero);
+                a[v] += gk;
+                b[v] += gk * (ym - mu[v]);
             }
-            for (int k = 0; k < nc; k++) {
-                s[k] += a[k];
-                sx[k] += b[k];
-            }
+        for (int v = 0; v < nv; v++) {
+            sums_fold(&s[2 * v], &s[2 * v + 1], &a[v]);
+            sums_fold(&x[2 * v], &x[2 * v + 1], &b[v]);
         }
-        for (int k = 0; k < nc; k++) {
-            acc[2 * (c0 + k)] += s[k];
-            acc[2 * (c0 + k) + 1] += sx[k] * invstd[c0 + k];
-        }
+    }
+    for (int v = 0; v < nv; v++) {
+        const int c0 = v * SUMVEC_LANES, nc = C - c0 < SUMVEC_LANES ? C - c0 : SUMVEC_LANES;
+        sums_add_lanes(acc + 2 * c0, 2, &s[2 * v], &s[2 * v + 1], nc, NULL);
+        sums_add_lanes(acc + 2 * c0 + 1, 2, &x[2 * v], &x[2 * v + 1], nc, invstd + c0);
     }
 }
 

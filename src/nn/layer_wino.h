@@ -77,7 +77,7 @@ void wino_shape_init(WinoShape *s, int H, int W, int cap);
 
 /* Scratch floats a group of up to cap images of H x W needs: V (whose
  * place dV takes), M or DY (whose place the padded input and dx take),
- * one image's dy channels-last, a vector of OC and the positions'
+ * one image's y or dy on its tile grid, a vector of OC and the positions'
  * offsets (layer_wino.c, regions()). */
 long wino_scratch_floats(int H, int W, int C, int OC, int cap);
 

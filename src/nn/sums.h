@@ -14,8 +14,12 @@
  *
  * Channels-last data (positions of C channels) sums per channel: a SumVec
  * holds 16 channels of a position, adds SUM_SPAN positions in float, and
- * is folded into double, so again no float partial sums more than 32
- * values.
+ * is folded into two vectors of 8 doubles, so again no float partial sums
+ * more than 32 values.  The positions are read in memory order, all
+ * channels of each, into an array of vectors: a pass over all the
+ * positions per 16 channels read memory in strides of C floats and ran
+ * at half the bandwidth (block 2's backward sums at batch 512, 2x slower
+ * than on channel rows).
  *
  * The lanes are held in SumVec variables, GNU C vectors (gcc and clang)
  * of 16 floats, not in float arrays: gcc vectorised an array's adds but
@@ -31,7 +35,8 @@
 #define SUM_LANES 32
 #define SUM_BLOCK 1024
 #define SUMVEC_LANES 16
-#define SUM_SPAN 32 /* positions a channels-last float lane sums */
+#define SUM_SPAN 32        /* positions a channels-last float lane sums */
+#define SUM_MAX_VECS 16    /* channels-last sums: up to 16 * SUMVEC_LANES channels */
 
 typedef float SumVec __attribute__((vector_size(4 * SUMVEC_LANES)));
 
@@ -41,6 +46,28 @@ typedef float SumVec __attribute__((vector_size(4 * SUMVEC_LANES)));
  * where the CPU lacks AVX-512. */
 typedef float SumVecAt __attribute__((vector_size(4 * SUMVEC_LANES), aligned(4), may_alias));
 #define SUMVEC_AT(p) (*(SumVecAt *)(p))
+
+typedef double SumVecD __attribute__((vector_size(8 * SUMVEC_LANES / 2)));
+
+/* Folds the float lanes of v into the doubles lo (lanes 0..7) and hi. */
+static inline void sums_fold(SumVecD *lo, SumVecD *hi, const SumVec *v)
+{
+    *lo += __builtin_convertvector(__builtin_shufflevector(*v, *v, 0, 1, 2, 3, 4, 5, 6, 7),
+                                   SumVecD);
+    *hi += __builtin_convertvector(__builtin_shufflevector(*v, *v, 8, 9, 10, 11, 12, 13, 14, 15),
+                                   SumVecD);
+}
+
+/* acc[k * stride] += (lane k of lo, hi) (times scale[k] where scale is
+ * not NULL) for k < n. */
+static inline void sums_add_lanes(double *acc, int stride, const SumVecD *lo, const SumVecD *hi,
+                                  int n, const float *scale)
+{
+    for (int k = 0; k < n; k++) {
+        const double v = k < SUMVEC_LANES / 2 ? (*lo)[k] : (*hi)[k - SUMVEC_LANES / 2];
+        acc[k * stride] += scale ? (double)scale[k] * v : v;
+    }
+}
 
 /* *v = the first n (1..SUMVEC_LANES) floats at p, the lanes past them
  * zero (through a pointer, as SUMVEC_AT's comment says). */

@@ -141,12 +141,14 @@ static int engine_alloc(Engine *e, char *err, size_t errlen)
 
     e->eval_idx = malloc((size_t)e->cap * sizeof *e->eval_idx);
     e->evals = calloc(CN_MAX_EVALS, sizeof *e->evals);
-    if (!e->eval_idx || !e->evals || params_init(&e->ps, e->cfg.seed) != 0 ||
-        acts_init(&e->acts, e->cap, e->threads) != 0)
-        return cn_fail(err, errlen, -CN_ENOMEM, "batch %d needs %.1f MiB: out of memory",
-                       e->cfg.batch, need / 1048576.0);
+    /* The pool and its warm-up first: model_warm's matrices are freed
+     * before the arena takes its memory, so they add nothing to the peak. */
     if (workpool_new(&e->pool, e->threads, &e->reg) != 0)
         return cn_fail(err, errlen, -CN_ENOMEM, "cannot start %d compute threads", e->threads);
+    if (!e->eval_idx || !e->evals || model_warm(e->pool) != 0 ||
+        params_init(&e->ps, e->cfg.seed) != 0 || acts_init(&e->acts, e->cap, e->threads) != 0)
+        return cn_fail(err, errlen, -CN_ENOMEM, "batch %d needs %.1f MiB: out of memory",
+                       e->cfg.batch, need / 1048576.0);
     if (loader_new(&e->loader, &src, e->cfg.batch, e->cfg.workers, e->cfg.prefetch, 0, 0,
                    &e->reg) != 0)
         return cn_fail(err, errlen, -CN_ENOMEM, "cannot start %d loader threads",

@@ -4,8 +4,10 @@
  */
 #include <cblas.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "cnntop/err.h"
 #include "cnntop/machine.h"
 #include "nn/blaskernel.h"
 #include "nn/gemm.h"
@@ -22,6 +24,19 @@ int gemm_init(void)
 void gemm_set_threads(int n)
 {
     openblas_set_num_threads(n < 1 ? 1 : n);
+}
+
+int gemm_warm(void)
+{
+    const size_t n = (size_t)GEMM_WARM_N * GEMM_WARM_N;
+    float *m = calloc(3 * n, sizeof *m);
+
+    if (!m)
+        return -CN_ENOMEM;
+    gemm(0, 0, GEMM_WARM_N, GEMM_WARM_N, GEMM_WARM_N, 1.0f, m, GEMM_WARM_N, m + n, GEMM_WARM_N,
+         0.0f, m + 2 * n, GEMM_WARM_N);
+    free(m);
+    return 0;
 }
 
 void gemm(int ta, int tb, int M, int N, int K, float alpha,

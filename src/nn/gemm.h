@@ -18,6 +18,17 @@
 /* Pins OpenBLAS to one thread per call; returns the threads it had. */
 int gemm_init(void);
 
+/*
+ * One OpenBLAS product of GEMM_WARM_N cubed on zeros (3 MiB of matrices,
+ * allocated and freed here), which packs into OpenBLAS's buffer as far as
+ * any product of a step does: a step packs about 320 KiB there (80 pages
+ * faulted at a buffer's first use).  OpenBLAS keeps a buffer for each
+ * call in flight, taken from its table at call time, so model_warm runs
+ * this on every compute thread at once.  Returns 0 or -CN_ENOMEM.
+ */
+#define GEMM_WARM_N 512
+int gemm_warm(void);
+
 /* C (M, N) = alpha * op(A) (M, K) * op(B) (K, N) + beta * C.  ta/tb: 0 or 1
  * (transposed).  lda, ldb, ldc are the row strides of A, B, C as stored. */
 void gemm(int ta, int tb, int M, int N, int K, float alpha,

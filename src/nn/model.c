@@ -14,6 +14,7 @@
  *
  * Shape letters: N images in this step (<= B), C/OC channels, H x W.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "nn/model_impl.h"
@@ -73,4 +74,23 @@ void model_update(StepCtx *s, double lr)
     workpool_run(s->pool, model_ceil_div((int)s->ps->nfloats, ADAM_BLOCK), job_adam, &j);
     if (s->prof)
         profile_lap(s->prof, PROF_OPTIM, &t0);
+}
+
+static void job_warm(void *ctx, int item, int tid)
+{
+    atomic_int *failed = ctx;
+
+    (void)item;
+    (void)tid;
+    if (gemm_warm() != 0)
+        atomic_store(failed, 1);
+}
+
+int model_warm(Workpool *pool)
+{
+    atomic_int failed;
+
+    atomic_init(&failed, 0);
+    workpool_each(pool, job_warm, &failed);
+    return atomic_load(&failed) ? -CN_ENOMEM : 0;
 }

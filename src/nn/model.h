@@ -113,6 +113,12 @@ typedef struct StepCtx {
     GemmPath gemm;   /* where the Winograd GEMMs run (gemm.h); 0: OpenBLAS */
 } StepCtx;
 
+/* Before the first step, on a new pool: every thread's OpenBLAS buffer
+ * touched as deep as a step goes (gemm_warm on all threads at once), so
+ * that no step faults on it later, when two threads' products first meet
+ * in some way.  Returns 0 or -CN_ENOMEM. */
+int model_warm(Workpool *pool);
+
 /* Forward pass on a->x[0..N) (training: batch statistics, dropout keyed by
  * `step`; else running statistics, no dropout).  Leaves a->logits. */
 void model_forward(StepCtx *s, int N, int train, long step);

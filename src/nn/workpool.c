@@ -26,6 +26,17 @@
  * lost; the job's fields are read after an acquire load of `gen` that
  * pairs with the release store after they were written, and are not
  * written again until every worker is done with them.
+ *
+ * No page fault after the first step: each thread touches its stack
+ * deeper than a job goes before its first item (stack_touch), and the
+ * pool's first STATIC_RUNS jobs (some 4 steps) hand item i to thread
+ * i mod T rather than to whoever comes first, so that every thread runs
+ * every kind of job at the start.  A thread touches fresh memory the
+ * first time it runs a kind of job: its stack, and OpenBLAS's buffers,
+ * which are its own (0.3.21 keeps them per thread).  Handed out by speed
+ * alone, a worker that other programs kept off the CPU in the first
+ * steps ran some kinds first many steps on, and faulted then
+ * (test_step_alloc beside test_train, 1 run in 10).
  */
 #include <pthread.h>
 #include <signal.h>
@@ -41,6 +52,7 @@
 
 #define SPIN_NS 500000      /* how long a side spins before it sleeps */
 #define SPIN_SHARED_NS 50000 /* the same, with more threads than cores */
+#define STATIC_RUNS 160      /* first jobs handed out by item mod threads */
 
 struct Workpool {
     int threads;            /* caller + workers, e.g. 2 */
@@ -55,6 +67,10 @@ struct Workpool {
     WorkpoolFn fn;              /* the job: written under mu before gen */
     void *ctx;
     int nitems;
+    int split;              /* items by item mod threads (the first STATIC_RUNS) */
+    int each;               /* workpool_each: item = tid, after the start barrier */
+    atomic_int arrived;     /* threads at workpool_each's start barrier */
+    long runs;              /* jobs run, for STATIC_RUNS */
     atomic_int next;        /* next unclaimed item */
     ThreadReg *reg;         /* where workers enter, or NULL */
 };
@@ -109,8 +125,43 @@ typedef struct WorkerArg {
     int tid;
 } WorkerArg;
 
+/* Bytes of stack every thread of the pool touches before its first item
+ * (DESIGN): more than any job goes down (the native GEMM packs 64 KiB of
+ * B there). */
+#define STACK_TOUCH (256 * 1024)
+
+static __attribute__((noinline)) void stack_touch(void)
+{
+    volatile char page[STACK_TOUCH];
+
+    for (size_t i = 0; i < sizeof page; i += 1024)
+        page[i] = 0;
+}
+
+static _Thread_local int stack_touched;
+
+static void stack_touch_once(void)
+{
+    if (!stack_touched) {
+        stack_touch();
+        stack_touched = 1;
+    }
+}
+
 static void pool_drain(Workpool *p, WorkpoolFn fn, void *ctx, int nitems, int tid)
 {
+    if (p->each) {
+        atomic_fetch_add_explicit(&p->arrived, 1, memory_order_acq_rel);
+        while (atomic_load_explicit(&p->arrived, memory_order_acquire) < p->threads)
+            cpu_relax();
+        fn(ctx, tid, tid);
+        return;
+    }
+    if (p->split) {
+        for (int i = tid; i < nitems; i += p->threads)
+            fn(ctx, i, tid);
+        return;
+    }
     for (;;) {
         int i = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed);
         if (i >= nitems)
@@ -127,6 +178,7 @@ static void *pool_worker(void *argp)
     char name[16];
 
     free(argp);
+    stack_touch_once();
     snprintf(name, sizeof name, "cnntop-comp/%d", arg.tid);
     if (p->reg)
         threadreg_enter(p->reg, CN_ROLE_TRAIN, name);
@@ -196,6 +248,7 @@ int workpool_new(Workpool **out, int threads, ThreadReg *reg)
     atomic_init(&p->busy, 0);
     atomic_init(&p->quit, 0);
     atomic_init(&p->next, 0);
+    atomic_init(&p->arrived, 0);
     if (!p->th || pool_start_workers(p) != 0) {
         workpool_free(p);
         return -CN_ENOMEM;
@@ -222,10 +275,12 @@ void workpool_free(Workpool *p)
     free(p);
 }
 
-void workpool_run(Workpool *p, int nitems, WorkpoolFn fn, void *ctx)
+/* workpool_run and workpool_each: `each` as the field says. */
+static void pool_run(Workpool *p, int nitems, WorkpoolFn fn, void *ctx, int each)
 {
     if (nitems <= 0)
         return;
+    stack_touch_once(); /* the caller takes items too */
     if (p->threads == 1 || nitems == 1) {
         for (int i = 0; i < nitems; i++)
             fn(ctx, i, 0);
@@ -235,6 +290,9 @@ void workpool_run(Workpool *p, int nitems, WorkpoolFn fn, void *ctx)
     p->fn = fn;
     p->ctx = ctx;
     p->nitems = nitems;
+    p->split = p->runs++ < STATIC_RUNS;
+    p->each = each;
+    atomic_store_explicit(&p->arrived, 0, memory_order_relaxed);
     atomic_store_explicit(&p->next, 0, memory_order_relaxed);
     atomic_store_explicit(&p->busy, p->threads - 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&p->gen, 1, memory_order_release);
@@ -249,6 +307,16 @@ void workpool_run(Workpool *p, int nitems, WorkpoolFn fn, void *ctx)
             pthread_cond_wait(&p->done, &p->mu);
         pthread_mutex_unlock(&p->mu);
     }
+}
+
+void workpool_run(Workpool *p, int nitems, WorkpoolFn fn, void *ctx)
+{
+    pool_run(p, nitems, fn, ctx, 0);
+}
+
+void workpool_each(Workpool *p, WorkpoolFn fn, void *ctx)
+{
+    pool_run(p, p->threads, fn, ctx, 1);
 }
 
 int workpool_threads(const Workpool *p)

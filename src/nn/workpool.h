@@ -28,6 +28,11 @@ void workpool_free(Workpool *p);
  * done.  Only one thread may call workpool_run on a pool at a time. */
 void workpool_run(Workpool *p, int nitems, WorkpoolFn fn, void *ctx);
 
+/* Calls fn(ctx, tid, tid) once on every thread of the pool, the caller
+ * as tid 0, all started together (each waits for the others first), and
+ * returns when all are done. */
+void workpool_each(Workpool *p, WorkpoolFn fn, void *ctx);
+
 /* Threads in the pool, the caller included. */
 int workpool_threads(const Workpool *p);
 

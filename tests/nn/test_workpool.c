@@ -1,7 +1,9 @@
 /*
  * test_workpool.c: the compute pool runs every item exactly once, on a valid
- * thread id, across many back-to-back jobs and pool sizes; run under TSan
- * in CI for its fork/join.
+ * thread id, across many back-to-back jobs (the first ones handed out
+ * statically, the rest by speed) and pool sizes, and workpool_each once
+ * on every thread with item = tid; run under TSan in CI for its
+ * fork/join.
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -27,6 +29,16 @@ static void work(void *cp, int item, int tid)
     c->sum[item] += item;
 }
 
+/* workpool_each: hits[tid] counts the calls of thread tid. */
+static void each(void *cp, int item, int tid)
+{
+    Ctx *c = cp;
+    if (item != tid || tid < 0 || tid >= c->threads)
+        atomic_fetch_add(&c->bad_tid, 1);
+    else
+        atomic_fetch_add(&c->hits[tid], 1);
+}
+
 int main(void)
 {
     static Ctx c;
@@ -46,6 +58,14 @@ int main(void)
             for (int i = 0; i < MAXN; i++)
                 wrong += atomic_load(&c.hits[i]) != (i < n) || c.sum[i] != (i < n ? i : 0);
             CHECK_INT(wrong, ==, 0);
+            if (round % 50 == 0) {
+                for (int i = 0; i < MAXN; i++)
+                    atomic_store(&c.hits[i], 0);
+                workpool_each(p, each, &c);
+                for (int i = 0; i < MAXN; i++)
+                    wrong += atomic_load(&c.hits[i]) != (i < T);
+                CHECK_INT(wrong, ==, 0);
+            }
         }
         CHECK_INT(atomic_load(&c.bad_tid), ==, 0);
         workpool_free(p);

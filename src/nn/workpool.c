@@ -32,11 +32,12 @@
  * pool's first STATIC_RUNS jobs (some 4 steps) hand item i to thread
  * i mod T rather than to whoever comes first, so that every thread runs
  * every kind of job at the start.  A thread touches fresh memory the
- * first time it runs a kind of job: its stack, and OpenBLAS's buffers,
- * which are its own (0.3.21 keeps them per thread).  Handed out by speed
- * alone, a worker that other programs kept off the CPU in the first
- * steps ran some kinds first many steps on, and faulted then
- * (test_step_alloc beside test_train, 1 run in 10).
+ * first time it runs a kind of job: its stack, and OpenBLAS's buffers
+ * (slots of one table, taken at call time, which model_warm touches on
+ * every thread at once: gemm.h).  Handed out by speed alone, a worker
+ * that other programs kept off the CPU in the first steps ran some kinds
+ * first many steps on, and faulted then (test_step_alloc beside
+ * test_train, 1 run in 10).
  */
 #include <pthread.h>
 #include <signal.h>

@@ -28,16 +28,12 @@
  * written again until every worker is done with them.
  *
  * No page fault after the first step: each thread touches its stack
- * deeper than a job goes before its first item (stack_touch), and the
- * pool's first STATIC_RUNS jobs (some 4 steps) hand item i to thread
- * i mod T rather than to whoever comes first, so that every thread runs
- * every kind of job at the start.  A thread touches fresh memory the
- * first time it runs a kind of job: its stack, and OpenBLAS's buffers
- * (slots of one table, taken at call time, which model_warm touches on
- * every thread at once: gemm.h).  Handed out by speed alone, a worker
- * that other programs kept off the CPU in the first steps ran some kinds
- * first many steps on, and faulted then (test_step_alloc beside
- * test_train, 1 run in 10).
+ * deeper than a job goes before its first item (stack_touch).  A thread
+ * otherwise touches fresh stack the first time it runs a deep kind of
+ * job, and a worker that other programs kept off the CPU in the first
+ * steps ran some kinds first many steps on, and faulted then
+ * (test_step_alloc beside test_train, 1 run in 10).  OpenBLAS's buffers,
+ * slots of one table taken at call time, are model_warm's (gemm.h).
  */
 #include <pthread.h>
 #include <signal.h>
@@ -53,7 +49,6 @@
 
 #define SPIN_NS 500000      /* how long a side spins before it sleeps */
 #define SPIN_SHARED_NS 50000 /* the same, with more threads than cores */
-#define STATIC_RUNS 160      /* first jobs handed out by item mod threads */
 
 struct Workpool {
     int threads;            /* caller + workers, e.g. 2 */
@@ -68,10 +63,8 @@ struct Workpool {
     WorkpoolFn fn;              /* the job: written under mu before gen */
     void *ctx;
     int nitems;
-    int split;              /* items by item mod threads (the first STATIC_RUNS) */
     int each;               /* workpool_each: item = tid, after the start barrier */
     atomic_int arrived;     /* threads at workpool_each's start barrier */
-    long runs;              /* jobs run, for STATIC_RUNS */
     atomic_int next;        /* next unclaimed item */
     ThreadReg *reg;         /* where workers enter, or NULL */
 };
@@ -156,11 +149,6 @@ static void pool_drain(Workpool *p, WorkpoolFn fn, void *ctx, int nitems, int ti
         while (atomic_load_explicit(&p->arrived, memory_order_acquire) < p->threads)
             cpu_relax();
         fn(ctx, tid, tid);
-        return;
-    }
-    if (p->split) {
-        for (int i = tid; i < nitems; i += p->threads)
-            fn(ctx, i, tid);
         return;
     }
     for (;;) {
@@ -291,7 +279,6 @@ static void pool_run(Workpool *p, int nitems, WorkpoolFn fn, void *ctx, int each
     p->fn = fn;
     p->ctx = ctx;
     p->nitems = nitems;
-    p->split = p->runs++ < STATIC_RUNS;
     p->each = each;
     atomic_store_explicit(&p->arrived, 0, memory_order_relaxed);
     atomic_store_explicit(&p->next, 0, memory_order_relaxed);

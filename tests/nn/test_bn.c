@@ -129,11 +129,7 @@ static void bnp_fwd(float *out, uint8_t *idx, float *ymax, float *mean, float *i
     bn_stats_finish(mean, invstd, rmean, rvar, part, nparts, s->C, s->M);
     bn_affine(scale, shift, gamma, beta, mean, invstd, s->C);
     for (int k = 0; k < nparts; k++)
-        maxpool_forward(ol, il, ml, yl, scale, shift, s->C, s->H, s->W, cuts[k],
-                        cuts[k + 1] - cuts[k]);
-    relayout(out, ol, sizeof *out, s->C, s->N, s->PHW, 0);
-    relayout(idx, il, 1, s->C, s->N, s->PHW, 0);
-    relayout(ymax, ml, sizeof *ymax, s->C, s->N, s->PHW, 0);
+        pool_fwd(out, idx, ymax, yl, ol, il, ml, scale, shift, cuts[k], cuts[k + 1] - cuts[k], s);
     free(part);
     free(scale);
     free(shift);

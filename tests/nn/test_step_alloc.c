@@ -18,9 +18,8 @@
  * writing it).  Run beside another busy test (test_train), it failed 1
  * run in 10: a thread kept off the CPU in the first steps ran some kinds
  * of job first much later, and faulted then.  With the pool touching its
- * threads' stacks and handing out its first jobs statically, and
- * model_warm touching OpenBLAS's buffers (workpool.c, gemm.h), 1 run in
- * 40 with 3 windows, none of 40 with 6.
+ * threads' stacks and model_warm touching OpenBLAS's buffers (workpool.c,
+ * gemm.h), 1 run in 40 with 3 windows, none of 40 with 6.
  *
  * Sanitizer builds replace malloc and fault on their shadow memory, so
  * there the test skips.

@@ -1,7 +1,7 @@
 /*
  * test_workpool.c: the compute pool runs every item exactly once, on a valid
- * thread id, across many back-to-back jobs (the first ones handed out
- * statically, the rest by speed) and pool sizes, and workpool_each once
+ * thread id, across many back-to-back jobs and pool sizes, and
+ * workpool_each once
  * on every thread with item = tid; run under TSan in CI for its
  * fork/join.
  */

@@ -316,30 +316,49 @@ void wino_filter(float *U, const float *w, long npairs, long p0, long p1)
     gemm(0, 1, WINO_P, (int)(p1 - p0), 9, 1.0f, gg, 9, w + 9 * p0, 9, 0.0f, U + p0, (int)npairs);
 }
 
-/* dw[p0:p1] (n, 9) = dU[:, p0:p1]^T (n, 36) * GG (36, 9), 16 pairs in the
- * lanes: a GEMM with 9 columns ran at 47 GFLOP/s here (OpenBLAS, one
- * thread, 8192 pairs), and the backward makes one per chunk. */
+/* o (3) = G^T i (6): the columns of G are (1/4 -1/6 -1/6 1/24 1/24 0),
+ * (0 -1/6 1/6 1/12 -1/12 0), (0 -1/6 -1/6 1/6 1/6 1). */
+static inline void gt6(vf *o, int os, const vf *i, int is)
+{
+    const vf s12 = i[is] + i[2 * is], m12 = i[is] - i[2 * is], s34 = i[3 * is] + i[4 * is],
+             m34 = i[3 * is] - i[4 * is];
+
+    o[0] = (1.0f / 4) * i[0] - (1.0f / 6) * s12 + (1.0f / 24) * s34;
+    o[os] = (1.0f / 12) * m34 - (1.0f / 6) * m12;
+    o[2 * os] = (1.0f / 6) * (s34 - s12) + i[5 * is];
+}
+
+/*
+ * dw[p0:p1] (n, 9) = G^T dU G for each pair, dU (36, pairs) with planes
+ * ld floats apart: 16 pairs in the lanes, G^T applied down the columns
+ * and then along the rows (108 operations a vector of pairs, where the
+ * 36 x 9 matrix of both took 324 multiply-adds: 55 -> 37 us for conv3's
+ * 8192 pairs in cache).  A GEMM with 9 columns ran at 47 GFLOP/s here
+ * (OpenBLAS, one thread, 8192 pairs), and the backward makes one per
+ * chunk.  The 144 scalar copies out of the lanes into the filters' order
+ * now cost more than the arithmetic; dW kept transposed (9, pairs) for
+ * vector stores moved them into the reduction, at the same cost.
+ */
 void wino_filter_grad(float *dw, const float *dU, long ld, long p0, long p1)
 {
-    float gg[WINO_P * 9];
-
-    if (p1 <= p0)
-        return;
-    wino_gg(gg);
     for (long p = p0; p < p1; p += VL) {
         const int n = p1 - p < VL ? (int)(p1 - p) : VL;
-        vf g[9] = {0};
+        vf d[WINO_P], e[3 * A], g[9];
         float t[9][VL];
         for (int x = 0; x < WINO_P; x++) {
-            vf d = {0};
             if (n == VL)
-                d = vld(dU + x * ld + p);
-            else
-                memcpy(&d, dU + x * ld + p, (size_t)n * sizeof(float));
-            #pragma GCC unroll 9
-            for (int k = 0; k < 9; k++)
-                g[k] += d * gg[x * 9 + k];
+                d[x] = vld(dU + x * ld + p);
+            else {
+                d[x] = (vf){0};
+                memcpy(&d[x], dU + x * ld + p, (size_t)n * sizeof(float));
+            }
         }
+        #pragma GCC unroll 6
+        for (int c = 0; c < A; c++) /* e (3 x 6) = G^T dU */
+            gt6(e + c, A, d + c, A);
+        #pragma GCC unroll 3
+        for (int r = 0; r < 3; r++) /* g (3 x 3) = e G */
+            gt6(g + 3 * r, 1, e + A * r, 1);
         for (int k = 0; k < 9; k++)
             vst(t[k], g[k]);
         for (int l = 0; l < n; l++)

@@ -548,42 +548,66 @@ void wino_forward(float *y, const float *x, WinoLayout xl, const float *U, const
     }
 }
 
+/* DY and db's sums for tile t of one image, whose dy's points (a, k) of
+ * the tile's 4 x 4 lie at src[a*4 + k] (OCp floats each; a point past
+ * the image reads OCp zeros). */
+static inline void dy_tile(float *restrict DY, long pm, float *restrict dbs, long t,
+                           const float *const src[M * M], int OCp)
+{
+    for (int c0 = 0; c0 < OCp; c0 += VL) {
+        vf e[M * M], m[WINO_P];
+        #pragma GCC unroll 16
+        for (int q = 0; q < M * M; q++)
+            e[q] = vld(src[q] + c0);
+        tf_output_adj(m, e);
+        #pragma GCC unroll 36
+        for (int pt = 0; pt < WINO_P; pt++)
+            vst(DY + pt * pm + t * OCp + c0, m[pt]);
+        /* Point (1, 1) of A d A^T is the sum of the tile's 16 values of
+         * dy: summed over the tiles, it is db. */
+        vst(dbs + c0, vld(dbs + c0) + m[WINO_SUM_POINT]);
+    }
+}
+
 /* DY (36, T, OCp), planes pm apart, from images [n0, n0+nt) of dy
- * (N, H, W, OC), and db's sums over the tiles into dbs (OCp); dq: the
- * tile grid of one image, channels-last. */
+ * (N, H, W, OC), and db's sums over the tiles into dbs (OCp).  Where OC
+ * is whole vectors (the model's 64 and 128) the transform reads dy in
+ * place, the points past the image from OCp zeros at dq; else each image
+ * is copied first onto its tile grid dq (channels-last, OCp floats a
+ * point, zero past the image and past OC).  (Copying always cost
+ * conv2 and conv3's backward about 3%: bench/RESULTS.md, session 16.) */
 static void dy_group(float *restrict DY, long pm, float *restrict dbs, const float *dy,
                      float *restrict dq, const WinoShape *s, int OC, int n0, int nt)
 {
     const int OCp = pad_vl(OC), HW = s->H * s->W, QW = M * s->TJ, QH = M * s->TI;
+    const int direct = OCp == OC;
 
-    /* The grid past the image: zero for every image. */
-    for (int h = 0; h < QH; h++)
-        for (int w = h < s->H ? s->W : 0; w < QW; w++)
-            memset(dq + ((long)h * QW + w) * OCp, 0, (size_t)OCp * sizeof *dq);
+    const float *zeros = dq;
+
+    if (direct)
+        memset(dq, 0, (size_t)OCp * sizeof *dq);
+    else /* the grid past the image: zero for every image */
+        for (int h = 0; h < QH; h++)
+            for (int w = h < s->H ? s->W : 0; w < QW; w++)
+                memset(dq + ((long)h * QW + w) * OCp, 0, (size_t)OCp * sizeof *dq);
     memset(dbs, 0, (size_t)OCp * sizeof *dbs);
     for (int n = 0; n < nt; n++) {
-        for (int h = 0; h < s->H; h++)
-            positions_copy(dq + (long)h * QW * OCp, OCp,
-                           dy + ((long)(n0 + n) * HW + (long)h * s->W) * OC, OC, s->W, OC);
+        const float *img = dy + (long)(n0 + n) * HW * OC;
+        if (!direct)
+            for (int h = 0; h < s->H; h++)
+                positions_copy(dq + (long)h * QW * OCp, OCp, img + (long)h * s->W * OC, OC,
+                               s->W, OC);
         for (int i = 0; i < s->TI; i++)
             for (int j = 0; j < s->TJ; j++) {
-                const long t = (long)n * s->TT + i * s->TJ + j;
-                const float *d = dq + ((long)M * i * QW + M * j) * OCp;
-                for (int c0 = 0; c0 < OCp; c0 += VL) {
-                    vf e[M * M], m[WINO_P];
-                    #pragma GCC unroll 4
-                    for (int a = 0; a < M; a++)
-                        #pragma GCC unroll 4
-                        for (int k = 0; k < M; k++)
-                            e[M * a + k] = vld(d + ((long)a * QW + k) * OCp + c0);
-                    tf_output_adj(m, e);
-                    #pragma GCC unroll 36
-                    for (int pt = 0; pt < WINO_P; pt++)
-                        vst(DY + pt * pm + t * OCp + c0, m[pt]);
-                    /* Point (1, 1) of A d A^T is the sum of the tile's 16
-                     * values of dy: summed over the tiles, it is db. */
-                    vst(dbs + c0, vld(dbs + c0) + m[WINO_SUM_POINT]);
-                }
+                const float *src[M * M];
+                for (int a = 0; a < M; a++)
+                    for (int k = 0; k < M; k++) {
+                        const int h = M * i + a, w = M * j + k;
+                        src[M * a + k] = !direct ? dq + ((long)h * QW + w) * OCp
+                                         : h < s->H && w < s->W ? img + ((long)h * s->W + w) * OC
+                                                                 : zeros;
+                    }
+                dy_tile(DY, pm, dbs, (long)n * s->TT + i * s->TJ + j, src, OCp);
             }
     }
 }

@@ -94,7 +94,6 @@ typedef struct Acts {
                                 arrays and a chunk's dU, or block 1's
                                 (layer_conv_phase.h) */
     Arena arena;
-    size_t shared_bytes; /* the arena before the threads' scratch */
 } Acts;
 
 /* Bytes acts_init() would allocate for capacity B and T threads. */

@@ -17,16 +17,7 @@ static size_t phase_scratch_floats(void)
            (size_t)cs->OC * CONV_PHASE_DW_LANES;
 }
 
-/* ---- the arena ----
- *
- * The batch's arrays come first, then each thread's scratch; the arrays
- * are asked for as transparent huge pages (arena_init_huge).  At batch 512
- * they are some 190 MiB walked a channel row, a 784-byte slot or a plane
- * at a time, more 4 KiB pages than the TLB holds: on huge pages the step
- * ran 0.96 of its time (median, 6 runs alternated; conv2 bwd 0.96, the
- * pools 0.91-0.96), at batch 64 1.00.  The scratch stays on small pages:
- * on huge pages too, the step ran 1.01 of that at both batch sizes (1.04
- * least), its 36 planes then falling on fewer cache sets. */
+/* ---- the arena ---- */
 
 static void acts_carve(Acts *a, int B, int T)
 {
@@ -81,7 +72,6 @@ static void acts_carve(Acts *a, int B, int T)
     a->logits = arena_push(ar, (size_t)B * MODEL_CLASSES * f);
     a->probs = arena_push(ar, (size_t)B * MODEL_CLASSES * f);
     a->dlogits = arena_push(ar, (size_t)B * MODEL_CLASSES * f);
-    a->shared_bytes = ar->used;
     for (int t = 0; t < T; t++) {
         float *p = arena_push(ar, scratch * f);
         if (a->scratch)
@@ -106,7 +96,7 @@ int acts_init(Acts *a, int B, int threads)
     acts_carve(a, B, threads);
     size_t need = a->arena.used;
     a->scratch = calloc((size_t)threads, sizeof *a->scratch);
-    if (!a->scratch || arena_init_huge(&a->arena, need, a->shared_bytes) != 0) {
+    if (!a->scratch || arena_init(&a->arena, need) != 0) {
         acts_done(a);
         return -CN_ENOMEM;
     }

@@ -4,7 +4,6 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "util/arena.h"
 #include "cnntop/err.h"
@@ -14,32 +13,16 @@ static size_t round_up(size_t n, size_t to)
     return (n + to - 1) / to * to;
 }
 
-#define HUGE_PAGE (2u << 20)
-
-/* mem_alloc, the whole huge pages of the first `huge` bytes advised. */
-static void *mem_alloc_huge(size_t bytes, size_t huge)
+void *mem_alloc(size_t bytes)
 {
     void *p = NULL;
 
     bytes = round_up(bytes ? bytes : 1, ARENA_ALIGN);
-    if (posix_memalign(&p, huge >= HUGE_PAGE ? HUGE_PAGE : 4096, bytes) != 0)
+    if (posix_memalign(&p, 4096, bytes) != 0)
         return NULL;
-    huge = (huge < bytes ? huge : bytes) / HUGE_PAGE * HUGE_PAGE;
-#ifdef MADV_HUGEPAGE
-    if (huge) { /* advice only: memory is the same either way */
-        (void)madvise(p, huge, MADV_HUGEPAGE);
-        if (bytes > huge)
-            (void)madvise((char *)p + huge, (bytes - huge) / 4096 * 4096, MADV_NOHUGEPAGE);
-    }
-#endif
     /* memset touches every page now, so the step never faults on it. */
     memset(p, 0, bytes);
     return p;
-}
-
-void *mem_alloc(size_t bytes)
-{
-    return mem_alloc_huge(bytes, 0);
 }
 
 void mem_free(void *p)
@@ -56,14 +39,9 @@ void arena_plan(Arena *a)
 
 int arena_init(Arena *a, size_t size)
 {
-    return arena_init_huge(a, size, 0);
-}
-
-int arena_init_huge(Arena *a, size_t size, size_t huge)
-{
     a->used = 0;
     a->size = round_up(size, ARENA_ALIGN);
-    a->base = mem_alloc_huge(a->size, huge);
+    a->base = mem_alloc(a->size);
     if (!a->base) {
         a->size = 0;
         return -CN_ENOMEM;

@@ -26,13 +26,6 @@ void arena_plan(Arena *a);
  * -CN_ENOMEM. */
 int arena_init(Arena *a, size_t size);
 
-/* arena_init, with the whole 2 MiB pages of the first `huge` bytes asked
- * for as transparent huge pages and the rest as small pages (madvise,
- * before they are touched, so that the choice holds whether the kernel's
- * THP setting is "always" or "madvise"; where it is "never", or madvise
- * fails, all stay small).  huge 0: as arena_init. */
-int arena_init_huge(Arena *a, size_t size, size_t huge);
-
 /* Frees the block; safe to call twice. */
 void arena_done(Arena *a);
 

@@ -86,7 +86,9 @@ static long plane_stride(int rows, long T)
  *   R1  V, then dV (36 planes);
  *   R2  the padded input of the group channels-last, then M or DY (36
  *       planes); in the backward, after the products, dx padded;
- *   R3  one image's y or dy on the tile grid, channels-last;
+ *   R3  one image's y or dy on the tile grid, channels-last (dy only
+ *       where OC is not whole vectors; else its first OCp floats are
+ *       the zeros dy_group reads past the image);
  *   R4  the bias, or the sums of db (OC);
  *   R5  the offsets of the group's positions in a channels-last buffer
  *       (an input in channel rows only, WINO_ROWS).

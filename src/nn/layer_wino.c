@@ -576,14 +576,14 @@ static inline void dy_tile(float *restrict DY, long pm, float *restrict dbs, lon
  * is whole vectors (the model's 64 and 128) the transform reads dy in
  * place, the points past the image from OCp zeros at dq; else each image
  * is copied first onto its tile grid dq (channels-last, OCp floats a
- * point, zero past the image and past OC).  (Copying always cost
- * conv2 and conv3's backward about 3%: bench/RESULTS.md, session 16.) */
+ * point, zero past the image and past OC).  Reading in place ran conv2's
+ * backward 0.96 of the copy's time (one thread), conv3's the same
+ * (bench/RESULTS.md, session 16). */
 static void dy_group(float *restrict DY, long pm, float *restrict dbs, const float *dy,
                      float *restrict dq, const WinoShape *s, int OC, int n0, int nt)
 {
     const int OCp = pad_vl(OC), HW = s->H * s->W, QW = M * s->TJ, QH = M * s->TI;
     const int direct = OCp == OC;
-
     const float *zeros = dq;
 
     if (direct)

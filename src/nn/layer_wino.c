@@ -285,11 +285,13 @@ static void transpose_block(float *const *o, int no, int nw, const float *const 
 /* ---- the filters ---- */
 
 /*
- * Both filter transforms are one small GEMM with GG = G (x) G (36, 9), the
- * Kronecker square of G: U[r*6+c] = sum over (i, j) of G[r][i] G[c][j]
- * g[i*3+j], and dg = G^T dU G is the same matrix transposed.  Its entries
- * are products of G's (1/4, 1/6, 1/12, 1/24, 1), each rounded once from
- * double.  (As loops, the stride-9 reads of w do not vectorise.)
+ * U = G g G^T is one small GEMM with GG = G (x) G (36, 9), the Kronecker
+ * square of G: U[r*6+c] = sum over (i, j) of G[r][i] G[c][j] g[i*3+j].
+ * Its entries are products of G's (1/4, 1/6, 1/12, 1/24, 1), each rounded
+ * once from double.  (As loops, the stride-9 reads of w do not
+ * vectorise.)  dg = G^T dU G, the same matrix transposed, runs in two
+ * passes of G's columns instead (gt6, which spells this table's columns
+ * out as sums and differences).
  */
 static void wino_gg(float gg[WINO_P * 9])
 {
@@ -318,8 +320,9 @@ void wino_filter(float *U, const float *w, long npairs, long p0, long p1)
     gemm(0, 1, WINO_P, (int)(p1 - p0), 9, 1.0f, gg, 9, w + 9 * p0, 9, 0.0f, U + p0, (int)npairs);
 }
 
-/* o (3) = G^T i (6): the columns of G are (1/4 -1/6 -1/6 1/24 1/24 0),
- * (0 -1/6 1/6 1/12 -1/12 0), (0 -1/6 -1/6 1/6 1/6 1). */
+/* o (3) = G^T i (6): the columns of G (wino_gg's table) are
+ * (1/4 -1/6 -1/6 1/24 1/24 0), (0 -1/6 1/6 1/12 -1/12 0),
+ * (0 -1/6 -1/6 1/6 1/6 1). */
 static inline void gt6(vf *o, int os, const vf *i, int is)
 {
     const vf s12 = i[is] + i[2 * is], m12 = i[is] - i[2 * is], s34 = i[3 * is] + i[4 * is],

@@ -1,9 +1,8 @@
 /*
  * test_workpool.c: the compute pool runs every item exactly once, on a valid
  * thread id, across many back-to-back jobs and pool sizes, and
- * workpool_each once
- * on every thread with item = tid; run under TSan in CI for its
- * fork/join.
+ * workpool_each once on every thread with item = tid; run under TSan in
+ * CI for its fork/join.
  */
 #include <stdatomic.h>
 #include <string.h>

@@ -53,10 +53,10 @@
 
 #include "nn/gemm.h"
 
-#define WINO_M 4          /* output tile side */
-#define WINO_A 6          /* input patch side, WINO_M + 2 */
-#define WINO_P 36         /* points of the transform domain, WINO_A^2 */
-#define WINO_SUM_POINT 7  /* the point (1, 1): A dy A^T there is the tile's sum of dy */
+#define WINO_M 7          /* output tile side */
+#define WINO_A 9          /* input patch side, WINO_M + 2 */
+#define WINO_P 81         /* points of the transform domain, WINO_A^2 */
+#define WINO_SUM_POINT 0  /* the point (+1, +1): A dy A^T there is the tile's sum of dy */
 
 /* How x and dx lie: channel rows (C, N, H, W) or channels-last (N, H, W, C). */
 typedef enum WinoLayout { WINO_ROWS, WINO_LAST } WinoLayout;
@@ -85,7 +85,13 @@ long wino_scratch_floats(int H, int W, int C, int OC, int cap);
  * in [p0, p1) of the OC*C. */
 void wino_filter(float *U, const float *w, long npairs, long p0, long p1);
 
-/* dw (OC, C, 3, 3) for pairs [p0, p1) from dU (36, OC*C), its planes
+/* The distance in floats between two of dU's planes (wino_backward): a
+ * cache line more than OC*C, since conv3's planes of 8192 floats, 32 KiB
+ * apart, all fall in one set of the caches, and wino_filter_grad reads
+ * all 81 at once. */
+long wino_du_ld(int C, int OC);
+
+/* dw (OC, C, 3, 3) for pairs [p0, p1) from dU (81, OC*C), its planes
  * `ld` floats apart (dw = G^T dU G). */
 void wino_filter_grad(float *dw, const float *dU, long ld, long p0, long p1);
 
@@ -98,7 +104,7 @@ void wino_forward(float *y, const float *x, WinoLayout xl, const float *U, const
 
 /*
  * Backward over one group, images [n0, n0+nt), given dy (N, H, W, OC):
- *   dU (36, OC, C) = beta * dU + DY^T V,  db (OC) = beta * db + sum(dy),
+ *   dU (81, OC, C), planes wino_du_ld(C, OC) floats apart, = beta * dU + DY^T V,  db (OC) = beta * db + sum(dy),
  *   dx's images (laid out as x, as xl says) = the input gradient, when
  *   dx is not NULL (overwritten).
  * path: where the 72 GEMMs run.

@@ -42,7 +42,7 @@ static const ConvSpec model_conv_specs[MODEL_NBLOCKS] = {
      PROF_CONV1_F, PROF_BN1_F, PROF_BN1_B, PROF_CONV1_B},
     {32, 64, 14, 14, MODEL_CHUNK_IMAGES, 1024, WINO_ROWS, T_C2W, T_C2B, T_BN2G, T_BN2B, R_BN2_MEAN,
      R_BN2_VAR, PROF_CONV2_F, PROF_BN2_F, PROF_BN2_B, PROF_CONV2_B},
-    {64, 128, 7, 7, 2 * MODEL_CHUNK_IMAGES, 2048, WINO_LAST, T_C3W, T_C3B, T_BN3G, T_BN3B, R_BN3_MEAN,
+    {64, 128, 7, 7, 4 * MODEL_CHUNK_IMAGES, 2048, WINO_LAST, T_C3W, T_C3B, T_BN3G, T_BN3B, R_BN3_MEAN,
      R_BN3_VAR, PROF_CONV3_F, PROF_BN3_F, PROF_BN3_B, PROF_CONV3_B},
 };
 
@@ -151,7 +151,7 @@ static inline size_t model_spec_dwlen(int l)
 }
 
 /* Blocks 2 and 3: the Winograd scratch of a group, then the chunk's dU
- * (36, OC, C), in each thread's scratch. */
+ * (81 planes of OC x C, wino_du_ld apart), in each thread's scratch. */
 static inline size_t model_wino_scratch_floats(const ConvSpec *cs, int group)
 {
     return (size_t)wino_scratch_floats(cs->H, cs->W, cs->C, cs->OC, group);
@@ -159,7 +159,7 @@ static inline size_t model_wino_scratch_floats(const ConvSpec *cs, int group)
 
 static inline size_t model_wino_thread_floats(const ConvSpec *cs, int group)
 {
-    return model_wino_scratch_floats(cs, group) + WINO_P * (size_t)model_spec_pairs(cs);
+    return model_wino_scratch_floats(cs, group) + WINO_P * (size_t)wino_du_ld(cs->C, cs->OC);
 }
 
 /* ---- block 1's scratch (layer_conv_phase.h), carved from a thread's scratch ---- */

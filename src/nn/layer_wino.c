@@ -1,5 +1,5 @@
 /*
- * layer_wino.c: 3x3 convolution by Winograd F(4x4, 3x3) (layer_wino.h).
+ * layer_wino.c: 3x3 convolution by Winograd F(7x7, 3x3) (layer_wino.h).
  *
  * Channels-last inside a group: the group's images are copied into
  * padded buffers of (row, column, channel), a row at a time or, from
@@ -8,8 +8,9 @@
  * vectors: one AVX-512 register, two AVX2 ones), every load and store
  * contiguous.  The channel-major tiles they replaced put consecutive tiles
  * in the lanes, 4 columns apart, and loaded them by gathers: the
- * transforms cost more than the 36 products (conv2 forward 1.3-1.5 ms
- * against 1.03, one thread, batch 64; bench/RESULTS.md, session 13).
+ * transforms cost more than the products (F(4x4, 3x3)'s conv2 forward
+ * 1.3-1.5 ms against 1.03, one thread, batch 64; bench/RESULTS.md,
+ * session 13).
  */
 #include <assert.h>
 #include <string.h>
@@ -69,11 +70,11 @@ void wino_shape_init(WinoShape *s, int H, int W, int cap)
 }
 
 /*
- * The distance between two of the 36 planes of an array (T x rows): a
+ * The distance between two of the 81 planes of an array (T x rows): a
  * cache line more than the plane.  A transform writes or reads one vector
- * in each of the 36 planes at once; T * rows is often a multiple of 4 KiB
- * (conv2's V at 8 images: 128 x 32 floats), and at such a distance all 36
- * lines fall in one set of the L1 cache, which holds 12.
+ * in each of the 81 planes at once; T * rows is often a multiple of 4 KiB
+ * (F(4x4, 3x3)'s conv2 V at 8 images: 128 x 32 floats), and at such a
+ * distance all 81 lines fall in one set of the L1 cache, which holds 12.
  */
 static long plane_stride(int rows, long T)
 {
@@ -83,8 +84,8 @@ static long plane_stride(int rows, long T)
 /*
  * The scratch of a group, in floats, each region a whole number of
  * vectors:
- *   R1  V, then dV (36 planes);
- *   R2  the padded input of the group channels-last, then M or DY (36
+ *   R1  V, then dV (81 planes);
+ *   R2  the padded input of the group channels-last, then M or DY (81
  *       planes); in the backward, after the products, dx padded;
  *   R3  one image's y or dy on the tile grid, channels-last (dy only
  *       where OC is not whole vectors; else its first OCp floats are
@@ -550,7 +551,7 @@ static Layout padded_layout(const WinoShape *s, int C)
     return (Layout){.rows = s->PH, .width = s->PW, .top = 1, .left = 1, .lanes = pad_vl(C)};
 }
 
-/* V (36, T, Cp), planes pv apart, for images [n0, n0+nt) of x, laid out
+/* V (81, T, Cp), planes pv apart, for images [n0, n0+nt) of x, laid out
  * as xl says; xp: the group's padded images, channels-last; off: R5. */
 static void input_group(float *restrict V, long pv, const float *x, WinoLayout xl,
                         float *restrict xp, long *off, const WinoShape *s, int C, int N, int n0,
@@ -666,7 +667,7 @@ static inline void dy_tile(float *restrict DY, long pm, float *restrict dbs, lon
     }
 }
 
-/* DY (36, T, OCp), planes pm apart, from images [n0, n0+nt) of dy
+/* DY (81, T, OCp), planes pm apart, from images [n0, n0+nt) of dy
  * (N, H, W, OC), and db's sums over the tiles into dbs (OCp).  Where OC
  * is whole vectors (the model's 64 and 128) the transform reads dy in
  * place, the points past the image from OCp zeros at dq; else each image
@@ -710,7 +711,7 @@ static void dy_group(float *restrict DY, long pm, float *restrict dbs, const flo
 }
 
 /* dx's images [n0, n0+nt), laid out as xl says, = the sum over patches
- * of B dV B^T, dV (36, T, Cp); zp: the group's padded images,
+ * of B dV B^T, dV (81, T, Cp); zp: the group's padded images,
  * channels-last. */
 static void dx_group(float *dx, WinoLayout xl, const float *restrict dV, long pv,
                      float *restrict zp, long *off, const WinoShape *s, int C, int N, int n0,

@@ -12,7 +12,7 @@
  *       gemm at the peak 1.41 ms, in place 104 GFLOP/s
  * fwd and bwd: the whole layer over the batch (transforms and GEMMs; the
  * backward without the BN/pool gradient that job_conv_bwd runs first);
- * gemm, dU, dV: the 36 products of one direction alone, over every group,
+ * gemm, dU, dV: the 81 products of one direction alone, over every group,
  * on the planes as the transforms left them; the peak: calibrate's FMA
  * peak per thread, given as CNNTOP_PEAK_GFLOPS (default 107, this
  * machine's 215 over 2 threads).
@@ -133,10 +133,10 @@ int main(int argc, char **argv)
     const char *pk = getenv("CNNTOP_PEAK_GFLOPS");
     const double peak = pk ? atof(pk) : 107.0;
     /* Groups as model.c cuts the chunks at batch 64 (blocks 2 and 3:
-     * chunks of 8 and 16 images) and 512 (32 and 32): conv2 4 images at
-     * both (1 MiB groups), conv3 16 at both. */
-    const Layer layers[] = {{"conv2", 32, 64, 14, 4, WINO_ROWS},
-                            {"conv3", 64, 128, 7, 16, WINO_LAST}};
+     * chunks of 8 and 32 images) and 512 (32 and 32): conv2 8 images at
+     * both (1 MiB groups), conv3 32 at both (one group a chunk). */
+    const Layer layers[] = {{"conv2", 32, 64, 14, 8, WINO_ROWS},
+                            {"conv3", 64, 128, 7, 32, WINO_LAST}};
     const int choices[] = {CN_GEMM_OPENBLAS, CN_GEMM_NATIVE, CN_GEMM_AUTO};
 
     if (N < 1 || N > 4096 || !(peak > 0)) {

@@ -647,7 +647,7 @@ void wino_forward(float *y, const float *x, WinoLayout xl, const float *U, const
 }
 
 /* DY and db's sums for tile t of one image, whose dy's points (a, k) of
- * the tile's 4 x 4 lie at src[a*4 + k] (OCp floats each; a point past
+ * the tile's 7 x 7 lie at src[a*7 + k] (OCp floats each; a point past
  * the image reads OCp zeros). */
 static inline void dy_tile(float *restrict DY, long pm, float *restrict dbs, long t,
                            const float *const src[M * M], int OCp)
@@ -661,7 +661,7 @@ static inline void dy_tile(float *restrict DY, long pm, float *restrict dbs, lon
         #pragma GCC unroll 81
         for (int pt = 0; pt < WINO_P; pt++)
             vst(DY + pt * pm + t * OCp + c0, m[pt]);
-        /* Point (1, 1) of A d A^T is the sum of the tile's 16 values of
+        /* Point (+1, +1) of A d A^T is the sum of the tile's 49 values of
          * dy: summed over the tiles, it is db. */
         vst(dbs + c0, vld(dbs + c0) + m[WINO_SUM_POINT]);
     }

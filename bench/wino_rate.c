@@ -12,7 +12,7 @@
  *       gemm at the peak 1.41 ms, in place 104 GFLOP/s
  * fwd and bwd: the whole layer over the batch (transforms and GEMMs; the
  * backward without the BN/pool gradient that job_conv_bwd runs first);
- * gemm, dU, dV: the 36 products of one direction alone, over every group,
+ * gemm, dU, dV: the 81 products of one direction alone, over every group,
  * on the planes as the transforms left them; the peak: calibrate's FMA
  * peak per thread, given as CNNTOP_PEAK_GFLOPS (default 107, this
  * machine's 215 over 2 threads).
@@ -85,7 +85,7 @@ static void time_layer(const Layer *l, Bufs *m, int N, GemmPath p, double best[5
         for (int n0 = 0; n0 + g <= N; n0 += g)
             for (int xi = 0; xi < WINO_P; xi++)
                 gemm_on(p, 1, 0, OC, C, T, 1.0f, M + xi * m->pm, OC, V + xi * m->pv, C,
-                        n0 ? 1.0f : 0.0f, m->dU + (long)xi * OC * C, C);
+                        n0 ? 1.0f : 0.0f, m->dU + xi * wino_du_ld(C, OC), C);
         t[4] = cpu_now();
         for (int n0 = 0; n0 + g <= N; n0 += g)
             for (int xi = 0; xi < WINO_P; xi++)
@@ -112,7 +112,7 @@ static int bufs_make(Bufs *m, const Layer *l, int N)
     m->pv = l->C * m->T + 16;
     m->pm = l->OC * m->T + 16;
     m->x = noise(nx), m->dx = noise(nx), m->y = noise(ny), m->dy = noise(ny);
-    m->U = noise(WINO_P * P), m->dU = noise(WINO_P * P);
+    m->U = noise(WINO_P * P), m->dU = noise(WINO_P * wino_du_ld(l->C, l->OC));
     m->b = noise(l->OC), m->db = noise(l->OC);
     m->s = noise(wino_scratch_floats(l->H, l->H, l->C, l->OC, l->group));
     return m->x && m->dx && m->y && m->dy && m->U && m->dU && m->b && m->db && m->s ? 0 : -1;
@@ -133,10 +133,10 @@ int main(int argc, char **argv)
     const char *pk = getenv("CNNTOP_PEAK_GFLOPS");
     const double peak = pk ? atof(pk) : 107.0;
     /* Groups as model.c cuts the chunks at batch 64 (blocks 2 and 3:
-     * chunks of 8 and 16 images) and 512 (32 and 32): conv2 4 images at
-     * both (1 MiB groups), conv3 16 at both. */
-    const Layer layers[] = {{"conv2", 32, 64, 14, 4, WINO_ROWS},
-                            {"conv3", 64, 128, 7, 16, WINO_LAST}};
+     * chunks of 8 and 32 images) and 512 (32 and 32): conv2 8 images at
+     * both (1 MiB groups), conv3 32 at both (one group a chunk). */
+    const Layer layers[] = {{"conv2", 32, 64, 14, 8, WINO_ROWS},
+                            {"conv3", 64, 128, 7, 32, WINO_LAST}};
     const int choices[] = {CN_GEMM_OPENBLAS, CN_GEMM_NATIVE, CN_GEMM_AUTO};
 
     if (N < 1 || N > 4096 || !(peak > 0)) {

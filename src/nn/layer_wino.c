@@ -1,5 +1,5 @@
 /*
- * layer_wino.c: 3x3 convolution by Winograd F(4x4, 3x3) (layer_wino.h).
+ * layer_wino.c: 3x3 convolution by Winograd F(7x7, 3x3) (layer_wino.h).
  *
  * Channels-last inside a group: the group's images are copied into
  * padded buffers of (row, column, channel), a row at a time or, from
@@ -8,8 +8,9 @@
  * vectors: one AVX-512 register, two AVX2 ones), every load and store
  * contiguous.  The channel-major tiles they replaced put consecutive tiles
  * in the lanes, 4 columns apart, and loaded them by gathers: the
- * transforms cost more than the 36 products (conv2 forward 1.3-1.5 ms
- * against 1.03, one thread, batch 64; bench/RESULTS.md, session 13).
+ * transforms cost more than the products (F(4x4, 3x3)'s conv2 forward
+ * 1.3-1.5 ms against 1.03, one thread, batch 64; bench/RESULTS.md,
+ * session 13).
  */
 #include <assert.h>
 #include <string.h>
@@ -69,11 +70,11 @@ void wino_shape_init(WinoShape *s, int H, int W, int cap)
 }
 
 /*
- * The distance between two of the 36 planes of an array (T x rows): a
+ * The distance between two of the 81 planes of an array (T x rows): a
  * cache line more than the plane.  A transform writes or reads one vector
- * in each of the 36 planes at once; T * rows is often a multiple of 4 KiB
- * (conv2's V at 8 images: 128 x 32 floats), and at such a distance all 36
- * lines fall in one set of the L1 cache, which holds 12.
+ * in each of the 81 planes at once; T * rows is often a multiple of 4 KiB
+ * (F(4x4, 3x3)'s conv2 V at 8 images: 128 x 32 floats), and at such a
+ * distance all 81 lines fall in one set of the L1 cache, which holds 12.
  */
 static long plane_stride(int rows, long T)
 {
@@ -83,8 +84,8 @@ static long plane_stride(int rows, long T)
 /*
  * The scratch of a group, in floats, each region a whole number of
  * vectors:
- *   R1  V, then dV (36 planes);
- *   R2  the padded input of the group channels-last, then M or DY (36
+ *   R1  V, then dV (81 planes);
+ *   R2  the padded input of the group channels-last, then M or DY (81
  *       planes); in the backward, after the products, dx padded;
  *   R3  one image's y or dy on the tile grid, channels-last (dy only
  *       where OC is not whole vectors; else its first OCp floats are
@@ -126,75 +127,148 @@ long wino_scratch_floats(int H, int W, int C, int OC, int cap)
     return r.r1 + r.r2 + r.r3 + r.r4 + r.r5;
 }
 
-/* ---- the transforms: 1-D over 6 (or 4) vectors `is` apart, then 2-D ---- */
+/* ---- the transforms: 1-D over 9 (or 7) vectors `is` apart, then 2-D ---- */
 
-/* o = B^T i: the rows of B^T are (4 0 -5 0 1 0), (0 -4 -4 1 1 0),
- * (0 4 -4 -1 1 0), (0 -2 -1 2 1 0), (0 2 -1 -2 1 0), (0 4 0 -5 0 1). */
-static inline void bt6(vf *o, int os, const vf *i, int is)
+/*
+ * The interpolation points: +-p for the four p of WP, in the order
+ * (+p0, -p0, +p1, -p1, ...), then infinity (point 8).  Symmetric pairs
+ * let each 1-D transform split into even and odd parts, about half the
+ * multiply-adds of a dense 9 x 9 matrix.  Of the symmetric sets of
+ * simple fractions tried, (1, 2, 1/4, 3/4) rounds least in float: 1.7e-5
+ * of a 7 x 7 tile's largest output over 64 channels, where F(4x4, 3x3)'s
+ * (0, +-1, +-2) gave 2.6e-6 and (1, 2, 1/2, 3) 5e-4 (bench/RESULTS.md,
+ * session 17).
+ *
+ * With a_j the points, the Toom-Cook matrices are
+ *   A^T (7 x 9): a_j^i, and 1 at (6, 8);
+ *   B^T (9 x 9): row j the coefficients of prod over l != j of (x - a_l),
+ *                row 8 those of prod over all l;
+ *   G   (9 x 3): row j (1, a_j, a_j^2) / prod over l != j of (a_j - a_l),
+ *                row 8 (0, 0, 1).
+ * For the pair +-p, prod over l != +-p of (x - a_l) = (x +- p) S(x), S
+ * the product of (x^2 - q^2) over the other three pairs: its odd
+ * coefficients are S's, its even ones +-p times S's.  WC holds S's
+ * coefficients of x^0, x^2, x^4, x^6 for each pair, WE those of x^0 ...
+ * x^8 of the product over all eight points; both are exact in float.
+ * G's row for +p divides by 2 p prod (p^2 - q^2), the -p row by its
+ * negative (WG, with the filters, in double).
+ */
+#define WINO_PAIRS 4
+static const float WP[WINO_PAIRS] = {1.0f, 2.0f, 0.25f, 0.75f};
+static const float WC[WINO_PAIRS][4] = {{-9.0f / 64, 649.0f / 256, -37.0f / 8, 1.0f},
+                                        {-9.0f / 256, 169.0f / 256, -13.0f / 8, 1.0f},
+                                        {-9.0f / 4, 109.0f / 16, -89.0f / 16, 1.0f},
+                                        {-1.0f / 4, 69.0f / 16, -81.0f / 16, 1.0f}};
+static const float WE[5] = {9.0f / 64, -685.0f / 256, 1833.0f / 256, -45.0f / 8, 1.0f};
+
+/* p^i: the entries of A^T for the point p. */
+static inline float wpow(int k, int i)
 {
-    const vf d0 = i[0], d1 = i[is], d2 = i[2 * is], d3 = i[3 * is], d4 = i[4 * is],
-             d5 = i[5 * is];
+    float v = 1.0f;
 
-    o[0] = 4.0f * d0 - 5.0f * d2 + d4;
-    o[os] = (d3 + d4) - 4.0f * (d1 + d2);
-    o[2 * os] = (d4 - d3) + 4.0f * (d1 - d2);
-    o[3 * os] = (d4 - d2) + 2.0f * (d3 - d1);
-    o[4 * os] = (d4 - d2) - 2.0f * (d3 - d1);
-    o[5 * os] = 4.0f * d1 - 5.0f * d3 + d5;
+    for (int n = 0; n < i; n++)
+        v *= WP[k];
+    return v;
 }
 
-/* o = B i: the adjoint of bt6. */
-static inline void b6(vf *o, int os, const vf *i, int is)
+/* o = B^T i. */
+static inline void bt9(vf *o, int os, const vf *i, int is)
 {
-    const vf v0 = i[0], v1 = i[is], v2 = i[2 * is], v3 = i[3 * is], v4 = i[4 * is],
-             v5 = i[5 * is];
+    vf last = WE[4] * i[8 * is];
 
-    o[0] = 4.0f * v0;
-    o[os] = 4.0f * (v2 - v1) + 2.0f * (v4 - v3) + 4.0f * v5;
-    o[2 * os] = -5.0f * v0 - 4.0f * (v1 + v2) - (v3 + v4);
-    o[3 * os] = (v1 - v2) + 2.0f * (v3 - v4) - 5.0f * v5;
-    o[4 * os] = v0 + v1 + v2 + v3 + v4;
-    o[5 * os] = v5;
+    #pragma GCC unroll 4
+    for (int m = 0; m < 4; m++)
+        last += WE[m] * i[2 * m * is];
+    #pragma GCC unroll 4
+    for (int k = 0; k < WINO_PAIRS; k++) {
+        vf e = WC[k][0] * i[0], d = WC[k][0] * i[is];
+        #pragma GCC unroll 3
+        for (int m = 1; m < 4; m++) {
+            e += WC[k][m] * i[2 * m * is];
+            d += WC[k][m] * i[(2 * m + 1) * is];
+        }
+        o[2 * k * os] = d + WP[k] * e;
+        o[(2 * k + 1) * os] = d - WP[k] * e;
+    }
+    o[8 * os] = last;
 }
 
-/* o (4) = A^T i (6): the rows of A^T are (1 1 1 1 1 0), (0 1 -1 2 -2 0),
- * (0 1 1 4 4 0), (0 1 -1 8 -8 1). */
-static inline void at6(vf *o, int os, const vf *i, int is)
+/* o = B i: the adjoint of bt9. */
+static inline void b9(vf *o, int os, const vf *i, int is)
 {
-    const vf m0 = i[0], p = i[is] + i[2 * is], q = i[is] - i[2 * is],
-             r = i[3 * is] + i[4 * is], s = i[3 * is] - i[4 * is];
+    vf s[WINO_PAIRS], t[WINO_PAIRS];
 
-    o[0] = m0 + p + r;
-    o[os] = q + 2.0f * s;
-    o[2 * os] = p + 4.0f * r;
-    o[3 * os] = q + 8.0f * s + i[5 * is];
+    #pragma GCC unroll 4
+    for (int k = 0; k < WINO_PAIRS; k++) {
+        s[k] = i[2 * k * is] + i[(2 * k + 1) * is];
+        t[k] = WP[k] * (i[2 * k * is] - i[(2 * k + 1) * is]);
+    }
+    #pragma GCC unroll 4
+    for (int m = 0; m < 4; m++) {
+        vf odd = WC[0][m] * s[0], even = WE[m] * i[8 * is];
+        #pragma GCC unroll 4
+        for (int k = 1; k < WINO_PAIRS; k++)
+            odd += WC[k][m] * s[k];
+        #pragma GCC unroll 4
+        for (int k = 0; k < WINO_PAIRS; k++)
+            even += WC[k][m] * t[k];
+        o[2 * m * os] = even;
+        o[(2 * m + 1) * os] = odd;
+    }
+    o[8 * os] = WE[4] * i[8 * is];
 }
 
-/* o (6) = A i (4): the adjoint of at6. */
-static inline void a6(vf *o, int os, const vf *i, int is)
+/* o (7) = A^T i (9). */
+static inline void at9(vf *o, int os, const vf *i, int is)
 {
-    const vf d0 = i[0], d1 = i[is], d2 = i[2 * is], d3 = i[3 * is];
-    const vf e = d0 + d2, f = d1 + d3, g = d0 + 4.0f * d2, h = 2.0f * d1 + 8.0f * d3;
+    vf s[WINO_PAIRS], d[WINO_PAIRS];
 
-    o[0] = d0;
-    o[os] = e + f;
-    o[2 * os] = e - f;
-    o[3 * os] = g + h;
-    o[4 * os] = g - h;
-    o[5 * os] = d3;
+    #pragma GCC unroll 4
+    for (int k = 0; k < WINO_PAIRS; k++) {
+        s[k] = i[2 * k * is] + i[(2 * k + 1) * is];
+        d[k] = i[2 * k * is] - i[(2 * k + 1) * is];
+    }
+    #pragma GCC unroll 7
+    for (int r = 0; r < M; r++) {
+        const vf *u = r % 2 ? d : s;
+        vf v = r == M - 1 ? i[8 * is] : (vf){0};
+        #pragma GCC unroll 4
+        for (int k = 0; k < WINO_PAIRS; k++)
+            v += wpow(k, r) * u[k];
+        o[r * os] = v;
+    }
 }
 
-/* V = B^T d B (6x6). */
+/* o (9) = A i (7): the adjoint of at9. */
+static inline void a9(vf *o, int os, const vf *i, int is)
+{
+    #pragma GCC unroll 4
+    for (int k = 0; k < WINO_PAIRS; k++) {
+        vf e = i[0], d = WP[k] * i[is];
+        #pragma GCC unroll 5
+        for (int r = 2; r < M; r++) {
+            if (r % 2)
+                d += wpow(k, r) * i[r * is];
+            else
+                e += wpow(k, r) * i[r * is];
+        }
+        o[2 * k * os] = e + d;
+        o[(2 * k + 1) * os] = e - d;
+    }
+    o[8 * os] = i[(M - 1) * is];
+}
+
+/* V = B^T d B (9x9). */
 static inline void tf_input(vf v[WINO_P], const vf d[WINO_P])
 {
     vf e[WINO_P];
 
-    #pragma GCC unroll 6
+    #pragma GCC unroll 9
     for (int k = 0; k < A; k++)
-        bt6(e + k, A, d + k, A);
-    #pragma GCC unroll 6
+        bt9(e + k, A, d + k, A);
+    #pragma GCC unroll 9
     for (int r = 0; r < A; r++)
-        bt6(v + A * r, 1, e + A * r, 1);
+        bt9(v + A * r, 1, e + A * r, 1);
 }
 
 /* d = B v B^T: the adjoint of tf_input. */
@@ -202,25 +276,25 @@ static inline void tf_input_adj(vf d[WINO_P], const vf v[WINO_P])
 {
     vf e[WINO_P];
 
-    #pragma GCC unroll 6
+    #pragma GCC unroll 9
     for (int k = 0; k < A; k++)
-        b6(e + k, A, v + k, A);
-    #pragma GCC unroll 6
+        b9(e + k, A, v + k, A);
+    #pragma GCC unroll 9
     for (int r = 0; r < A; r++)
-        b6(d + A * r, 1, e + A * r, 1);
+        b9(d + A * r, 1, e + A * r, 1);
 }
 
-/* y (4x4) = A^T m A. */
+/* y (7x7) = A^T m A. */
 static inline void tf_output(vf y[M * M], const vf m[WINO_P])
 {
     vf s[M * A];
 
-    #pragma GCC unroll 6
+    #pragma GCC unroll 9
     for (int k = 0; k < A; k++)
-        at6(s + k, A, m + k, A);
-    #pragma GCC unroll 4
+        at9(s + k, A, m + k, A);
+    #pragma GCC unroll 7
     for (int a = 0; a < M; a++)
-        at6(y + M * a, 1, s + A * a, 1);
+        at9(y + M * a, 1, s + A * a, 1);
 }
 
 /* m = A d A^T: the adjoint of tf_output. */
@@ -228,12 +302,12 @@ static inline void tf_output_adj(vf m[WINO_P], const vf d[M * M])
 {
     vf s[M * A];
 
-    #pragma GCC unroll 4
+    #pragma GCC unroll 7
     for (int a = 0; a < M; a++)
-        a6(s + A * a, 1, d + M * a, 1);
-    #pragma GCC unroll 6
+        a9(s + A * a, 1, d + M * a, 1);
+    #pragma GCC unroll 9
     for (int k = 0; k < A; k++)
-        a6(m + k, A, s + k, A);
+        a9(m + k, A, s + k, A);
 }
 
 /* ---- between channel rows and channels-last vectors ---- */
@@ -285,23 +359,32 @@ static void transpose_block(float *const *o, int no, int nw, const float *const 
 /* ---- the filters ---- */
 
 /*
- * U = G g G^T is one small GEMM with GG = G (x) G (36, 9), the Kronecker
- * square of G: U[r*6+c] = sum over (i, j) of G[r][i] G[c][j] g[i*3+j].
- * Its entries are products of G's (1/4, 1/6, 1/12, 1/24, 1), each rounded
- * once from double.  (As loops, the stride-9 reads of w do not
- * vectorise.)  dg = G^T dU G, the same matrix transposed, runs in two
- * passes of G's columns instead (gt6, which spells this table's columns
- * out as sums and differences).
+ * G's +p rows, (1, p, p^2) / (2 p prod over the other pairs q of
+ * (p^2 - q^2)), as exact fractions; the -p row is (-1, p, -p^2) over the
+ * same, and row 8 (0, 0, 1).
+ */
+static const double WG[WINO_PAIRS][3] = {{-128.0 / 315, -128.0 / 315, -128.0 / 315},
+                                         {64.0 / 10395, 128.0 / 10395, 256.0 / 10395},
+                                         {-1024.0 / 945, -256.0 / 945, -64.0 / 945},
+                                         {1024.0 / 1155, 768.0 / 1155, 576.0 / 1155}};
+
+/*
+ * U = G g G^T is one small GEMM with GG = G (x) G (81, 9), the Kronecker
+ * square of G: U[r*9+c] = sum over (i, j) of G[r][i] G[c][j] g[i*3+j],
+ * each entry rounded once from double.  (As loops, the stride-9 reads of
+ * w do not vectorise.)  dg = G^T dU G, the same matrix transposed, runs
+ * in two passes of G's columns instead (gt9, from the same table).
  */
 static void wino_gg(float gg[WINO_P * 9])
 {
-    static const double G[A][3] = {{1.0 / 4, 0.0, 0.0},
-                                   {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                                   {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                                   {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                                   {1.0 / 24, -1.0 / 12, 1.0 / 6},
-                                   {0.0, 0.0, 1.0}};
+    double G[A][3] = {{0}};
 
+    for (int k = 0; k < WINO_PAIRS; k++)
+        for (int c = 0; c < 3; c++) {
+            G[2 * k][c] = WG[k][c];
+            G[2 * k + 1][c] = c % 2 ? WG[k][c] : -WG[k][c];
+        }
+    G[A - 1][2] = 1.0;
     for (int r = 0; r < A; r++)
         for (int c = 0; c < A; c++)
             for (int i = 0; i < 3; i++)
@@ -316,34 +399,44 @@ void wino_filter(float *U, const float *w, long npairs, long p0, long p1)
     if (p1 <= p0)
         return;
     wino_gg(gg);
-    /* U[:, p0:p1] (36, n) = GG (36, 9) * w[p0:p1]^T (9, n) */
+    /* U[:, p0:p1] (81, n) = GG (81, 9) * w[p0:p1]^T (9, n) */
     gemm(0, 1, WINO_P, (int)(p1 - p0), 9, 1.0f, gg, 9, w + 9 * p0, 9, 0.0f, U + p0, (int)npairs);
 }
 
-/* o (3) = G^T i (6): the columns of G (wino_gg's table) are
- * (1/4 -1/6 -1/6 1/24 1/24 0), (0 -1/6 1/6 1/12 -1/12 0),
- * (0 -1/6 -1/6 1/6 1/6 1). */
-static inline void gt6(vf *o, int os, const vf *i, int is)
+/* o (3) = G^T i (9), a pair's two rows at once from its sum and
+ * difference. */
+static inline void gt9(vf *o, int os, const vf *i, int is)
 {
-    const vf s12 = i[is] + i[2 * is], m12 = i[is] - i[2 * is], s34 = i[3 * is] + i[4 * is],
-             m34 = i[3 * is] - i[4 * is];
+    vf o0 = {0}, o1 = {0}, o2 = i[8 * is];
 
-    o[0] = (1.0f / 4) * i[0] - (1.0f / 6) * s12 + (1.0f / 24) * s34;
-    o[os] = (1.0f / 12) * m34 - (1.0f / 6) * m12;
-    o[2 * os] = (1.0f / 6) * (s34 - s12) + i[5 * is];
+    #pragma GCC unroll 4
+    for (int k = 0; k < WINO_PAIRS; k++) {
+        const vf s = i[2 * k * is] + i[(2 * k + 1) * is], d = i[2 * k * is] - i[(2 * k + 1) * is];
+        o0 += (float)WG[k][0] * d;
+        o1 += (float)WG[k][1] * s;
+        o2 += (float)WG[k][2] * d;
+    }
+    o[0] = o0;
+    o[os] = o1;
+    o[2 * os] = o2;
 }
 
 /*
- * dw[p0:p1] (n, 9) = G^T dU G for each pair, dU (36, pairs) with planes
+ * dw[p0:p1] (n, 9) = G^T dU G for each pair, dU (81, pairs) with planes
  * ld floats apart: 16 pairs in the lanes, G^T applied down the columns
- * and then along the rows (108 operations a vector of pairs, where the
- * 36 x 9 matrix of both took 324 multiply-adds: 55 -> 37 us for conv3's
- * 8192 pairs in cache).  A GEMM with 9 columns ran at 47 GFLOP/s here
+ * and then along the rows (a third of the operations of the 81 x 9
+ * matrix of both).  A GEMM with 9 columns ran at 47 GFLOP/s here
  * (OpenBLAS, one thread, 8192 pairs), and the backward makes one per
  * chunk.  The 144 scalar copies out of the lanes into the filters' order
- * now cost more than the arithmetic; dW kept transposed (9, pairs) for
- * vector stores moved them into the reduction, at the same cost.
+ * cost about what the arithmetic does; dW kept transposed (9, pairs) for
+ * vector stores moved them into the reduction, at the same cost
+ * (bench/RESULTS.md, session 16).
  */
+long wino_du_ld(int C, int OC)
+{
+    return (long)OC * C + VL;
+}
+
 void wino_filter_grad(float *dw, const float *dU, long ld, long p0, long p1)
 {
     for (long p = p0; p < p1; p += VL) {
@@ -358,12 +451,12 @@ void wino_filter_grad(float *dw, const float *dU, long ld, long p0, long p1)
                 memcpy(&d[x], dU + x * ld + p, (size_t)n * sizeof(float));
             }
         }
-        #pragma GCC unroll 6
-        for (int c = 0; c < A; c++) /* e (3 x 6) = G^T dU */
-            gt6(e + c, A, d + c, A);
+        #pragma GCC unroll 9
+        for (int c = 0; c < A; c++) /* e (3 x 9) = G^T dU */
+            gt9(e + c, A, d + c, A);
         #pragma GCC unroll 3
         for (int r = 0; r < 3; r++) /* g (3 x 3) = e G */
-            gt6(g + 3 * r, 1, e + A * r, 1);
+            gt9(g + 3 * r, 1, e + A * r, 1);
         for (int k = 0; k < 9; k++)
             vst(t[k], g[k]);
         for (int l = 0; l < n; l++)
@@ -458,7 +551,7 @@ static Layout padded_layout(const WinoShape *s, int C)
     return (Layout){.rows = s->PH, .width = s->PW, .top = 1, .left = 1, .lanes = pad_vl(C)};
 }
 
-/* V (36, T, Cp), planes pv apart, for images [n0, n0+nt) of x, laid out
+/* V (81, T, Cp), planes pv apart, for images [n0, n0+nt) of x, laid out
  * as xl says; xp: the group's padded images, channels-last; off: R5. */
 static void input_group(float *restrict V, long pv, const float *x, WinoLayout xl,
                         float *restrict xp, long *off, const WinoShape *s, int C, int N, int n0,
@@ -494,13 +587,13 @@ static void input_group(float *restrict V, long pv, const float *x, WinoLayout x
                 const float *d = xp + n * img + M * i * rs + (long)M * j * Cp;
                 for (int c0 = 0; c0 < Cp; c0 += VL) {
                     vf e[WINO_P], v[WINO_P];
-                    #pragma GCC unroll 6
+                    #pragma GCC unroll 9
                     for (int r = 0; r < A; r++)
-                        #pragma GCC unroll 6
+                        #pragma GCC unroll 9
                         for (int k = 0; k < A; k++)
                             e[A * r + k] = vld(d + r * rs + (long)k * Cp + c0);
                     tf_input(v, e);
-                    #pragma GCC unroll 36
+                    #pragma GCC unroll 81
                     for (int pt = 0; pt < WINO_P; pt++)
                         vst(V + pt * pv + t * Cp + c0, v[pt]);
                 }
@@ -536,13 +629,13 @@ void wino_forward(float *y, const float *x, WinoLayout xl, const float *U, const
                 float *o = grid + ((long)M * i * QW + M * j) * OCp;
                 for (int c0 = 0; c0 < OCp; c0 += VL) {
                     vf m[WINO_P], q[M * M], bv = vld(bias + c0);
-                    #pragma GCC unroll 36
+                    #pragma GCC unroll 81
                     for (int pt = 0; pt < WINO_P; pt++)
                         m[pt] = vld(Mp + pt * pm + t * OCp + c0);
                     tf_output(q, m);
-                    #pragma GCC unroll 4
+                    #pragma GCC unroll 7
                     for (int a = 0; a < M; a++)
-                        #pragma GCC unroll 4
+                        #pragma GCC unroll 7
                         for (int k = 0; k < M; k++)
                             vst(o + ((long)a * QW + k) * OCp + c0, q[M * a + k] + bv);
                 }
@@ -554,27 +647,27 @@ void wino_forward(float *y, const float *x, WinoLayout xl, const float *U, const
 }
 
 /* DY and db's sums for tile t of one image, whose dy's points (a, k) of
- * the tile's 4 x 4 lie at src[a*4 + k] (OCp floats each; a point past
+ * the tile's 7 x 7 lie at src[a*7 + k] (OCp floats each; a point past
  * the image reads OCp zeros). */
 static inline void dy_tile(float *restrict DY, long pm, float *restrict dbs, long t,
                            const float *const src[M * M], int OCp)
 {
     for (int c0 = 0; c0 < OCp; c0 += VL) {
         vf e[M * M], m[WINO_P];
-        #pragma GCC unroll 16
+        #pragma GCC unroll 49
         for (int q = 0; q < M * M; q++)
             e[q] = vld(src[q] + c0);
         tf_output_adj(m, e);
-        #pragma GCC unroll 36
+        #pragma GCC unroll 81
         for (int pt = 0; pt < WINO_P; pt++)
             vst(DY + pt * pm + t * OCp + c0, m[pt]);
-        /* Point (1, 1) of A d A^T is the sum of the tile's 16 values of
+        /* Point (+1, +1) of A d A^T is the sum of the tile's 49 values of
          * dy: summed over the tiles, it is db. */
         vst(dbs + c0, vld(dbs + c0) + m[WINO_SUM_POINT]);
     }
 }
 
-/* DY (36, T, OCp), planes pm apart, from images [n0, n0+nt) of dy
+/* DY (81, T, OCp), planes pm apart, from images [n0, n0+nt) of dy
  * (N, H, W, OC), and db's sums over the tiles into dbs (OCp).  Where OC
  * is whole vectors (the model's 64 and 128) the transform reads dy in
  * place, the points past the image from OCp zeros at dq; else each image
@@ -618,7 +711,7 @@ static void dy_group(float *restrict DY, long pm, float *restrict dbs, const flo
 }
 
 /* dx's images [n0, n0+nt), laid out as xl says, = the sum over patches
- * of B dV B^T, dV (36, T, Cp); zp: the group's padded images,
+ * of B dV B^T, dV (81, T, Cp); zp: the group's padded images,
  * channels-last. */
 static void dx_group(float *dx, WinoLayout xl, const float *restrict dV, long pv,
                      float *restrict zp, long *off, const WinoShape *s, int C, int N, int n0,
@@ -638,13 +731,13 @@ static void dx_group(float *dx, WinoLayout xl, const float *restrict dV, long pv
                 const int ra = i > 0 ? 2 : 0, ka = j > 0 ? 2 : 0;
                 for (int c0 = 0; c0 < Cp; c0 += VL) {
                     vf v[WINO_P], d[WINO_P];
-                    #pragma GCC unroll 36
+                    #pragma GCC unroll 81
                     for (int pt = 0; pt < WINO_P; pt++)
                         v[pt] = vld(dV + pt * pv + t * Cp + c0);
                     tf_input_adj(d, v);
-                    #pragma GCC unroll 6
+                    #pragma GCC unroll 9
                     for (int r = 0; r < A; r++)
-                        #pragma GCC unroll 6
+                        #pragma GCC unroll 9
                         for (int k = 0; k < A; k++) {
                             float *q = o + r * rs + (long)k * Cp + c0;
                             vst(q, r < ra || k < ka ? vld(q) + d[A * r + k] : d[A * r + k]);
@@ -667,6 +760,7 @@ void wino_backward(float *dx, float *dU, float *db, const float *dy, const float
 {
     const int Cp = pad_vl(C), OCp = pad_vl(OC);
     const long T = (long)nt * s->TT, pv = plane_stride(C, T), pm = plane_stride(OC, T);
+    const long pu = wino_du_ld(C, OC);
     const Regions R = regions(s, C, OC, nt);
     /* dV takes V's place once the dU products have read V, and dx DY's
      * once the dV products have read DY. */
@@ -680,7 +774,7 @@ void wino_backward(float *dx, float *dU, float *db, const float *dy, const float
         db[oc] = beta == 0.0f ? dbs[oc] : beta * db[oc] + dbs[oc];
     for (int xi = 0; xi < WINO_P; xi++)
         gemm_on(path, 1, 0, OC, C, (int)T, 1.0f, DY + xi * pm, OCp, V + xi * pv, Cp, beta,
-                dU + (long)xi * OC * C, C);
+                dU + xi * pu, C);
     if (!dx)
         return;
     for (int xi = 0; xi < WINO_P; xi++)

@@ -24,13 +24,12 @@
  * group_kb (model_impl.h) of the backward pass's V (then dV) and DY
  * (layer_wino.h), so that they stay near the core (L2) between the
  * transforms and the GEMMs.  Block 3 takes 2 MiB, the L2 of this machine's
- * cores: its GEMMs get only 4 tiles an image, and at 1 MiB a chunk of 8
- * images ran as two groups of T = 16 columns; at 2 MiB, one of 32, and the
- * step at batch 64 ran 6-7% faster (session 12).  Block 2 takes 1 MiB
- * (4 images, T = 64) since its transforms went channels-last: its
- * backward ran 0.91-0.94x the time of 2 MiB groups (9 images) at batch 64
- * and 512 (session 14).  The environment variable CNNTOP_GROUP_KB
- * overrides both, for tuning. */
+ * cores: its GEMMs get one tile an image (F(7x7, 3x3)), and a group of 33
+ * images, so a chunk of 32 is one group.  (With F(4x4, 3x3), 1 MiB cut a
+ * chunk into groups of T = 16 columns, and 2 MiB ran the step 6-7%
+ * faster: session 12.)  Block 2 takes 1 MiB, 8 images and T = 32; 2 MiB
+ * for both blocks measured the same (session 17).  The environment
+ * variable CNNTOP_GROUP_KB overrides both, for tuning. */
 int model_spec_group(const ConvSpec *cs)
 {
     const char *env = getenv("CNNTOP_GROUP_KB");

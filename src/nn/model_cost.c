@@ -93,7 +93,7 @@ static void shape_add(ShapeList *sl, const char *what, int ta, int tb, int M, in
     sl->n++;
 }
 
-/* dir 0: forward, 1: weight gradient, 2: input gradient: the 36 GEMMs of
+/* dir 0: forward, 1: weight gradient, 2: input gradient: the 81 GEMMs of
  * each Winograd group (layer_wino.h). */
 static void conv_shapes(ShapeList *sl, int l, int N, int dir)
 {

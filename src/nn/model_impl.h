@@ -42,7 +42,7 @@ static const ConvSpec model_conv_specs[MODEL_NBLOCKS] = {
      PROF_CONV1_F, PROF_BN1_F, PROF_BN1_B, PROF_CONV1_B},
     {32, 64, 14, 14, MODEL_CHUNK_IMAGES, 1024, WINO_ROWS, T_C2W, T_C2B, T_BN2G, T_BN2B, R_BN2_MEAN,
      R_BN2_VAR, PROF_CONV2_F, PROF_BN2_F, PROF_BN2_B, PROF_CONV2_B},
-    {64, 128, 7, 7, 2 * MODEL_CHUNK_IMAGES, 2048, WINO_LAST, T_C3W, T_C3B, T_BN3G, T_BN3B, R_BN3_MEAN,
+    {64, 128, 7, 7, 4 * MODEL_CHUNK_IMAGES, 2048, WINO_LAST, T_C3W, T_C3B, T_BN3G, T_BN3B, R_BN3_MEAN,
      R_BN3_VAR, PROF_CONV3_F, PROF_BN3_F, PROF_BN3_B, PROF_CONV3_B},
 };
 
@@ -85,10 +85,11 @@ static inline void model_chunk_range(int N, int c, int *n0, int *n1)
     model_chunk_range_of(N, MODEL_CHUNK_IMAGES, c, n0, n1);
 }
 
-/* The chunks of conv block l's phases.  Block 3's 7 x 7 images give 4
- * Winograd tiles each (block 2's 14 x 14 give 16), so its chunks take twice
- * the images: its groups, which a chunk bounds, then have 64 tiles at
- * batch 64 rather than 32, and its GEMMs run wider (model.h). */
+/* The chunks of conv block l's phases.  Block 3's 7 x 7 images are one
+ * Winograd tile each (block 2's 14 x 14 give 4), so its chunks take four
+ * times the images: its groups, which a chunk bounds, then have 32 tiles
+ * at batch 64 rather than 16, and its GEMMs run wider: at 16 images a
+ * chunk, conv3 forward and backward ran 1.10x the time (session 17). */
 static inline int model_block_chunks(int l, int N)
 {
     return model_chunks_of(N, model_conv_specs[l].chunk);
@@ -151,7 +152,7 @@ static inline size_t model_spec_dwlen(int l)
 }
 
 /* Blocks 2 and 3: the Winograd scratch of a group, then the chunk's dU
- * (36, OC, C), in each thread's scratch. */
+ * (81 planes of OC x C, wino_du_ld apart), in each thread's scratch. */
 static inline size_t model_wino_scratch_floats(const ConvSpec *cs, int group)
 {
     return (size_t)wino_scratch_floats(cs->H, cs->W, cs->C, cs->OC, group);
@@ -159,7 +160,7 @@ static inline size_t model_wino_scratch_floats(const ConvSpec *cs, int group)
 
 static inline size_t model_wino_thread_floats(const ConvSpec *cs, int group)
 {
-    return model_wino_scratch_floats(cs, group) + WINO_P * (size_t)model_spec_pairs(cs);
+    return model_wino_scratch_floats(cs, group) + WINO_P * (size_t)wino_du_ld(cs->C, cs->OC);
 }
 
 /* ---- block 1's scratch (layer_conv_phase.h), carved from a thread's scratch ---- */

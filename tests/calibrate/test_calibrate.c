@@ -140,10 +140,10 @@ static void test_shapes(void)
  *            = 657920; total 15560192
  *   backward 2 x forward - conv1's input gradient 451584 = 30668800
  *   per image 46228992.
- * Computed: conv2 and conv3 by Winograd F(4x4,3x3), 36 GEMM multiply-adds
- * per 4x4 tile and filter pair, for the forward, dW and dX each:
- *   conv2 2*36*(32*64)*(4*4) = 2359296, conv3 2*36*(64*128)*(2*2) = 2359296;
- *   per image 46228992 - 3*(2*7225344) + 3*(2359296 + 2359296) = 17032704.
+ * Computed: conv2 and conv3 by Winograd F(7x7,3x3), 81 GEMM multiply-adds
+ * per 7x7 tile and filter pair, for the forward, dW and dX each:
+ *   conv2 2*81*(32*64)*(2*2) = 1327104, conv3 2*81*(64*128)*(1*1) = 1327104;
+ *   per image 46228992 - 3*(2*7225344) + 3*(1327104 + 1327104) = 10839552.
  * Bytes per image: the arena's per-image buffers, in bytes:
  *   x 3136, labels 1;
  *   block1 idx 6272, ymax 25088, out 25088, dout 25088 (its conv output y
@@ -159,7 +159,7 @@ static void test_sketch(void)
     Sketch s;
 
     CHECK_NEAR(engine_flops_per_image(), 46228992.0, 0.0);
-    CHECK_NEAR(engine_flops_executed_per_image(), 17032704.0, 0.0);
+    CHECK_NEAR(engine_flops_executed_per_image(), 10839552.0, 0.0);
     CHECK_NEAR(calibrate_bytes_per_image(), 685419.0, 0.0);
     memset(&c, 0, sizeof c);
     c.batch[0] = 64;
@@ -168,14 +168,14 @@ static void test_sketch(void)
     c.model_gflops[1] = 200.0;
     c.triad_gbps = 10.0;
     CHECK_INT(calibrate_sketch(&c, 60000, 64, &s), ==, 0);
-    CHECK_NEAR(s.flops, 1021962240000.0, 1.0);
+    CHECK_NEAR(s.flops, 650373120000.0, 1.0);
     CHECK_NEAR(s.bytes, 41125140000.0, 1.0);
-    CHECK_NEAR(s.compute_s, 10.2196224, 1e-9);
+    CHECK_NEAR(s.compute_s, 6.5037312, 1e-9);
     CHECK_NEAR(s.memory_s, 4.112514, 1e-9);
-    CHECK_NEAR(s.seconds, 14.3321364, 1e-9);
+    CHECK_NEAR(s.seconds, 6.5037312 + 4.112514, 1e-9);
     CHECK_INT(calibrate_sketch(&c, 60000, 512, &s), ==, 0);
     CHECK_NEAR(s.gflops, 200.0, 0.0);
-    CHECK_NEAR(s.seconds, 5.1098112 + 4.112514, 1e-9);
+    CHECK_NEAR(s.seconds, 3.2518656 + 4.112514, 1e-9);
     /* Outside the timed batches the nearer rate holds. */
     CHECK_INT(calibrate_sketch(&c, 1000, 1, &s), ==, 0);
     CHECK_NEAR(s.gflops, 100.0, 0.0);
@@ -185,7 +185,7 @@ static void test_sketch(void)
     c.batch[1] = 256;
     CHECK_INT(calibrate_sketch(&c, 1000, 128, &s), ==, 0);
     CHECK_NEAR(s.gflops, 150.0, 1e-9);
-    CHECK_NEAR(s.compute_s, 1000 * 17032704.0 / 150e9, 1e-12);
+    CHECK_NEAR(s.compute_s, 1000 * 10839552.0 / 150e9, 1e-12);
     CHECK(s.peak == 0); /* no FMA peak measured: the SGEMM rate */
     /* With a peak, the sketch uses the highest width's all-threads figure. */
     c.fma_gflops[1] = 300.0;
@@ -193,7 +193,7 @@ static void test_sketch(void)
     CHECK_INT(calibrate_sketch(&c, 1000, 128, &s), ==, 0);
     CHECK(s.peak == 1);
     CHECK_NEAR(s.gflops, 300.0, 0.0);
-    CHECK_NEAR(s.compute_s, 1000 * 17032704.0 / 300e9, 1e-12);
+    CHECK_NEAR(s.compute_s, 1000 * 10839552.0 / 300e9, 1e-12);
     int w = 0;
     CHECK_NEAR(calibrate_peak(&c, &w), 300.0, 0.0);
     CHECK_INT(w, ==, 1);
@@ -663,7 +663,7 @@ static void test_format(const Calibration *good)
     size_t n = calibrate_format(good, buf, sizeof buf);
     CHECK(n > 0 && n < sizeof buf);
     CHECK(n >= 4 && !strcmp(buf + n - 4, "end\n"));
-    CHECK_STR_HAS(buf, "cnntop-calibration 4\n");
+    CHECK_STR_HAS(buf, "cnntop-calibration 5\n");
     CHECK_STR_HAS(buf, "\nfma_avx2=");
     CHECK_STR_HAS(buf, "\nclock_ghz=");
     /* Too small a buffer: cut and terminated, the needed length returned. */

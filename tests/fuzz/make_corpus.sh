@@ -112,7 +112,7 @@ for i, d in enumerate(docs):
     put("fuzz_json", "doc-%02d" % i, d.encode("utf-8", "surrogateescape"))
 
 # Calibration cache files (see calibrate_format()).
-cal = ("# cnntop calibration\ncnntop-calibration 4\ncpu_model=Intel(R) Xeon(R) Processor\n"
+cal = ("# cnntop calibration\ncnntop-calibration 5\ncpu_model=Intel(R) Xeon(R) Processor\n"
        "cores=2\nblas_core=SkylakeX\nthreads=2\nbatch_a=64\nmodel_gflops_a=95.300\n"
        "batch_b=512\nmodel_gflops_b=120.125\nsquare_n=2048\nsquare_threads=2\n"
        "square_gflops=180.000\nfma_avx512=403.000\nfma_avx2=205.000\nfma_sse=102.000\n"
@@ -120,7 +120,7 @@ cal = ("# cnntop calibration\ncnntop-calibration 4\ncpu_model=Intel(R) Xeon(R) P
        "triad_gbps=12.500\ntriad_mib=96.000\nllc_mib=32.000\n"
        "seconds=3.250\nmeasured_at=1764528000\nend\n")
 put("fuzz_calibrate", "valid", cal.encode())
-put("fuzz_calibrate", "version-2", cal.replace("calibration 4", "calibration 2").encode())
+put("fuzz_calibrate", "version-2", cal.replace("calibration 5", "calibration 2").encode())
 put("fuzz_calibrate", "no-end", cal.replace("end\n", "").encode())
 put("fuzz_calibrate", "unknown-key", cal.replace("cores=2", "colour=blue").encode())
 put("fuzz_calibrate", "bad-number", cal.replace("=95.300", "=9.5e1").encode())

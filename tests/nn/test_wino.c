@@ -20,6 +20,12 @@
 
 #define K 3 /* the kernel side */
 
+/* Float rounding against a sum of |terms|: F(7x7, 3x3)'s larger
+ * constants (B^T's up to 7.2, A^T's 2^6) left up to 4.6e-5 in the
+ * forward on the small shapes and 1.3e-5 on the model's (F(4x4, 3x3)
+ * had 1e-6 to 4e-6); a wrong index or transform gives errors of order 1. */
+#define WINO_TOL 2e-4
+
 /* Where the GEMMs run and how x and dx lie: main() runs every test on
  * each path this CPU has, with x in channel rows and channels-last. */
 static GemmPath path = GEMM_PATH_OPENBLAS;
@@ -44,7 +50,7 @@ static WConv wconv_make(const float *w, int C, int OC, int cap, int H, int W)
     c.t = xcalloc(1, sizeof *c.t);
     wino_shape_init(c.t, H, W, cap);
     c.U = fvec(WINO_P * (size_t)P);
-    c.dU = fvec(WINO_P * (size_t)P);
+    c.dU = fvec(WINO_P * (size_t)wino_du_ld(C, OC));
     c.scratch = fvec((size_t)ns);
     for (long i = 0; i < ns; i++)
         c.scratch[i] = NAN;
@@ -104,11 +110,11 @@ static void wconv_backward(WConv *c, float *dx, float *dw, float *db, const floa
     float *dxl = dx && layout == WINO_LAST ? batch_last(dx, c->C, N, HW) : NULL;
 
     if (beta == 0.0f)
-        for (long i = 0; i < WINO_P * P; i++)
+        for (long i = 0; i < WINO_P * wino_du_ld(c->C, c->OC); i++)
             c->dU[i] = NAN;
     wino_backward(dxl ? dxl : dx, c->dU, db, dyl, xl ? xl : x, layout, c->U, c->scratch, c->t,
                   c->C, c->OC, N, n0, nt, beta, path);
-    wino_filter_grad(dw, c->dU, P, 0, P);
+    wino_filter_grad(dw, c->dU, wino_du_ld(c->C, c->OC), 0, P);
     if (dxl)
         batch_back(dx, dxl, c->C, N, HW);
     free(dyl);
@@ -187,9 +193,9 @@ static void fwd_run(Fwd *f, WConv *wc, const int *cuts, int ncut, float sentinel
 /*
  * Forward: wino_forward over uneven groups covering the batch, and over
  * one group alone (images outside it untouched), against conv_ref in
- * double.  Tolerance: |fast - ref| <= 1e-5 * (|b| + sum |w||x|) per element
- * (float rounding of the transforms and GEMMs; a wrong index or transform
- * gives errors of order 1).
+ * double.  Tolerance: |fast - ref| <= WINO_TOL * (|b| + sum |w||x|) per
+ * element (float rounding of the transforms and GEMMs; a wrong index or
+ * transform gives errors of order 1).
  */
 static void test_forward(int C, int OC, int N, int H, int W, int n0, int nt)
 {
@@ -201,7 +207,7 @@ static void test_forward(int C, int OC, int N, int H, int W, int n0, int nt)
     int cuts[4] = {0, 1, N - 1, N}, two[2] = {0, N};
     fwd_run(&f, &wc, N > 2 ? cuts : two, N > 2 ? 4 : 2, NAN);
     snprintf(what, sizeof what, "conv fwd C%d OC%d N%d %dx%d groups", C, OC, N, H, W);
-    CHECK_MAXERR(fwd_worst(&f, 0, N, NAN, NULL), 1e-5, what);
+    CHECK_MAXERR(fwd_worst(&f, 0, N, NAN, NULL), WINO_TOL, what);
 
     /* one group [n0, n0+nt) alone: the rest keeps its sentinel */
     int one[2] = {n0, n0 + nt};
@@ -209,7 +215,7 @@ static void test_forward(int C, int OC, int N, int H, int W, int n0, int nt)
     fwd_run(&f, &wc, one, 2, 777.0f);
     double worst = fwd_worst(&f, n0, nt, 777.0f, &outside);
     CHECK_INT(outside, ==, 0);
-    CHECK(worst <= 1e-5);
+    CHECK(worst <= WINO_TOL);
 
     /* as the engine runs it: a shape for groups of 2, groups that fill it */
     if (N > 2) {
@@ -219,7 +225,7 @@ static void test_forward(int C, int OC, int N, int H, int W, int n0, int nt)
             c2[n2++] = n;
         c2[n2++] = N;
         fwd_run(&f, &w2, c2, n2, NAN);
-        CHECK(fwd_worst(&f, 0, N, NAN, NULL) <= 1e-5);
+        CHECK(fwd_worst(&f, 0, N, NAN, NULL) <= WINO_TOL);
         wconv_free(&w2);
     }
     wconv_free(&wc);
@@ -302,7 +308,9 @@ static double bwd_loss(void *ctx)
 
 /* dx, dw, db against central differences of bwd_loss, eps = 1e-3 in
  * double (L is linear, so the difference is exact up to double rounding);
- * tolerance rel < 1e-3 for the float kernels.  A dx is a sum of up to
+ * tolerance rel < 2e-2 for the float kernels (F(7x7, 3x3) left up to
+ * 5.3e-3 on the small shapes, where a 9 x 9 patch is mostly padding and a
+ * dw sums few terms; F(4x4, 3x3) had passed 1e-3).  A dx is a sum of up to
  * OC x 9 products of about 0.25 that can cancel to near zero, where float
  * rounding (its size depends on the GEMM's order of sums: OpenBLAS's SSE
  * kernels without FMA left 1.3e-6 on -2.3e-5) is all that is left: errors
@@ -319,19 +327,21 @@ static void check_bwd_fd(Bwd *b)
     for (int a = 0; a < 3; a++) {
         snprintf(what, sizeof what, "conv %s  vs FD C%d OC%d N%d %dx%d K%d", names[a], b->C,
                  b->OC, b->N, b->H, b->W, K);
-        CHECK_GRAD(&gc, &in[a], NULL, 1e-3, what);
+        CHECK_GRAD(&gc, &in[a], NULL, 2e-2, what);
     }
 }
 
 /* As the engine runs it: a shape for groups of 2 and groups that fill it
  * (the last may be smaller), [0,2), [2,4), ...  The same dx, dw, db up to
- * rounding (rel 1e-4, as for beta below: other group sizes sum dU in
- * another order).  Some dw cancel to near zero, where the two differ by up
- * to 2.4e-7 against values up to 2.5-12; on other draws of the inputs (each
- * pass in main() draws its own) up to 1.2e-5 (at -0.0078: a dw sums up
- * to N*H*W = 168 products of size up to 1, so float rounding in either
- * order leaves about 1e-5), 1e-6 of the largest: below 1, the error is
- * taken against 1. */
+ * rounding (rel 1e-3, as for beta below: other group sizes sum dU in
+ * another order).  Some dw cancel to near zero, and below 1 the error is
+ * taken against 1.  A dw sums up to N*H*W = 168 products of size up to 1,
+ * but by way of dU, whose 81 points weigh the inputs by B^T's entries (up
+ * to 7.2, squared) before G^T dU G (entries down to 1/162) cancels them
+ * again: F(7x7, 3x3) leaves up to 6.7e-5 here and 1.05e-4 for beta below
+ * (F(4x4, 3x3): 1.2e-5), on some of main()'s draws (each pass draws its
+ * own inputs).  A group's dU lost or added twice is off by the size of a
+ * dw, 0.05 to 10. */
 static void check_bwd_pairs(const Bwd *b, float *dw2, float *db2)
 {
     int c2[16], n2 = 0;
@@ -354,14 +364,15 @@ static void check_bwd_pairs(const Bwd *b, float *dw2, float *db2)
         worst_add(&e, (long)(b->nx + b->nw + i), db2[i], b->db[i]);
     snprintf(what, sizeof what, "conv groups of 2 = uneven groups C%d OC%d N%d %dx%d", b->C,
              b->OC, b->N, b->H, b->W);
-    CHECK_WORST(&e, 1e-4, what);
+    CHECK_WORST(&e, 1e-3, what);
     free(dx2);
 }
 
 /* beta: the whole batch as one group with beta 0 over garbage (NaN in dU
- * and db: any leak shows) matches the grouped sum (rel 1e-4: the two sum
- * in different orders and some dw cancel); again with beta 1 on top gives
- * twice the first (rel 1e-6: only the final additions round). */
+ * and db: any leak shows) matches the grouped sum (rel 1e-3: the two sum
+ * in different orders and some dw cancel, check_bwd_pairs); again with
+ * beta 1 on top gives twice the first (rel 1e-6: only the final additions
+ * round). */
 static void check_bwd_beta(const Bwd *b, float *dw2, float *db2)
 {
     WConv wc = wconv_make(b->w, b->C, b->OC, b->N, b->H, b->W);
@@ -382,7 +393,7 @@ static void check_bwd_beta(const Bwd *b, float *dw2, float *db2)
         worst_add(&e2, (long)i, dw2[i], 2.0 * dw1[i]);
     for (int i = 0; i < b->OC; i++)
         worst_add(&e2, (long)(b->nw + i), db2[i], 2.0 * db1[i]);
-    CHECK_WORST(&e1, 1e-4, "conv beta=0 overwrites (one group = groups)");
+    CHECK_WORST(&e1, 1e-3, "conv beta=0 overwrites (one group = groups)");
     CHECK_WORST(&e2, 1e-6, "conv beta=1 accumulates (2x)");
     wconv_free(&wc);
     free(dw1);
@@ -449,9 +460,10 @@ static void test_backward_fd(int C, int OC, int N, int H, int W)
 
 /*
  * Backward on the model's shapes against the direct double backward:
- * |fast - ref| <= 1e-5 * sum |terms| per element, over tiles [0,1), [1,N).
+ * |fast - ref| <= WINO_TOL * sum |terms| per element, over the groups of
+ * images [0,1), [1,N), for a shape of groups of up to cap images.
  */
-static void test_backward_big(int C, int OC, int N, int H, int W)
+static void test_backward_big_cap(int C, int OC, int N, int H, int W, int cap)
 {
     const int HW = H * W, CKK = C * K * K;
     const size_t nx = (size_t)C * N * HW, ny = (size_t)OC * N * HW, nw = (size_t)OC * CKK;
@@ -468,7 +480,7 @@ static void test_backward_big(int C, int OC, int N, int H, int W)
     to_double(xd, x, nx);
     to_double(wd, w, nw);
     to_double(Rd, R, ny);
-    conv_bwd_tiles(dx, dw, db, R, x, w, cuts, N > 1 ? 3 : 2, N, C, OC, N, H, W);
+    conv_bwd_tiles(dx, dw, db, R, x, w, cuts, N > 1 ? 3 : 2, cap, C, OC, N, H, W);
     conv_bwd_ref(rdx, rdxm, rdw, rdwm, rdb, Rd, xd, wd, C, OC, N, H, W, K);
     for (size_t i = 0; i < nx; i++)
         wx = maxerr(wx, fabs(dx[i] - rdx[i]) / (rdxm[i] + 1e-30));
@@ -479,11 +491,17 @@ static void test_backward_big(int C, int OC, int N, int H, int W)
     if (getenv("CNNTOP_TEST_VERBOSE"))
         fprintf(stderr, "  conv bwd C%d OC%d N%d %dx%d: dx %.3g dw %.3g db %.3g\n", C, OC,
                 N, H, W, wx, ww, wb);
-    CHECK(wx <= 1e-5);
-    CHECK(ww <= 1e-5);
-    CHECK(wb <= 1e-5);
+    CHECK(wx <= WINO_TOL);
+    CHECK(ww <= WINO_TOL);
+    CHECK(wb <= WINO_TOL);
     free(x); free(w); free(R); free(dx); free(dw); free(db);
     free(xd); free(wd); free(Rd); free(rdx); free(rdxm); free(rdw); free(rdwm); free(rdb);
+}
+
+/* As test_backward_big_cap, for groups of up to N images. */
+static void test_backward_big(int C, int OC, int N, int H, int W)
+{
+    test_backward_big_cap(C, OC, N, H, W, N);
 }
 
 /* Odd and even sizes (edge tiles half outside), one-row and one-column
@@ -513,6 +531,9 @@ static void test_all(void)
     test_backward_big(32, 64, 2, 14, 14);
     test_backward_big(64, 128, 2, 7, 7);
     test_backward_big(20, 18, 3, 6, 5);
+    /* the model's blocks with CNNTOP_GROUP_KB=1: one image a group, its shape too */
+    test_backward_big_cap(32, 64, 2, 14, 14, 1);
+    test_backward_big_cap(64, 128, 2, 7, 7, 1);
 }
 
 int main(void)

@@ -82,9 +82,10 @@ extern "C" {
 
 /* 2: the engine's GEMM shapes became Winograd's (the model rates of a
  * version-1 file are for im2col shapes).  3: F(2x2,3x3) became
- * F(4x4,3x3), its GEMMs 36 thinner ones per group instead of 16. */
-#define CALIB_FORMAT_VERSION 4
-/* 4: the FMA peak per vector width and the clock. */
+ * F(4x4,3x3), its GEMMs 36 thinner ones per group instead of 16.
+ * 4: the FMA peak per vector width and the clock.  5: F(4x4,3x3) became
+ * F(7x7,3x3), 81 GEMMs a group over a quarter of the tiles. */
+#define CALIB_FORMAT_VERSION 5
 #define CALIB_DEFAULT_SECONDS 3.0 /* the measuring budget, all parts together */
 #define CALIB_NBATCH 2            /* batches whose GEMM shapes are timed */
 #define CALIB_BATCH_A 64

@@ -258,56 +258,125 @@ static inline void a9(vf *o, int os, const vf *i, int is)
     o[8 * os] = i[(M - 1) * is];
 }
 
-/* V = B^T d B (9x9). */
-static inline void tf_input(vf v[WINO_P], const vf d[WINO_P])
+/*
+ * The 2-D transforms of one tile's 16 channels, each a pass of the 1-D
+ * transform down the columns and one along the rows.  The first pass
+ * transforms each column (or row) as it is loaded and the second stores
+ * each row (or column) as it is made, straight from and to the planes and
+ * the images: only the 9 x 9 between the passes goes through the stack.
+ * Loading all 81 points into an array first, and storing from another,
+ * spilled both and cost 1.1-1.25x as much (bench/RESULTS.md, session 18).
+ * The planes' points are pt = 9 r + k, pl floats apart from p.
+ */
+
+/* col[r] = point (r, k) of the planes at p. */
+static inline void plane_column(vf col[A], const float *p, long pl, int k)
+{
+    #pragma GCC unroll 9
+    for (int r = 0; r < A; r++)
+        col[r] = vld(p + (A * r + k) * pl);
+}
+
+/* V's 81 points at v = B^T d B of the 9 x 9 patch at d (rows rs, columns
+ * cs floats apart). */
+static inline void tile_input(float *restrict v, long pl, const float *restrict d, long rs,
+                              long cs)
 {
     vf e[WINO_P];
 
     #pragma GCC unroll 9
-    for (int k = 0; k < A; k++)
-        bt9(e + k, A, d + k, A);
+    for (int k = 0; k < A; k++) {
+        vf col[A];
+        #pragma GCC unroll 9
+        for (int r = 0; r < A; r++)
+            col[r] = vld(d + r * rs + k * cs);
+        bt9(e + k, A, col, 1);
+    }
     #pragma GCC unroll 9
-    for (int r = 0; r < A; r++)
-        bt9(v + A * r, 1, e + A * r, 1);
+    for (int r = 0; r < A; r++) {
+        vf row[A];
+        bt9(row, 1, e + A * r, 1);
+        #pragma GCC unroll 9
+        for (int k = 0; k < A; k++)
+            vst(v + (A * r + k) * pl, row[k]);
+    }
 }
 
-/* d = B v B^T: the adjoint of tf_input. */
-static inline void tf_input_adj(vf d[WINO_P], const vf v[WINO_P])
+/* The 9 x 9 patch at d (rows rs, columns cs floats apart) = B v B^T, the
+ * adjoint of tile_input, added to what is there in the first ra rows and
+ * the first ka columns (where the tiles above and to the left wrote). */
+static inline void tile_input_adj(float *restrict d, long rs, long cs, int ra, int ka,
+                                  const float *restrict v, long pl)
 {
     vf e[WINO_P];
 
     #pragma GCC unroll 9
-    for (int k = 0; k < A; k++)
-        b9(e + k, A, v + k, A);
+    for (int k = 0; k < A; k++) {
+        vf col[A];
+        plane_column(col, v, pl, k);
+        b9(e + k, A, col, 1);
+    }
     #pragma GCC unroll 9
-    for (int r = 0; r < A; r++)
-        b9(d + A * r, 1, e + A * r, 1);
+    for (int r = 0; r < A; r++) {
+        vf row[A];
+        b9(row, 1, e + A * r, 1);
+        #pragma GCC unroll 9
+        for (int k = 0; k < A; k++) {
+            float *q = d + r * rs + k * cs;
+            vst(q, r < ra || k < ka ? vld(q) + row[k] : row[k]);
+        }
+    }
 }
 
-/* y (7x7) = A^T m A. */
-static inline void tf_output(vf y[M * M], const vf m[WINO_P])
+/* The 7 x 7 outputs at o (rows rs, columns cs floats apart) = A^T m A +
+ * bv, m's 81 points at m. */
+static inline void tile_output(float *restrict o, long rs, long cs, const float *restrict m,
+                               long pl, vf bv)
 {
     vf s[M * A];
 
     #pragma GCC unroll 9
-    for (int k = 0; k < A; k++)
-        at9(s + k, A, m + k, A);
+    for (int k = 0; k < A; k++) {
+        vf col[A];
+        plane_column(col, m, pl, k);
+        at9(s + k, A, col, 1);
+    }
     #pragma GCC unroll 7
-    for (int a = 0; a < M; a++)
-        at9(y + M * a, 1, s + A * a, 1);
+    for (int a = 0; a < M; a++) {
+        vf row[M];
+        at9(row, 1, s + A * a, 1);
+        #pragma GCC unroll 7
+        for (int k = 0; k < M; k++)
+            vst(o + a * rs + k * cs, row[k] + bv);
+    }
 }
 
-/* m = A d A^T: the adjoint of tf_output. */
-static inline void tf_output_adj(vf m[WINO_P], const vf d[M * M])
+/* m's 81 points at m = A d A^T, the adjoint of tile_output, of the 7 x 7
+ * at src[7 a + k] + c0; returns point WINO_SUM_POINT, the sum of the 49. */
+static inline vf tile_output_adj(float *restrict m, long pl, const float *const src[M * M],
+                                 int c0)
 {
-    vf s[M * A];
+    vf s[M * A], sum = {0};
 
     #pragma GCC unroll 7
-    for (int a = 0; a < M; a++)
-        a9(s + A * a, 1, d + M * a, 1);
+    for (int a = 0; a < M; a++) {
+        vf row[M];
+        #pragma GCC unroll 7
+        for (int k = 0; k < M; k++)
+            row[k] = vld(src[M * a + k] + c0);
+        a9(s + A * a, 1, row, 1);
+    }
     #pragma GCC unroll 9
-    for (int k = 0; k < A; k++)
-        a9(m + k, A, s + k, A);
+    for (int k = 0; k < A; k++) {
+        vf col[A];
+        a9(col, 1, s + k, A);
+        #pragma GCC unroll 9
+        for (int r = 0; r < A; r++)
+            vst(m + (A * r + k) * pl, col[r]);
+        if (k == WINO_SUM_POINT % A)
+            sum = col[WINO_SUM_POINT / A];
+    }
+    return sum;
 }
 
 /* ---- between channel rows and channels-last vectors ---- */
@@ -585,18 +654,8 @@ static void input_group(float *restrict V, long pv, const float *x, WinoLayout x
             for (int j = 0; j < s->TJ; j++) {
                 const long t = (long)n * s->TT + i * s->TJ + j;
                 const float *d = xp + n * img + M * i * rs + (long)M * j * Cp;
-                for (int c0 = 0; c0 < Cp; c0 += VL) {
-                    vf e[WINO_P], v[WINO_P];
-                    #pragma GCC unroll 9
-                    for (int r = 0; r < A; r++)
-                        #pragma GCC unroll 9
-                        for (int k = 0; k < A; k++)
-                            e[A * r + k] = vld(d + r * rs + (long)k * Cp + c0);
-                    tf_input(v, e);
-                    #pragma GCC unroll 81
-                    for (int pt = 0; pt < WINO_P; pt++)
-                        vst(V + pt * pv + t * Cp + c0, v[pt]);
-                }
+                for (int c0 = 0; c0 < Cp; c0 += VL)
+                    tile_input(V + t * Cp + c0, pv, d + c0, rs, Cp);
             }
 }
 
@@ -618,31 +677,28 @@ void wino_forward(float *y, const float *x, WinoLayout xl, const float *U, const
                 0.0f, Mp + xi * pm, OCp);
     memset(bias, 0, (size_t)OCp * sizeof *bias);
     memcpy(bias, b, (size_t)OC * sizeof *bias);
-    /* y = A^T M A + b, an image at a time on its tile grid (R3), whose
-     * rows inside the image are then copied out (stores straight into y,
-     * skipping the points past the image, were masked and branchy: conv2
-     * forward 1.1x slower) */
+    /* y = A^T M A + b, tile by tile: where the tiles are whole and the
+     * channels whole vectors (the model's layers) straight into y, else
+     * an image at a time onto its tile grid (R3), whose rows inside the
+     * image are then copied out (stores into y that skip the points past
+     * the image were masked and branchy: conv2 forward 1.1x slower).
+     * The copy cost conv2 0.28 ms against 0.22 straight (one thread,
+     * batch 64: bench/RESULTS.md, session 18). */
+    const int direct = OC == OCp && s->H == M * s->TI && s->W == QW;
+    const long rs = direct ? (long)s->W * OC : (long)QW * OCp;
     for (int n = 0; n < nt; n++) {
+        float *yn = y + (long)(n0 + n) * HW * OC;
         for (int i = 0; i < s->TI; i++)
             for (int j = 0; j < s->TJ; j++) {
                 const long t = (long)n * s->TT + i * s->TJ + j;
-                float *o = grid + ((long)M * i * QW + M * j) * OCp;
-                for (int c0 = 0; c0 < OCp; c0 += VL) {
-                    vf m[WINO_P], q[M * M], bv = vld(bias + c0);
-                    #pragma GCC unroll 81
-                    for (int pt = 0; pt < WINO_P; pt++)
-                        m[pt] = vld(Mp + pt * pm + t * OCp + c0);
-                    tf_output(q, m);
-                    #pragma GCC unroll 7
-                    for (int a = 0; a < M; a++)
-                        #pragma GCC unroll 7
-                        for (int k = 0; k < M; k++)
-                            vst(o + ((long)a * QW + k) * OCp + c0, q[M * a + k] + bv);
-                }
+                float *o = (direct ? yn : grid) + (M * i * rs + (long)M * j * OCp);
+                for (int c0 = 0; c0 < OCp; c0 += VL)
+                    tile_output(o + c0, rs, OCp, Mp + t * OCp + c0, pm, vld(bias + c0));
             }
-        for (int h = 0; h < s->H; h++)
-            positions_copy(y + ((long)(n0 + n) * HW + (long)h * s->W) * OC, OC,
-                           grid + (long)h * QW * OCp, OCp, s->W, OC);
+        if (!direct)
+            for (int h = 0; h < s->H; h++)
+                positions_copy(yn + (long)h * s->W * OC, OC, grid + (long)h * QW * OCp, OCp,
+                               s->W, OC);
     }
 }
 
@@ -653,17 +709,10 @@ static inline void dy_tile(float *restrict DY, long pm, float *restrict dbs, lon
                            const float *const src[M * M], int OCp)
 {
     for (int c0 = 0; c0 < OCp; c0 += VL) {
-        vf e[M * M], m[WINO_P];
-        #pragma GCC unroll 49
-        for (int q = 0; q < M * M; q++)
-            e[q] = vld(src[q] + c0);
-        tf_output_adj(m, e);
-        #pragma GCC unroll 81
-        for (int pt = 0; pt < WINO_P; pt++)
-            vst(DY + pt * pm + t * OCp + c0, m[pt]);
         /* Point (+1, +1) of A d A^T is the sum of the tile's 49 values of
          * dy: summed over the tiles, it is db. */
-        vst(dbs + c0, vld(dbs + c0) + m[WINO_SUM_POINT]);
+        const vf sum = tile_output_adj(DY + t * OCp + c0, pm, src, c0);
+        vst(dbs + c0, vld(dbs + c0) + sum);
     }
 }
 
@@ -729,20 +778,8 @@ static void dx_group(float *dx, WinoLayout xl, const float *restrict dV, long pv
                 /* Patches overlap by 2 rows and 2 columns: the tile above
                  * and the one to the left have written there first. */
                 const int ra = i > 0 ? 2 : 0, ka = j > 0 ? 2 : 0;
-                for (int c0 = 0; c0 < Cp; c0 += VL) {
-                    vf v[WINO_P], d[WINO_P];
-                    #pragma GCC unroll 81
-                    for (int pt = 0; pt < WINO_P; pt++)
-                        v[pt] = vld(dV + pt * pv + t * Cp + c0);
-                    tf_input_adj(d, v);
-                    #pragma GCC unroll 9
-                    for (int r = 0; r < A; r++)
-                        #pragma GCC unroll 9
-                        for (int k = 0; k < A; k++) {
-                            float *q = o + r * rs + (long)k * Cp + c0;
-                            vst(q, r < ra || k < ka ? vld(q) + d[A * r + k] : d[A * r + k]);
-                        }
-                }
+                for (int c0 = 0; c0 < Cp; c0 += VL)
+                    tile_input_adj(o + c0, rs, Cp, ra, ka, dV + t * Cp + c0, pv);
             }
     if (xl == WINO_ROWS) {
         layout_offsets(off, &L, nt, s->H, s->W);

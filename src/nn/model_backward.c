@@ -25,6 +25,7 @@ static void job_phase_bwd(void *jp, int c, int tid)
     const size_t L = model_spec_dwlen(0), nw = L - (size_t)cs->OC;
     float *dwp = bb->dwpart + (size_t)c * L, *dbp = dwp + nw;
     const int PW = cs->W / 2, PHW = (cs->H / 2) * PW;
+    const size_t xqn = conv_phase_input_floats(cs->H, cs->W);
     PhaseBufs pb = model_phase_bufs(a, tid);
     int n0, n1;
 
@@ -36,21 +37,28 @@ static void job_phase_bwd(void *jp, int c, int tid)
     for (int e = 0; e < 2; e++)
         memset(pb.g[e], 0, model_phase_n() * sizeof *pb.g[e]);
     memset(pb.ix, MAXPOOL_NOGRAD, model_phase_n());
-    for (int n = n0; n < n1; n++) {
-        conv_phase_split(pb.xq, a->x + (size_t)n * cs->H * cs->W, cs->H, cs->W);
-        for (int oc = 0; oc < cs->OC; oc += 2) {
-            for (int e = 0; e < 2; e++) {
-                size_t po = ((size_t)(oc + e) * j->N + n) * PHW;
-                model_rows_copy(pb.g[e], CONV_PHASE_Q, bb->dout + po, PW, cs->H / 2, PW,
-                                sizeof(float));
-                model_rows_copy(pb.ix, CONV_PHASE_Q, bb->idx + po, PW, cs->H / 2, PW, 1);
-                for (size_t q = 0; q < model_phase_n(); q++)
-                    pb.kf[e][q] = (float)pb.ix[q];
+    /* As job_phase_pool, PHASE_IMAGES images at a time, channel by
+     * channel: each channel's lanes still sum the images in order. */
+    for (int nb = n0; nb < n1; nb += PHASE_IMAGES) {
+        const int nn = n1 - nb < PHASE_IMAGES ? n1 - nb : PHASE_IMAGES;
+        for (int k = 0; k < nn; k++)
+            conv_phase_split(pb.xq + k * xqn, a->x + (size_t)(nb + k) * cs->H * cs->W, cs->H,
+                             cs->W);
+        for (int oc = 0; oc < cs->OC; oc += 2)
+            for (int k = 0; k < nn; k++) {
+                for (int e = 0; e < 2; e++) {
+                    size_t po = ((size_t)(oc + e) * j->N + nb + k) * PHW;
+                    model_rows_copy(pb.g[e], CONV_PHASE_Q, bb->dout + po, PW, cs->H / 2, PW,
+                                    sizeof(float));
+                    model_rows_copy(pb.ix, CONV_PHASE_Q, bb->idx + po, PW, cs->H / 2, PW, 1);
+                    for (size_t q = 0; q < model_phase_n(); q++)
+                        pb.kf[e][q] = (float)pb.ix[q];
+                }
+                conv_phase_dw_routed2(pb.dwl + (size_t)oc * CONV_PHASE_DW_LANES,
+                                      pb.dwl + (size_t)(oc + 1) * CONV_PHASE_DW_LANES, pb.g[0],
+                                      pb.g[1], pb.kf[0], pb.kf[1], pb.xq + k * xqn, cs->H,
+                                      cs->W);
             }
-            conv_phase_dw_routed2(pb.dwl + (size_t)oc * CONV_PHASE_DW_LANES,
-                                  pb.dwl + (size_t)(oc + 1) * CONV_PHASE_DW_LANES, pb.g[0],
-                                  pb.g[1], pb.kf[0], pb.kf[1], pb.xq, cs->H, cs->W);
-        }
     }
     for (int oc = 0; oc < cs->OC; oc++)
         conv_phase_dw_fold(dwp + oc * 9, dbp + oc, pb.dwl + (size_t)oc * CONV_PHASE_DW_LANES,

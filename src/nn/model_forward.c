@@ -82,7 +82,12 @@ static void job_phase_moments(void *jp, int c, int tid)
 }
 
 /* Block 1, forward, second pass: the conv output again, normalised,
- * rectified and pooled into out (and idx, ymax when training). */
+ * rectified and pooled into out (and idx, ymax when training), in blocks
+ * of PHASE_IMAGES images: each block's inputs split once, then channel by
+ * channel, so that a channel's rows of the block's images are written in
+ * one run (image by image, each image's 32 channels wrote 96 runs of 784
+ * bytes, N * 784 bytes apart: bn1+relu+pool1 fwd 1.25x as long per image
+ * at batch 512 as at 64; bench/RESULTS.md, session 18). */
 static void job_phase_pool(void *jp, int c, int tid)
 {
     StepJob *j = jp;
@@ -91,26 +96,34 @@ static void job_phase_pool(void *jp, int c, int tid)
     BlockBufs *bb = &a->blk[0];
     const float *w = j->s->ps->p[cs->tw], *b = j->s->ps->p[cs->tb];
     const int PW = cs->W / 2, PHW = (cs->H / 2) * PW;
+    const size_t xqn = conv_phase_input_floats(cs->H, cs->W);
     PhaseBufs pb = model_phase_bufs(a, tid);
     int n0, n1;
 
     model_block_chunk_range(0, j->N, c, &n0, &n1);
-    for (int n = n0; n < n1; n++) {
-        conv_phase_split(pb.xq, a->x + (size_t)n * cs->H * cs->W, cs->H, cs->W);
-        for (int oc0 = 0; oc0 < cs->OC; oc0 += 2) {
-            conv_phase_conv(pb.z[0], pb.z[1], pb.xq, w + oc0 * 9, b + oc0, cs->H, cs->W);
-            for (int e = 0, oc = oc0; e < 2; e++, oc++) {
-                size_t po = ((size_t)oc * j->N + n) * PHW;
-                maxpool_forward_phases(pb.o, j->train ? pb.ix : NULL, j->train ? pb.ym : NULL,
-                                    pb.z[e], (int)model_phase_n(), bb->scale[oc], bb->shift[oc]);
-                model_rows_copy(bb->out + po, PW, pb.o, CONV_PHASE_Q, cs->H / 2, PW, sizeof(float));
-                if (j->train) {
-                    model_rows_copy(bb->idx + po, PW, pb.ix, CONV_PHASE_Q, cs->H / 2, PW, 1);
-                    model_rows_copy(bb->ymax + po, PW, pb.ym, CONV_PHASE_Q, cs->H / 2, PW,
+    for (int nb = n0; nb < n1; nb += PHASE_IMAGES) {
+        const int nn = n1 - nb < PHASE_IMAGES ? n1 - nb : PHASE_IMAGES;
+        for (int k = 0; k < nn; k++)
+            conv_phase_split(pb.xq + k * xqn, a->x + (size_t)(nb + k) * cs->H * cs->W, cs->H,
+                             cs->W);
+        for (int oc0 = 0; oc0 < cs->OC; oc0 += 2)
+            for (int k = 0; k < nn; k++) {
+                conv_phase_conv(pb.z[0], pb.z[1], pb.xq + k * xqn, w + oc0 * 9, b + oc0, cs->H,
+                                cs->W);
+                for (int e = 0, oc = oc0; e < 2; e++, oc++) {
+                    size_t po = ((size_t)oc * j->N + nb + k) * PHW;
+                    maxpool_forward_phases(pb.o, j->train ? pb.ix : NULL,
+                                           j->train ? pb.ym : NULL, pb.z[e],
+                                           (int)model_phase_n(), bb->scale[oc], bb->shift[oc]);
+                    model_rows_copy(bb->out + po, PW, pb.o, CONV_PHASE_Q, cs->H / 2, PW,
                                     sizeof(float));
+                    if (j->train) {
+                        model_rows_copy(bb->idx + po, PW, pb.ix, CONV_PHASE_Q, cs->H / 2, PW, 1);
+                        model_rows_copy(bb->ymax + po, PW, pb.ym, CONV_PHASE_Q, cs->H / 2, PW,
+                                        sizeof(float));
+                    }
                 }
             }
-        }
     }
 }
 

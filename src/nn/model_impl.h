@@ -165,8 +165,13 @@ static inline size_t model_wino_thread_floats(const ConvSpec *cs, int group)
 
 /* ---- block 1's scratch (layer_conv_phase.h), carved from a thread's scratch ---- */
 
+/* Images whose split inputs block 1's forward pass holds at once
+ * (job_phase_pool), so that it writes each channel's rows of them in one
+ * run. */
+#define PHASE_IMAGES 8
+
 typedef struct PhaseBufs {
-    float *xq;  /* the split input of one image */
+    float *xq;  /* the split inputs of PHASE_IMAGES images, conv_phase_input_floats apart */
     float *z[2]; /* two output channels in phases (4, PH, Q) each */
     float *o, *ym;     /* (PH, Q): pooled output, y at the maximum */
     float *g[2], *kf[2]; /* (PH, Q): two channels' pool gradients and indices */
@@ -207,7 +212,7 @@ static inline PhaseBufs model_phase_bufs(const Acts *a, int tid)
     assert(cs->OC % 2 == 0); /* the passes make channels two at a time */
 
     b.xq = p;
-    p += conv_phase_input_floats(cs->H, cs->W);
+    p += PHASE_IMAGES * conv_phase_input_floats(cs->H, cs->W);
     b.z[0] = p;
     p += conv_phase_output_floats(cs->H, cs->W);
     b.z[1] = p;

@@ -40,10 +40,7 @@ static void job_phase_bwd(void *jp, int c, int tid)
     /* As job_phase_pool, PHASE_IMAGES images at a time, channel by
      * channel: each channel's lanes still sum the images in order. */
     for (int nb = n0; nb < n1; nb += PHASE_IMAGES) {
-        const int nn = n1 - nb < PHASE_IMAGES ? n1 - nb : PHASE_IMAGES;
-        for (int k = 0; k < nn; k++)
-            conv_phase_split(pb.xq + k * xqn, a->x + (size_t)(nb + k) * cs->H * cs->W, cs->H,
-                             cs->W);
+        const int nn = model_phase_split(&pb, a, nb, n1);
         for (int oc = 0; oc < cs->OC; oc += 2)
             for (int k = 0; k < nn; k++) {
                 for (int e = 0; e < 2; e++) {

@@ -102,10 +102,7 @@ static void job_phase_pool(void *jp, int c, int tid)
 
     model_block_chunk_range(0, j->N, c, &n0, &n1);
     for (int nb = n0; nb < n1; nb += PHASE_IMAGES) {
-        const int nn = n1 - nb < PHASE_IMAGES ? n1 - nb : PHASE_IMAGES;
-        for (int k = 0; k < nn; k++)
-            conv_phase_split(pb.xq + k * xqn, a->x + (size_t)(nb + k) * cs->H * cs->W, cs->H,
-                             cs->W);
+        const int nn = model_phase_split(&pb, a, nb, n1);
         for (int oc0 = 0; oc0 < cs->OC; oc0 += 2)
             for (int k = 0; k < nn; k++) {
                 conv_phase_conv(pb.z[0], pb.z[1], pb.xq + k * xqn, w + oc0 * 9, b + oc0, cs->H,

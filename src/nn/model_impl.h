@@ -228,6 +228,19 @@ static inline PhaseBufs model_phase_bufs(const Acts *a, int tid)
     return b;
 }
 
+/* Splits images [nb, nb + nn) of the batch into pb's inputs, nn =
+ * PHASE_IMAGES or the n1 - nb left; returns nn. */
+static inline int model_phase_split(const PhaseBufs *pb, const Acts *a, int nb, int n1)
+{
+    const ConvSpec *cs = &model_conv_specs[0];
+    const int nn = n1 - nb < PHASE_IMAGES ? n1 - nb : PHASE_IMAGES;
+
+    for (int k = 0; k < nn; k++)
+        conv_phase_split(pb->xq + k * conv_phase_input_floats(cs->H, cs->W),
+                         a->x + (size_t)(nb + k) * cs->H * cs->W, cs->H, cs->W);
+    return nn;
+}
+
 /* ---- the job of a phase ---- */
 
 typedef struct StepJob {

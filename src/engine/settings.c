@@ -418,3 +418,10 @@ int settings_check_config(const RunConfig *c, char *err, size_t errlen)
     }
     return 0;
 }
+
+/* A run's defaults are the run table's (engine.h). */
+void engine_config_default(RunConfig *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    settings_set_defaults(settings_run, cfg);
+}

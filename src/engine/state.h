@@ -97,8 +97,14 @@ struct Engine {
  * limit (ulimit -v), cannot give; 0 or -CN_ENOMEM with a message. */
 int engine_check_memory(int batch, int threads, char *err, size_t errlen);
 
-/* The arena's batch capacity for batch size b. */
-int engine_arena_batch(const Engine *e, int b);
+/* The arena's batch capacity for batch size b: no step ever holds more
+ * images than the larger split has.  (Inline here: engine.c sizes the
+ * first arena with it and live.c a live batch change's.) */
+static inline int engine_arena_batch(const Engine *e, int b)
+{
+    long most = e->n_train > e->n_test ? e->n_train : e->n_test;
+    return b < most ? b : (int)most;
+}
 
 
 /* live.c: segments and the loader's part of e->live */

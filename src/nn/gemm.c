@@ -1,6 +1,6 @@
 /*
- * gemm.c: OpenBLAS behind a row-major SGEMM, and the choice of path
- * between it and cnntop's own kernels (gemm_native.h).
+ * gemm.c: OpenBLAS behind a row-major SGEMM (gemm.h); the choice of path
+ * between it and cnntop's own kernels is gemm_path.c.
  */
 #include <cblas.h>
 #include <stdio.h>
@@ -9,9 +9,7 @@
 
 #include "cnntop/err.h"
 #include "cnntop/machine.h"
-#include "nn/blaskernel.h"
 #include "nn/gemm.h"
-#include "nn/gemm_native.h"
 
 int gemm_init(void)
 {
@@ -46,48 +44,6 @@ void gemm(int ta, int tb, int M, int N, int K, float alpha,
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
                 tb ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B,
                 ldb, beta, C, ldc);
-}
-
-/* Whether the native kernel for isa runs wider vectors than OpenBLAS's
- * running kernel (a name the kernel table does not know: no). */
-static int native_wider(GemmIsa isa)
-{
-    IsaClass blas = blaskernel_core_class(openblas_get_corename());
-    IsaClass own = isa == GEMM_ISA_AVX512 ? ISA_AVX512 : isa == GEMM_ISA_AVX2 ? ISA_AVX2 : ISA_NONE;
-
-    return blas != ISA_UNKNOWN && own > blas;
-}
-
-GemmPath gemm_path_of(int choice)
-{
-    GemmIsa isa = choice == CN_GEMM_OPENBLAS ? GEMM_ISA_NONE : gemm_native_isa();
-
-    if (choice == CN_GEMM_AUTO && !native_wider(isa))
-        return isa == GEMM_ISA_AVX512 ? GEMM_PATH_SPLIT512 : GEMM_PATH_OPENBLAS;
-    return isa == GEMM_ISA_AVX512 ? GEMM_PATH_AVX512
-           : isa == GEMM_ISA_AVX2 ? GEMM_PATH_AVX2
-                                  : GEMM_PATH_OPENBLAS;
-}
-
-const char *gemm_path_name(GemmPath p)
-{
-    return p == GEMM_PATH_AVX512     ? "native AVX-512"
-           : p == GEMM_PATH_AVX2     ? "native AVX2"
-           : p == GEMM_PATH_SPLIT512 ? "openblas, forward native"
-                                     : "openblas";
-}
-
-void gemm_on(GemmPath p, int ta, int tb, int M, int N, int K, float alpha,
-             const float *A, int lda, const float *B, int ldb,
-             float beta, float *C, int ldc)
-{
-    if (p == GEMM_PATH_SPLIT512)
-        p = !ta && tb ? GEMM_PATH_AVX512 : GEMM_PATH_OPENBLAS;
-    if (p == GEMM_PATH_OPENBLAS || alpha != 1.0f || (ta && tb))
-        gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-    else
-        gemm_native(p == GEMM_PATH_AVX512 ? GEMM_ISA_AVX512 : GEMM_ISA_AVX2, ta, tb, M, N, K,
-                    A, lda, B, ldb, beta, C, ldc);
 }
 
 void gemm_describe(char *core, size_t corelen, char *config, size_t configlen)

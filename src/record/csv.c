@@ -13,14 +13,6 @@
 #include "record/formats.h"
 #include "util/err.h"
 
-/* A CSV cell: a number, or nothing when unknown. */
-void record_csv_num(TextBuf *t, double x, const char *sep)
-{
-    char b[64];
-
-    textbuf_printf(t, "%s%s", json_format_number(x, b, sizeof b) == 0 ? b : "", sep);
-}
-
 static void csv_float(TextBuf *t, float x, const char *sep)
 {
     char b[64];
@@ -28,30 +20,9 @@ static void csv_float(TextBuf *t, float x, const char *sep)
     textbuf_printf(t, "%s%s", json_format_float(x, b, sizeof b) == 0 ? b : "", sep);
 }
 
-/* A CSV string cell, quoted when it holds a separator, quote or newline. */
-void record_csv_str(TextBuf *t, const char *s, const char *sep)
-{
-    if (!s)
-        s = "";
-    if (!strpbrk(s, ",\"\r\n")) {
-        textbuf_printf(t, "%s%s", s, sep);
-        return;
-    }
-    textbuf_putc(t, '"');
-    for (; *s; s++)
-        if (*s == '"')
-            textbuf_write(t, "\"\"", 2);
-        else
-            textbuf_putc(t, *s);
-    textbuf_printf(t, "\"%s", sep);
-}
-
 int record_csv_run(const RunRecord *r, char **out, size_t *len)
 {
     TextBuf text = {0}, *t = &text;
-
-    if (r->have_exec)
-        return record_csv_exec(&r, 1, out, len);
 
     textbuf_printf(t, "t,epoch,step,images_per_s,loss,queue_fill,data_wait_share,workers,batch,"
                "segment,ipc,miss_rate\n");
@@ -110,9 +81,6 @@ int record_csv_sweep(const RunRecord *const *runs, size_t n, char **out, size_t 
 {
     TextBuf text = {0}, *t = &text;
     int rc = 0;
-
-    if (n && runs[0]->have_exec)
-        return record_csv_exec(runs, n, out, len);
 
     textbuf_printf(t, "command,mean,stddev,median,user,system,min,max,batch,workers,prefetch,"
                "threads,augment,runs,images_per_s,images_per_s_stddev,accuracy,mfu,"

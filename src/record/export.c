@@ -17,27 +17,19 @@
 #include "record/formats.h"
 #include "util/err.h"
 
-int record_text_finish(TextBuf *t, int rc, char **out, size_t *len)
-{
-    if (rc != 0) {
-        textbuf_free(t);
-        *out = NULL;
-        *len = 0;
-        return rc;
-    }
-    return textbuf_finish(t, out, len) == 0 ? 0 : -CN_ENOMEM;
-}
-
+/* The one place that branches on the record's kind: an exec record (or
+ * a sweep --cmd's) has its own CSV and Markdown (exec_text.c); JSON is one
+ * writer for both, by the field table. */
 int record_format(const RunRecord *r, ExportFormat fmt, char **out, size_t *len)
 {
     switch (fmt) {
     case EXPORT_JSON:
         return record_json_run(r, out, len);
     case EXPORT_CSV:
-        return record_csv_run(r, out, len);
+        return r->have_exec ? record_csv_exec(&r, 1, out, len) : record_csv_run(r, out, len);
     case EXPORT_MD:
     default:
-        return record_md_run(r, out, len);
+        return r->have_exec ? record_md_exec(&r, 1, 0, out, len) : record_md_run(r, out, len);
     }
 }
 
@@ -48,10 +40,12 @@ int record_format_sweep(const RunRecord *const *runs, size_t n, ExportFormat fmt
     case EXPORT_JSON:
         return record_json_sweep(runs, n, out, len);
     case EXPORT_CSV:
-        return record_csv_sweep(runs, n, out, len);
+        return n && runs[0]->have_exec ? record_csv_exec(runs, n, out, len)
+                                       : record_csv_sweep(runs, n, out, len);
     case EXPORT_MD:
     default:
-        return record_md_sweep(runs, n, out, len);
+        return n && runs[0]->have_exec ? record_md_exec(runs, n, 1, out, len)
+                                       : record_md_sweep(runs, n, out, len);
     }
 }
 

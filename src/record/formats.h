@@ -29,7 +29,8 @@ int record_md_sweep(const RunRecord *const *runs, size_t n, char **out, size_t *
 int record_csv_exec(const RunRecord *const *runs, size_t n, char **out, size_t *len);
 int record_md_exec(const RunRecord *const *runs, size_t n, int sweep, char **out, size_t *len);
 
-/* Cells shared by the writers: a CSV number (empty when unknown) or string
+/* Cells shared by the writers (cells.c, with the counters and repeats
+ * tables and record_text_finish): a CSV number (empty when unknown) or string
  * (quoted when it must be), then sep; Markdown text with '|' escaped, a
  * number with fixed decimals ("" when unknown) or "mean ± sd" (mean alone
  * when sd is unknown) into buf. */

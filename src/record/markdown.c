@@ -16,39 +16,6 @@
 #include "record/formats.h"
 #include "util/err.h"
 
-/* A Markdown table cell: '|' escaped, newlines flattened. */
-void record_md_cell(TextBuf *t, const char *s)
-{
-    for (; s && *s; s++) {
-        if (*s == '|')
-            textbuf_printf(t, "\\|");
-        else if (*s == '\n' || *s == '\r')
-            textbuf_printf(t, " ");
-        else
-            textbuf_printf(t, "%c", *s);
-    }
-}
-
-/* "12.345" or "" for an unknown figure, with a fixed number of decimals. */
-const char *record_md_fixed(char *buf, size_t len, double x, int decimals)
-{
-    if (isfinite(x))
-        snprintf(buf, len, "%.*f", decimals, x);
-    else
-        snprintf(buf, len, "%s", "");
-    return buf;
-}
-
-/* "mean ± sd" or "mean" alone for one run. */
-const char *record_md_pm(char *buf, size_t len, double m, double sd, int decimals)
-{
-    if (isfinite(sd))
-        snprintf(buf, len, "%.*f ± %.*f", decimals, m, decimals, sd);
-    else
-        record_md_fixed(buf, len, m, decimals);
-    return buf;
-}
-
 /* The hyperfine-style table: one row per record, relative to the fastest. */
 static int md_results_table(TextBuf *t, const RunRecord *const *runs, size_t n)
 {
@@ -180,59 +147,11 @@ static void md_series(TextBuf *t, const RunRecord *r)
     }
 }
 
-void record_md_counters(TextBuf *t, const RecordCounter *cs, size_t n, const FieldNames *roles)
-{
-    char a[64];
-
-    if (!n)
-        return;
-    textbuf_printf(t, "\n## Counters\n\n| Role | Event | Value | Unit | Running |\n|:---|:---|---:|:---|---:|\n");
-    for (size_t i = 0; i < n; i++) {
-        const RecordCounter *c = &cs[i];
-        textbuf_printf(t, "| %s | ", field_name(roles, (unsigned)c->role));
-        record_md_cell(t, c->name);
-        if (c->status == RECORD_CTR_OK) {
-            char v[64];
-            textbuf_printf(t, " | %s | ", json_format_number(c->value, v, sizeof v) ? "" : v);
-            record_md_cell(t, c->unit);
-            textbuf_printf(t, " | %s |\n", isfinite(c->scaled) ? record_md_fixed(a, sizeof a, 100 * c->scaled, 1) : "");
-        } else {
-            textbuf_printf(t, " | n/a: ");
-            record_md_cell(t, c->reason[0] ? c->reason : field_name(&record_status_names, (unsigned)c->status));
-            textbuf_printf(t, " | | |\n");
-        }
-    }
-}
-
-void record_md_repeats(TextBuf *t, const RunRecord *r)
-{
-    char a[64];
-
-    if (!r->n_repeats)
-        return;
-    textbuf_printf(t, "\n## Repeats\n\n| Run | Wall [s] | Images/s | User [s] | System [s] | Accuracy | Exit |\n"
-               "|---:|---:|---:|---:|---:|---:|---:|\n");
-    for (size_t i = 0; i < r->n_repeats; i++) {
-        const RecordRepeat *p = &r->repeats[i];
-        char w[32], ips[32], u[32], sy[32];
-        textbuf_printf(t, "| %zu | %s | %s | %s | %s | %s | %d |\n", i + 1,
-                       record_md_fixed(w, sizeof w, p->wall, 3),
-                       record_md_fixed(ips, sizeof ips, p->images_per_s, 1),
-                       record_md_fixed(u, sizeof u, p->user, 2),
-                       record_md_fixed(sy, sizeof sy, p->system, 2),
-                       isfinite(p->accuracy) ? record_md_fixed(a, sizeof a, 100 * p->accuracy, 2) : "",
-                       p->exit_code);
-    }
-}
-
 int record_md_run(const RunRecord *r, char **out, size_t *len)
 {
     TextBuf text = {0}, *t = &text;
     char label[160];
     int rc;
-
-    if (r->have_exec)
-        return record_md_exec(&r, 1, 0, out, len);
 
     textbuf_printf(t, "# cnntop run: ");
     record_md_cell(t, record_label(r, label, sizeof label));
@@ -264,9 +183,6 @@ int record_md_sweep(const RunRecord *const *runs, size_t n, char **out, size_t *
 {
     TextBuf text = {0}, *t = &text;
     int rc;
-
-    if (n && runs[0]->have_exec)
-        return record_md_exec(runs, n, 1, out, len);
 
     textbuf_printf(t, "# cnntop sweep\n\n");
     if (n && runs[0]->command) {

@@ -13,6 +13,8 @@
 
 #include "prof/counters_encode.h"
 #include "prof/counters_say.h"
+#include "prof/counters_spec.h"
+#include "util/err.h"
 
 static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
 static int pfm_status = PFM_ERR_NOINIT;
@@ -26,6 +28,26 @@ int counters_pfm_ready(void)
 {
     pthread_once(&pfm_once, pfm_start);
     return pfm_status;
+}
+
+/* 1 when name begins "PMU::" for a PMU that libpfm4 has a table for,
+ * whether this machine has it or not (is_present). */
+static int names_known_pmu(const char *name)
+{
+    const char *sep = strstr(name, "::");
+    int pmu;
+
+    if (!sep || sep == name)
+        return 0;
+    pfm_for_all_pmus(pmu) {
+        pfm_pmu_info_t info;
+        memset(&info, 0, sizeof info);
+        info.size = sizeof info;
+        if (pfm_get_pmu_info(pmu, &info) == PFM_SUCCESS && info.name &&
+            strlen(info.name) == (size_t)(sep - name) && !strncmp(info.name, name, (size_t)(sep - name)))
+            return 1;
+    }
+    return 0;
 }
 
 CtrStatus counters_encode(const char *name, struct perf_event_attr *attr, char *encoding,
@@ -49,7 +71,10 @@ CtrStatus counters_encode(const char *name, struct perf_event_attr *attr, char *
     ret = pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
     if (ret != PFM_SUCCESS) {
         const char *force = getenv("LIBPFM_FORCE_PMU");
-        if (force && *force)
+        if (names_known_pmu(name))
+            counters_say(reason, rlen, "PMU %.*s not on this machine (libpfm4: %s)",
+                         (int)(strstr(name, "::") - name), name, pfm_strerror(ret));
+        else if (force && *force)
             counters_say(reason, rlen,
                      "unknown event '%s' (%s; LIBPFM_FORCE_PMU=%s hides the generic perf events; "
                      "see cnntop events)", name, pfm_strerror(ret), force);
@@ -108,4 +133,20 @@ CtrKind counters_kind(const struct perf_event_attr *attr)
 int counters_is_hardware(const struct perf_event_attr *attr)
 {
     return attr->type != PERF_TYPE_SOFTWARE && attr->type != PERF_TYPE_TRACEPOINT;
+}
+
+int counters_check_spec(const char *spec, char *err, size_t errlen)
+{
+    char names[CTR_MAX_EVENTS][CTR_NAME_LEN];
+    int n = counters_parse_spec(spec, names, CTR_MAX_EVENTS, err, errlen);
+
+    for (int i = 0; i < n; i++) {
+        struct perf_event_attr attr;
+        char why[256];
+        if (counters_encode(names[i], &attr, NULL, 0, why, sizeof why) == CTR_OK ||
+            names_known_pmu(names[i]))
+            continue;
+        return cn_fail(err, errlen, -CN_EINVAL, "%s", why);
+    }
+    return n < 0 ? n : 0;
 }

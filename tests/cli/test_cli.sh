@@ -30,6 +30,13 @@ expect() {
 
 expect 2 "unknown option '--bogus'" -- run --bogus
 expect 2 "unknown command 'frobnicate'" -- frobnicate
+# -e as perf stat -e: an unknown name is refused before any work, for
+# every command that counts (run, sweep, exec, the dashboard).
+expect 2 "^cnntop: -e: unknown event 'bogus_event' (" -- run -e bogus_event --limit 64
+expect 2 "^cnntop: -e: unknown event 'nope' (" -- run -e +cycles,nope --limit 64
+expect 2 "^cnntop: -e: unknown event 'bogus_event' (" -- sweep -e bogus_event --batch 32,64 --limit 64
+expect 2 "^cnntop: -e: unknown event 'bogus_event' (" -- exec -e bogus_event -- true
+expect 2 "^cnntop: -e: unknown event 'bogus_event' (" -- -e bogus_event
 expect 2 "\-\-batch: 'abc' is not a whole number" -- run --batch abc
 expect 2 "\-\-batch: 0 is out of range" -- run --batch 0
 expect 2 "\-\-batch: -5 is out of range" -- run --batch -5

@@ -91,9 +91,14 @@ run 126 exec -- "$tmp"
 grep -q "Permission denied" "$tmp/err" || fail "a directory as the command: not 'Permission denied'"
 run 2 exec -e 'task-clock,,x' -- true
 grep -q "^cnntop: -e: .*empty event name$" "$tmp/err" || fail "bad -e list: no one-line error"
-# An event this machine cannot count is n/a with its reason, never 0.
-run 0 exec -e task-clock,bogus:: -- true
-has "<not supported>  *bogus::  *unknown event 'bogus::'"
+# A name that no table or PMU knows is a command-line error before the
+# command runs, as perf stat -e says; an event of a PMU this machine lacks
+# is n/a with its reason, never 0.
+run 2 exec -e task-clock,bogus:: -- touch "$tmp/ran"
+grep -q "^cnntop: -e: unknown event 'bogus::'" "$tmp/err" || fail "-e bogus::: no one-line error"
+[ -e "$tmp/ran" ] && fail "-e bogus::: the command ran"
+run 0 exec -e task-clock,amd64_k7::RETIRED_INSTRUCTIONS -- true
+has "<not supported>  *amd64_k7::RETIRED_INSTRUCTIONS  *PMU amd64_k7 not on this machine"
 
 # PyTorch: the DataLoader's forked workers get their role.
 if [ -z "$PY" ] || ! "$PY" -c 'import torch' 2>/dev/null; then
@@ -188,7 +193,7 @@ json() {
 }
 
 # ---- exec --export ----
-run 3 exec -e task-clock,bogus:: --export "$tmp/e.json" -- sh -c 'i=0; while [ $i -lt 5000 ]; do i=$((i+1)); done; exit 3'
+run 3 exec -e task-clock,amd64_k7::RETIRED_INSTRUCTIONS --export "$tmp/e.json" -- sh -c 'i=0; while [ $i -lt 5000 ]; do i=$((i+1)); done; exit 3'
 [ -f "$tmp/e.json" ] || fail "exec --export: no file"
 json "$tmp/e.json" "d['schema'] == 'cnntop.run/1' and d['exec']['status'] == 3 and d['exec']['signal'] == 0"
 json "$tmp/e.json" "d['exec']['command'].startswith(\"sh -c 'i=0\") and d['exit_code'] == 3"
@@ -197,7 +202,7 @@ json "$tmp/e.json" "d['exec']['wall'] > 0 and d['exec']['images_per_s'] is None"
 json "$tmp/e.json" "d['results'][0]['user'] is None and d['results'][0]['system'] is None"
 # Not a Python command: the threads and workers are unknown, never 0.
 json "$tmp/e.json" "d['threads_used'] is None and d['exec']['loader_workers'] is None and d['exec']['torch'] is None and d['exec']['runs'] == 1"
-json "$tmp/e.json" "any(c['name'] == 'bogus::' and c['value'] is None and c['status'] == 'unavailable' for c in d['exec_counters'])"
+json "$tmp/e.json" "any(c['name'] == 'amd64_k7::RETIRED_INSTRUCTIONS' and c['value'] is None and c['status'] == 'unavailable' for c in d['exec_counters'])"
 
 # Workers that come and go (a DataLoader starts new ones each epoch): the
 # verdict counts those alive at once, not every one seen.  Three forked
@@ -237,9 +242,9 @@ has "^cnntop: --export: " "$tmp/err"
 # n/a with its reason, never 0.  Written directly by exec too.
 run 0 report "$tmp/e.json" --export "$tmp/e.csv"
 run 0 report "$tmp/e.json" --export "$tmp/e.md"
-run 3 exec -e task-clock,bogus:: --export "$tmp/e2.csv" -- sh -c 'exit 3'
-run 3 exec -e task-clock,bogus:: --export "$tmp/e2.md" -- sh -c 'exit 3'
-run 3 exec -e task-clock,bogus:: --export "$tmp/e2.json" -- sh -c 'exit 3'
+run 3 exec -e task-clock,amd64_k7::RETIRED_INSTRUCTIONS --export "$tmp/e2.csv" -- sh -c 'exit 3'
+run 3 exec -e task-clock,amd64_k7::RETIRED_INSTRUCTIONS --export "$tmp/e2.md" -- sh -c 'exit 3'
+run 3 exec -e task-clock,amd64_k7::RETIRED_INSTRUCTIONS --export "$tmp/e2.json" -- sh -c 'exit 3'
 # check_exports NAME [--loose]: NAME.csv and NAME.md say what NAME.json does.
 check_exports() {
     python3 "$HERE/cli/exec_export_check.py" "$tmp/$1.json" "$tmp/$1.csv" "$tmp/$1.md" ${2:-} \

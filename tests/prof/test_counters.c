@@ -269,6 +269,23 @@ static void test_default_set(int pmu)
     CHECK_INT(info.status, ==, CTR_UNKNOWN_EVENT);
     CHECK_STR_HAS(info.reason, "unknown event 'bogus-event' (");
     counters_free(cs);
+
+    /* -e checked up front: unknown names refused, known ones (present or
+     * of a PMU this machine lacks) and the grammar's defaults accepted. */
+    CHECK_INT(counters_check_spec(NULL, err, sizeof err), ==, 0);
+    CHECK_INT(counters_check_spec("task-clock,cycles,perf::instructions", err, sizeof err), ==, 0);
+    CHECK_INT(counters_check_spec("+amd64_k7::RETIRED_INSTRUCTIONS", err, sizeof err), ==, 0);
+    CHECK_INT(counters_check_spec("+bogus-event", err, sizeof err), ==, -CN_EINVAL);
+    CHECK_STR_HAS(err, "unknown event 'bogus-event' (");
+    CHECK_INT(counters_check_spec("task-clock,no_such_pmu::X", err, sizeof err), ==, -CN_EINVAL);
+    CHECK_STR_HAS(err, "unknown event 'no_such_pmu::X'");
+    CHECK_INT(counters_check_spec("task-clock,,x", err, sizeof err), ==, -CN_EINVAL);
+    CHECK_STR_HAS(err, "empty event name");
+    CHECK_INT(counters_new(&cs, "amd64_k7::RETIRED_INSTRUCTIONS", err, sizeof err), ==, 0);
+    CHECK_INT(counters_event_info(cs, 0, &info), ==, 0);
+    CHECK_INT(info.status, ==, CTR_UNKNOWN_EVENT);
+    CHECK_STR_HAS(info.reason, "PMU amd64_k7 not on this machine");
+    counters_free(cs);
 }
 
 /* A thread that attaches itself, burns CPU between two self-reads, and

@@ -183,6 +183,15 @@ typedef struct CounterSet CounterSet;
  */
 int counters_new(CounterSet **out, const char *spec, char *err, size_t errlen);
 
+/*
+ * Checks an -e spec before any work starts, as perf stat -e does: the
+ * grammar (counters_new's), and every name one that libpfm4 can encode
+ * here or that names, "PMU::EVENT", a PMU libpfm4 knows but this machine
+ * lacks (such an event is kept, n/a with its reason, when counted).  0, or
+ * -CN_EINVAL with "unknown event 'x' (...; see cnntop events)".
+ */
+int counters_check_spec(const char *spec, char *err, size_t errlen);
+
 /* Closes every counter still open and frees the set.  NULL is fine.  No
  * other call on the set may be running. */
 void counters_free(CounterSet *set);

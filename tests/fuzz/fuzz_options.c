@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/options.h"
+#include "test_commands.h"
 
 #define FUZZ_MAX_ARGS 64
 
@@ -66,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         argv[argc++] = p;
     argv[argc] = NULL;
     Options o;
-    int rc = options_parse(&o, argc, argv, err, sizeof err);
+    int rc = options_parse(&o, &test_commands, argc, argv, err, sizeof err);
     if (rc == 2 && !err[0])
         fuzz_fail("error without a message");
     else if (rc == 0)

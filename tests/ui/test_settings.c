@@ -26,6 +26,7 @@
 #include "check.h"
 #include "common/config.h"
 #include "common/options.h"
+#include "test_commands.h"
 
 static char dir[256];
 #ifndef CNNTOP_SOURCE_DIR
@@ -94,7 +95,7 @@ static void check_option(const Setting *s, const Case *c)
         return;
     snprintf(arg, sizeof arg, "%s=%s", d->name, c->text);
     char *argv[] = {arg0, cmd, arg, NULL};
-    int rc = options_parse(&o, 3, argv, err, sizeof err);
+    int rc = options_parse(&o, &test_commands, 3, argv, err, sizeof err);
     if (c->ok && rc == 0) {
         /* The value arrived: what the row formats from it is what it parses to. */
         TuiSettings t;
@@ -220,7 +221,7 @@ static void test_prefetch_zero(void)
     Options o;
     TuiSettings t;
 
-    CHECK_INT(options_parse(&o, 4, argv, err, sizeof err), ==, 0);
+    CHECK_INT(options_parse(&o, &test_commands, 4, argv, err, sizeof err), ==, 0);
     CHECK_INT(o.cfg.prefetch, ==, 0);
     memset(&t, 0, sizeof t);
     t.cfg.prefetch = 5;
@@ -379,7 +380,7 @@ static void test_docs(void)
     CHECK(f != NULL);
     if (!f)
         return;
-    options_usage(f, CMD_TUI);
+    options_usage(f, &test_commands, CMD_TUI);
     fclose(f);
     for (int t = 0; t < 2; t++)
         for (const Setting *s = tables[t]; s->key; s++) {

@@ -97,28 +97,19 @@ const OptionDesc option_table[] = {
 #undef SET_LIST
 const size_t option_count = sizeof option_table / sizeof option_table[0];
 
-/* The commands, for the usage texts: synopsis and what each does. */
-static const struct {
-    Command cmd;
-    const char *synopsis;  /* after "cnntop " */
-    const char *what;
-} command_table[] = {
-    {CMD_TUI, "[options]", "the dashboard (needs a terminal)"},
-    {CMD_RUN, "run [options]", "train the reference CNN, print a summary"},
-    {CMD_EVAL, "eval --load FILE [options]", "evaluate a checkpoint on the test set"},
-    {CMD_SWEEP, "sweep --batch LIST --workers LIST [options]",
-     "run a grid of settings, recommend the fastest"},
-    {CMD_REPORT, "report FILE.json... [--export FILE]", "print stored runs side by side"},
-    {CMD_EVENTS, "events [--all]", "the counters this machine can read"},
-    {CMD_CALIBRATE, "calibrate [--recalibrate]", "measure the FMA peak, SGEMM rate and memory bandwidth"},
-    {CMD_EXEC, "exec [options] -- CMD [ARGS...]", "profile any command's process tree by role"},
-};
-#define N_COMMANDS (sizeof command_table / sizeof command_table[0])
+const CommandEntry *options_command(const CommandTable *t, Command cmd)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->v[i].cmd == cmd)
+            return &t->v[i];
+    return NULL;
+}
 
-static const char *const command_names[CMD_COUNT] = {
-    [CMD_TUI] = "dashboard", [CMD_RUN] = "run", [CMD_EVAL] = "eval", [CMD_SWEEP] = "sweep",
-    [CMD_REPORT] = "report", [CMD_EVENTS] = "events", [CMD_CALIBRATE] = "calibrate",
-    [CMD_EXEC] = "exec"};
+/* The name a command goes by in messages and --help's tags. */
+static const char *command_label(const CommandEntry *c)
+{
+    return c->name ? c->name : "dashboard";
+}
 
 /* The row of an option's setting and the table it is in. */
 typedef enum RowTable { ROW_RUN, ROW_UI, ROW_OWN } RowTable;
@@ -176,7 +167,7 @@ static void setting_help(const OptionDesc *d, const Setting *s, char *buf, size_
 
 /* One option's line; with `tags`, the commands it is for when it is not
  * for all that train. */
-static void usage_option(FILE *f, const OptionDesc *d, int tags)
+static void usage_option(FILE *f, const CommandTable *t, const OptionDesc *d, int tags)
 {
     char left[40], cmds[64] = "", help[512];
     const Setting *s = options_setting(d);
@@ -185,10 +176,10 @@ static void usage_option(FILE *f, const OptionDesc *d, int tags)
     snprintf(left, sizeof left, "%s%s%s", d->name, arg ? " " : "", arg ? arg : "");
     if (tags && (d->cmds & ~EVAL) != TRAIN) {
         size_t n = 0;
-        for (int c = 0; c < CMD_COUNT; c++)
-            if ((d->cmds & (1u << c)) && command_names[c])
+        for (size_t c = 0; c < t->n; c++)
+            if ((d->cmds & (1u << t->v[c].cmd)) && t->v[c].synopsis)
                 n += (size_t)snprintf(cmds + n, sizeof cmds - n, "%s%s", n ? "," : " [",
-                                      command_names[c]);
+                                      command_label(&t->v[c]));
         if (n)
             snprintf(cmds + n, sizeof cmds - n, "]");
     }
@@ -199,33 +190,34 @@ static void usage_option(FILE *f, const OptionDesc *d, int tags)
     fprintf(f, "  %-22s %s%s\n", left, help, cmds);
 }
 
-void options_usage(FILE *f, Command cmd)
+void options_usage(FILE *f, const CommandTable *t, Command cmd)
 {
-    size_t k = 0;
+    const CommandEntry *one = options_command(t, cmd);
 
-    while (k < N_COMMANDS && command_table[k].cmd != cmd)
-        k++;
-    if (cmd == CMD_TUI || k == N_COMMANDS) { /* every command, every option */
-        for (size_t i = 0; i < N_COMMANDS; i++) {
-            int n = fprintf(f, "%s cnntop %s", i ? "      " : "usage:", command_table[i].synopsis);
+    if (cmd == CMD_TUI || !one || !one->synopsis) { /* every command, every option */
+        int first = 1;
+        for (size_t i = 0; i < t->n; i++) {
+            if (!t->v[i].synopsis)
+                continue;
+            int n = fprintf(f, "%s cnntop %s", first ? "usage:" : "      ", t->v[i].synopsis);
+            first = 0;
             if (n > 32)
                 fprintf(f, "\n%32s", "");
             else
                 fprintf(f, "%*s", 32 - n, "");
-            fprintf(f, "%s\n", command_table[i].what);
+            fprintf(f, "%s\n", t->v[i].what);
         }
         fprintf(f, "%-32s%s\n       cnntop --help | --version\n\noptions:\n",
                 "       cnntop COMMAND --help", "the options of one command");
         for (size_t i = 0; i < option_count; i++)
-            usage_option(f, &option_table[i], 1);
+            usage_option(f, t, &option_table[i], 1);
     } else {
-        fprintf(f, "usage: cnntop %s\n       %s\n", command_table[k].synopsis,
-                command_table[k].what);
+        fprintf(f, "usage: cnntop %s\n       %s\n", one->synopsis, one->what);
         int any = 0;
         for (size_t i = 0; i < option_count; i++)
             if (option_table[i].cmds & (1u << cmd)) {
                 fprintf(f, "%s", any++ ? "" : "\noptions:\n");
-                usage_option(f, &option_table[i], 0);
+                usage_option(f, t, &option_table[i], 0);
             }
     }
     fprintf(f, "\nDefault data: %s (Debian package dataset-fashion-mnist).\n"
@@ -373,16 +365,19 @@ static void apply(Options *o, const char *name, const char *v)
         o->recalibrate = 1;
 }
 
-static Command command_of(const char *s)
+/* The command a word names: a command's own word, or help and version
+ * as options; CMD_TUI (the dashboard) for anything else. */
+static Command command_of(const CommandTable *t, const char *s)
 {
-    static const struct { const char *name; Command cmd; } cmds[] = {
-        {"run", CMD_RUN}, {"eval", CMD_EVAL}, {"sweep", CMD_SWEEP}, {"report", CMD_REPORT},
-        {"events", CMD_EVENTS}, {"calibrate", CMD_CALIBRATE}, {"exec", CMD_EXEC}, {"help", CMD_HELP},
+    static const struct { const char *name; Command cmd; } words[] = {
         {"--help", CMD_HELP}, {"-h", CMD_HELP}, {"--version", CMD_VERSION}, {"-V", CMD_VERSION},
     };
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        if (!strcmp(s, cmds[i].name))
-            return cmds[i].cmd;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->v[i].name && !strcmp(s, t->v[i].name))
+            return t->v[i].cmd;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (!strcmp(s, words[i].name))
+            return words[i].cmd;
     return CMD_TUI;
 }
 
@@ -456,7 +451,8 @@ static int check_events(const Options *o, char *err, size_t errlen)
     return 2;
 }
 
-int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen)
+int options_parse(Options *o, const CommandTable *cmds, int argc, char **argv, char *err,
+                  size_t errlen)
 {
     int i = 1;
     const char *no_color = getenv("NO_COLOR");
@@ -469,15 +465,15 @@ int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen)
     o->argv = argv;
     if (no_color && *no_color)
         o->no_color = 1;
-    if (argc > 1 && command_of(argv[1]) != CMD_TUI)
-        o->cmd = command_of(argv[i++]);
+    if (argc > 1 && command_of(cmds, argv[1]) != CMD_TUI)
+        o->cmd = command_of(cmds, argv[i++]);
     else if (argc > 1 && argv[1][0] != '-') {
         snprintf(err, errlen, "unknown command '%s' (see cnntop --help)", argv[1]);
         return 2;
     }
     for (; i < argc; i++) {
         const char *a = argv[i];
-        Command c = command_of(a);
+        Command c = command_of(cmds, a);
         if (o->cmd == CMD_EXEC && (!strcmp(a, "--") || a[0] != '-')) {
             o->exec_argv = argv + i + !strcmp(a, "--"); /* argv[argc] is NULL */
             break;

@@ -105,15 +105,46 @@ const char *options_arg(const OptionDesc *d);
 extern const OptionDesc option_table[];
 extern const size_t option_count;
 
+/* CommandEntry.flags. */
+enum {
+    CMDF_BLAS = 1 << 0,     /* runs OpenBLAS: its kernel is matched to the CPU first */
+    CMDF_TERMINAL = 1 << 1, /* draws on the terminal: its own signal handlers, stdout unbuffered */
+};
+
 /*
- * Parses argv into *o (defaults first).  Returns 0, or 2 after writing a
- * one-line error to `err` (e.g. "--batch: 'x' is not a whole number").
- * o's strings point into argv.
+ * One command as the command line knows it (tmux's cmd_entry): its word,
+ * its --help lines, how it starts and its entry point.  The options it
+ * takes are the rows of option_table whose cmds bit has it.  The one table
+ * of commands is ui/main.c's, because the entry points live above this
+ * layer; the parser and --help are handed it.
  */
-int options_parse(Options *o, int argc, char **argv, char *err, size_t errlen);
+typedef struct CommandEntry {
+    Command cmd;
+    const char *name;       /* the word, "run"; NULL: none (`cnntop` alone, the dashboard) */
+    const char *synopsis;   /* --help's line after "cnntop "; NULL: not listed */
+    const char *what;       /* what it does, one line */
+    unsigned flags;         /* CMDF_* */
+    int (*main)(const Options *o); /* runs it; returns the exit code */
+} CommandEntry;
+
+typedef struct CommandTable {
+    const CommandEntry *v;
+    size_t n;
+} CommandTable;
+
+/* The entry of cmd in t, or NULL. */
+const CommandEntry *options_command(const CommandTable *t, Command cmd);
+
+/*
+ * Parses argv into *o (defaults first), the command's word looked up in
+ * cmds.  Returns 0, or 2 after writing a one-line error to `err` (e.g.
+ * "--batch: 'x' is not a whole number").  o's strings point into argv.
+ */
+int options_parse(Options *o, const CommandTable *cmds, int argc, char **argv, char *err,
+                  size_t errlen);
 
 /* Writes the usage text: every command and option for CMD_TUI, else the
  * one command's synopsis and the options it takes. */
-void options_usage(FILE *f, Command cmd);
+void options_usage(FILE *f, const CommandTable *cmds, Command cmd);
 
 #endif

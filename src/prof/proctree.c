@@ -370,18 +370,25 @@ int proctree_watch(ProcTree *t, int pid, int enable_on_exec, char *err, size_t e
     return 0;
 }
 
-/* The root's command line, once it has exec'd (it differs from the
- * caller's, whose copy the root is until then). */
+/* The root's command line after its last exec: its copies are judged
+ * against it.  Until its first exec it is the caller's copy (the same
+ * command line as the caller's); a launcher that execs again (a pyenv shim
+ * is a shell script that execs python) changes it again. */
 static void root_cmdline(ProcTree *t)
 {
-    char self[sizeof t->root_cmd];
-    long n = procfs_cmdline(t->proc[0].info.pid, t->root_cmd, sizeof t->root_cmd);
-    long m = procfs_cmdline(getpid(), self, sizeof self);
+    char cmd[sizeof t->root_cmd], self[sizeof t->root_cmd];
+    long n = procfs_cmdline(t->proc[0].info.pid, cmd, sizeof cmd);
 
-    if (n > 0 && !(n == m && !memcmp(self, t->root_cmd, (size_t)n))) {
-        t->root_cmd_len = n;
+    if (n <= 0)
+        return;
+    if (t->await_exec) {
+        long m = procfs_cmdline(getpid(), self, sizeof self);
+        if (n == m && !memcmp(self, cmd, (size_t)n))
+            return;
         t->await_exec = 0;
     }
+    memcpy(t->root_cmd, cmd, (size_t)n);
+    t->root_cmd_len = n;
 }
 
 int proctree_poll(ProcTree *t)
@@ -393,7 +400,7 @@ int proctree_poll(ProcTree *t)
     if (!t || !t->nproc)
         return 0;
     t->polls++;
-    if (t->await_exec && t->proc[0].info.live)
+    if (t->proc[0].info.live)
         root_cmdline(t);
     procs_discover(t);
     for (int k = 0; k < t->nproc; k++) {

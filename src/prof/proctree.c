@@ -365,8 +365,10 @@ int proctree_watch(ProcTree *t, int pid, int enable_on_exec, char *err, size_t e
     proc_add(t, pid, st.ppid);
     thread_add(t, 0, pid, enable_on_exec);
     t->await_exec = enable_on_exec;
-    if (!enable_on_exec) /* running its own program already */
+    if (!enable_on_exec) { /* running its own program already */
         t->root_cmd_len = procfs_cmdline(pid, t->root_cmd, sizeof t->root_cmd);
+        t->root_gen = 1;
+    }
     return 0;
 }
 
@@ -387,8 +389,11 @@ static void root_cmdline(ProcTree *t)
             return;
         t->await_exec = 0;
     }
-    memcpy(t->root_cmd, cmd, (size_t)n);
-    t->root_cmd_len = n;
+    if (n != t->root_cmd_len || memcmp(t->root_cmd, cmd, (size_t)n)) {
+        memcpy(t->root_cmd, cmd, (size_t)n);
+        t->root_cmd_len = n;
+        t->root_gen++;
+    }
 }
 
 int proctree_poll(ProcTree *t)

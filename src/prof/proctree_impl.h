@@ -32,6 +32,7 @@ typedef struct PtProc {
     int watched;                  /* 1: the detector was opened when it was found */
     int execd;                    /* 1: it exec'd a program since it was found */
     int copy_polls;               /* polls that read its command line as the root's */
+    int copy_gen;                 /* the root's program it was a copy of (root_gen) */
     int named_worker;             /* 1: the hook named it a worker */
     long poll_first, poll_last;   /* the first and last poll that saw it alive; 0: none */
 } PtProc;
@@ -52,6 +53,8 @@ struct ProcTree {
     int main_pid;                 /* proctree_set_main(); 0: the root */
     char root_cmd[4096];          /* the root's cmdline after its exec */
     long root_cmd_len;            /* -1: not read yet */
+    int root_gen;                 /* the root's programs so far: 1 after its first exec,
+                                     one more at each exec that changes its command line */
     int await_exec;               /* 1: the root is still to exec its program */
     long polls;                   /* proctree_poll() calls so far */
     long peak_rss_kib;

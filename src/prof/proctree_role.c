@@ -20,6 +20,10 @@
  * a copy must be seen as one at two polls to be a worker: a fork's moment
  * before its exec rarely spans two.
  *
+ * A copy is judged against the root's program as it is now: when the root
+ * execs again (a pyenv shim is a bash script that execs python), the
+ * copies of its launcher (bash's subshells) are no copies of its program.
+ *
  * The event is attached to the process's first thread, which is the one
  * that execs in a process that was forked (it has one thread until it
  * starts others); an exec from another of its threads goes unseen by the
@@ -78,9 +82,12 @@ static void copy_judge(ProcTree *t, PtProc *p)
 
     if (!p->execd && p->info.live && t->root_cmd_len > 0) {
         long n = procfs_cmdline(p->info.pid, cmd, sizeof cmd);
-        if (n > 0 && n == t->root_cmd_len && !memcmp(cmd, t->root_cmd, (size_t)n))
+        if (n > 0 && n == t->root_cmd_len && !memcmp(cmd, t->root_cmd, (size_t)n)) {
+            if (p->copy_gen != t->root_gen)
+                p->copy_polls = 0;
+            p->copy_gen = t->root_gen;
             p->copy_polls++;
-        else if (n > 0)
+        } else if (n > 0)
             p->execd = 1;
     }
     /* Read after the command line: an exec after that read is still seen. */
@@ -101,7 +108,10 @@ ProcRole role_judge(ProcTree *t, PtProc *p)
     copy_judge(t, p);
     if (p->named_worker)
         return PROC_ROLE_WORKER;
-    if (p->execd || p->copy_polls == 0)
+    /* A copy of a program the root ran before its last exec (a launcher's
+     * subshell, the root being a shell script that then execs python) is
+     * not a copy of the program. */
+    if (p->execd || p->copy_polls == 0 || p->copy_gen != t->root_gen)
         return PROC_ROLE_OTHER;
     return p->watched || p->copy_polls >= 2 ? PROC_ROLE_WORKER : PROC_ROLE_OTHER;
 }

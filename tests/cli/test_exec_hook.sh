@@ -85,14 +85,17 @@ has "^  Processes:  *1 main, 1 data-loader worker, [0-9]* other child"
 
 # A launcher that execs the program (as a pyenv shim, a shell script, execs
 # python): the copies are judged against the program's command line, not
-# the launcher's.
-run 0 exec --no-hook -e task-clock -- sh -c 'sleep 0.3; exec python3 -c "
+# the launcher's, and a subshell of the launcher (a copy of it, never
+# exec'd) is not a copy of the program.
+run 0 exec --no-hook -e task-clock -- sh -c '(sleep 0.6; true) & sleep 0.3; exec python3 -c "
 import os, time
 if os.fork() == 0:
     time.sleep(0.5)
     os._exit(0)
 os.wait()"'
 has "^  Processes:  *1 main, 1 data-loader worker, [0-9]* other child"
+grep -Eq "^ +[0-9]+ +[0-9]+  worker +python3 " "$tmp/out" || fail "launcher: python's copy is not the worker"
+grep -Eq "^ +[0-9]+ +[0-9]+  other +sh " "$tmp/out" || fail "launcher: the shell's subshell is not among the others"
 
 # ---- a stand-in torch, for the real hook ----
 mkdir -p "$tmp/ft/torch/utils/data"

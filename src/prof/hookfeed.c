@@ -147,6 +147,8 @@ static int take_workers(HookFeed *f, Line *l)
 
     if (!json_is(pids, JSON_ARRAY))
         return reject(l, "workers: no array \"pids\"");
+    if (n > sizeof kind / sizeof kind[0]) /* more than a line can hold */
+        return reject(l, "workers: %zu pids", n);
     for (size_t i = 0; i < n; i++) {
         const JsonValue *p = json_at(pids, i);
         long long pid = p && p->int_exact ? (long long)json_as_int(p, 0) : 0;

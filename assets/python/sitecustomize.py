@@ -19,7 +19,11 @@ descriptor named by CNNTOP_HOOK_FD:
 Nothing happens until the program itself imports torch's DataLoader (the
 hook does not import torch), nor in any process but the first Python
 process of the command that loads it (forked workers and other Python
-children stay quiet).  A sitecustomize the user or the distribution has
+children stay quiet).  CNNTOP_HOOK_INO says which pipe the descriptor is
+("DEV:INO" of its fstat): a launcher may close the descriptor (sudo does)
+and the program open a file that gets its number, so before each line the
+hook checks that the descriptor is still that pipe, and falls silent for
+good when it is not; it never writes into the program's own files.  A sitecustomize the user or the distribution has
 (Debian's /usr/lib/python3.X/sitecustomize.py) is imported after this one,
 as if this one were not there.  Any failure of the hook leaves the program
 alone.
@@ -28,6 +32,7 @@ import importlib
 import importlib.abc
 import importlib.util
 import os
+import stat
 import sys
 import time
 
@@ -49,18 +54,30 @@ def _chain():
             sys.modules["sitecustomize"] = me
 
 
+def _is_pipe(fd, ident):
+    """True while descriptor fd is the pipe cnntop gave ("DEV:INO")."""
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        return False
+    return stat.S_ISFIFO(st.st_mode) and "%d:%d" % (st.st_dev, st.st_ino) == ident
+
+
 class _Feed:
-    def __init__(self, fd):
+    def __init__(self, fd, ident):
         self.fd = fd
+        self.ident = ident
         self.pid = os.getpid()
 
     def send(self, text):
         if os.getpid() != self.pid:  # a forked worker: not ours to say
             return
+        if not _is_pipe(self.fd, self.ident):  # closed, or now another file
+            self.pid = -1
+            return
         try:
             os.write(self.fd, (text + "\n").encode())
         except OSError:
-            self.fd = -1
             self.pid = -1
 
 
@@ -134,11 +151,14 @@ class _Finder(importlib.abc.MetaPathFinder):
 
 def _install():
     fd = os.environ.get("CNNTOP_HOOK_FD", "")
+    ident = os.environ.get("CNNTOP_HOOK_INO", "")
     if not fd.isdigit() or os.environ.get("CNNTOP_HOOK_PID"):
+        return
+    if not _is_pipe(int(fd), ident):  # a launcher closed it: nothing to say
         return
     # The first Python process claims the hook; its children stay quiet.
     os.environ["CNNTOP_HOOK_PID"] = str(os.getpid())
-    sys.meta_path.insert(0, _Finder(_Feed(int(fd))))
+    sys.meta_path.insert(0, _Finder(_Feed(int(fd), ident)))
 
 
 try:

@@ -1,116 +1,316 @@
 /*
- * hookfeed.c: summing the Python hook's JSON lines (cnntop/hookfeed.h).
+ * hookfeed.c: checking and summing the Python hook's JSON lines
+ * (cnntop/hookfeed.h).
+ *
+ * Each line is parsed and checked whole (check_*), and only then taken
+ * (take_*), so a line is either all in the sums or not at all.  A check
+ * returns 0, or -1 with the reason in the Line; the reason of the first
+ * rejected line is kept for the summary.
  */
-#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cnntop/hookfeed.h"
 #include "cnntop/json.h"
 
+/* The rounding of the hook's "%.6f" times, with room: two times that the
+ * hook took in order may print up to this much out of order. */
+#define TIME_EPS 1e-5
+
+/* One line being checked: its parsed object and, on rejection, why. */
+typedef struct Line {
+    const JsonValue *v;
+    const char *ev;
+    char why[128];
+} Line;
+
+/* The figures a batch line carries, once checked. */
+typedef struct Batch {
+    double n, wait, step, t;
+} Batch;
+
 void hookfeed_init(HookFeed *f)
 {
     memset(f, 0, sizeof *f);
     f->threads = f->loader_workers = -1;
+    f->t_hi = INFINITY;
+    f->t_last = NAN;
 }
 
-/* A count the hook said, or -1 when it is missing or not a count. */
-static int count_of(const JsonValue *v)
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static int reject(Line *l, const char *fmt, ...)
 {
-    long long n = json_as_int(v, -1);
-    return n >= 0 && n <= 1 << 20 ? (int)n : -1;
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(l->why, sizeof l->why, fmt, ap);
+    va_end(ap);
+    return -1;
 }
 
-static int add_workers(HookFeed *f, const JsonValue *pids)
+/* Member key as a whole number in lo..hi into *out. */
+static int whole(Line *l, const char *key, long long lo, long long hi, long long *out)
 {
-    int added = 0;
+    const JsonValue *m = json_get(l->v, key);
 
-    for (size_t i = 0; i < json_count(pids); i++) {
-        int pid = (int)json_as_int(json_at(pids, i), 0), known = 0;
-        for (int k = 0; k < f->nworkers; k++)
-            known |= f->workers[k] == pid;
-        if (pid > 0 && !known && f->nworkers < HOOK_MAX_WORKERS) {
-            f->workers[f->nworkers++] = pid;
-            added++;
-        }
+    *out = 0;
+    if (!json_is(m, JSON_NUMBER))
+        return reject(l, "%s: no number \"%s\"", l->ev, key);
+    long long x = m->int_exact ? (long long)json_as_int(m, lo - 1) : lo - 1;
+    if (!m->int_exact || x < lo || x > hi)
+        return reject(l, "%s: %s is %.6g, not a whole number in %lld..%lld", l->ev, key,
+                      m->number, lo, hi);
+    *out = x;
+    return 0;
+}
+
+/* Member key as a finite number, at least 0, into *out. */
+static int seconds(Line *l, const char *key, double *out)
+{
+    const JsonValue *m = json_get(l->v, key);
+
+    *out = 0.0;
+    if (!json_is(m, JSON_NUMBER))
+        return reject(l, "%s: no number \"%s\"", l->ev, key);
+    if (!isfinite(m->number) || m->number < 0)
+        return reject(l, "%s: %s is %.6g, not a time (finite, not negative)", l->ev, key,
+                      m->number);
+    *out = m->number;
+    return 0;
+}
+
+/* A "t": within the caller's clock and not before the latest one. */
+static int time_at(const HookFeed *f, Line *l, double *t)
+{
+    if (seconds(l, "t", t) != 0)
+        return -1;
+    if (*t < f->t_lo - TIME_EPS || *t > f->t_hi + HOOK_TIME_SLACK)
+        return reject(l, "%s: t %.9g is outside the run (%.3f..%.3f on this clock)", l->ev, *t,
+                      f->t_lo, f->t_hi);
+    if (*t < f->t_last - TIME_EPS)
+        return reject(l, "%s: t %.9g goes back (the last was %.9g)", l->ev, *t, f->t_last);
+    return 0;
+}
+
+/* A pid the hook names: in range, and not of another tree. */
+static int pid_check(const HookFeed *f, Line *l, long long pid, int *kind)
+{
+    *kind = f->host.pid_of ? f->host.pid_of(f->host.u, (int)pid) : HOOK_PID_OURS;
+    if (*kind == HOOK_PID_FOREIGN)
+        return reject(l, "%s: pid %lld is not a process of the command's tree", l->ev, pid);
+    return 0;
+}
+
+/* torch's version: a short word of letters, digits and ".+_-". */
+static int version_ok(const JsonValue *s)
+{
+    if (!json_is(s, JSON_STRING) || s->len == 0 || s->len >= sizeof ((HookFeed *)0)->torch)
+        return 0;
+    for (size_t i = 0; i < s->len; i++) {
+        char c = s->str[i];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              strchr(".+_-", c) != NULL) || c == '\0')
+            return 0;
     }
-    return added;
+    return 1;
 }
 
-static void add_batch(HookFeed *f, const JsonValue *v)
+static int take_hello(HookFeed *f, Line *l)
 {
-    double n = json_as_number(json_get(v, "n"), 0.0);
-    double wait = json_as_number(json_get(v, "wait"), 0.0);
-    double t = json_as_number(json_get(v, "t"), 0.0);
+    long long pid;
+    int kind;
 
+    if (f->hello)
+        return reject(l, "hello: a second hello (pid %lld; the first was pid %d)",
+                      (long long)json_as_int(json_get(l->v, "pid"), 0), f->pid);
+    if (whole(l, "pid", 1, HOOK_MAX_PID, &pid) != 0 || pid_check(f, l, pid, &kind) != 0)
+        return -1;
+    const JsonValue *torch = json_get(l->v, "torch");
+    if (!version_ok(torch))
+        return reject(l, "hello: torch is not a version (letters, digits, \".+_-\", 1..%zu)",
+                      sizeof f->torch - 1);
+    f->hello = 1;
+    f->pid = kind == HOOK_PID_OURS ? (int)pid : 0;
+    snprintf(f->torch, sizeof f->torch, "%s", torch->str);
+    return 0;
+}
+
+static int take_workers(HookFeed *f, Line *l)
+{
+    const JsonValue *pids = json_get(l->v, "pids");
+    int kind[HOOK_LINE_MAX / 2];
+    size_t n = json_count(pids);
+
+    if (!json_is(pids, JSON_ARRAY))
+        return reject(l, "workers: no array \"pids\"");
+    if (n > sizeof kind / sizeof kind[0]) /* more than a line can hold */
+        return reject(l, "workers: %zu pids", n);
+    for (size_t i = 0; i < n; i++) {
+        const JsonValue *p = json_at(pids, i);
+        long long pid = p && p->int_exact ? (long long)json_as_int(p, 0) : 0;
+        if (!json_is(p, JSON_NUMBER) || !p->int_exact || pid < 1 || pid > HOOK_MAX_PID)
+            return reject(l, "workers: pids[%zu] is not a pid (1..%d)", i, HOOK_MAX_PID);
+        if (pid == f->pid)
+            return reject(l, "workers: pid %lld is the hook's own process", pid);
+        if (pid_check(f, l, pid, &kind[i]) != 0)
+            return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        f->worker_pids++;
+        if (kind[i] == HOOK_PID_OURS && f->host.worker)
+            f->host.worker(f->host.u, (int)json_as_int(json_at(pids, i), 0));
+    }
+    return 0;
+}
+
+static int take_config(HookFeed *f, Line *l)
+{
+    long long threads, workers;
+
+    if (whole(l, "threads", 1, HOOK_MAX_COUNT, &threads) != 0 ||
+        whole(l, "workers", -1, HOOK_MAX_COUNT, &workers) != 0)
+        return -1;
+    f->threads = (int)threads;
+    f->loader_workers = (int)workers;
+    return 0;
+}
+
+/* A batch's figures, checked against the time so far: its wait within the
+ * time since the previous line (or the run's start), its wait and step
+ * within the window, so the sums never say more time than passed. */
+static int check_batch(const HookFeed *f, Line *l, Batch *b)
+{
+    long long n;
+
+    if (whole(l, "n", 0, HOOK_MAX_SAMPLES, &n) != 0 || seconds(l, "wait", &b->wait) != 0 ||
+        seconds(l, "step", &b->step) != 0 || time_at(f, l, &b->t) != 0)
+        return -1;
+    b->n = (double)n;
+    double since = b->t - (isnan(f->t_last) ? f->t_lo : f->t_last);
+    if (b->wait > since + TIME_EPS)
+        return reject(l, "batch: wait %.9g s is longer than the %.9g s since the line before",
+                      b->wait, since);
+    if (f->batches && b->wait + b->step > b->t - f->t_first + TIME_EPS)
+        return reject(l, "batch: wait + step %.9g s is longer than the %.9g s since the "
+                      "first batch", b->wait + b->step, b->t - f->t_first);
+    return 0;
+}
+
+static int take_batch(HookFeed *f, Line *l)
+{
+    Batch b;
+
+    if (check_batch(f, l, &b) != 0)
+        return -1;
+    f->t_last = b.t;
     if (f->batches++ == 0) {
-        f->first_samples = n;
-        f->first_wait = wait;
-        f->t_first = f->t_end = t;
-        return;
+        f->first_samples = b.n;
+        f->first_wait = b.wait;
+        f->t_first = f->t_end = b.t;
+        return 0;
     }
-    f->samples += n;
-    f->wait += wait;
-    f->step += json_as_number(json_get(v, "step"), 0.0);
-    if (t > f->t_end)
-        f->t_end = t;
+    f->samples += b.n;
+    f->wait += b.wait;
+    f->step += b.step;
+    if (b.t > f->t_end)
+        f->t_end = b.t;
+    return 0;
 }
 
-/* One whole line; returns the new workers in it. */
+static int take_end(HookFeed *f, Line *l)
+{
+    double t;
+
+    if (time_at(f, l, &t) != 0)
+        return -1;
+    f->t_last = t;
+    if (f->batches && t > f->t_end)
+        f->t_end = t;
+    return 0;
+}
+
+/* The event's check-and-take; -1 with l->why when it is not taken. */
+static int take(HookFeed *f, Line *l)
+{
+    static const struct {
+        const char *ev;
+        int (*fn)(HookFeed *, Line *);
+    } evs[] = {{"hello", take_hello}, {"workers", take_workers}, {"config", take_config},
+               {"batch", take_batch}, {"end", take_end}};
+
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
+        if (strcmp(l->ev, evs[i].ev))
+            continue;
+        if (!f->hello && i > 0)
+            return reject(l, "%s before the hello", l->ev);
+        return evs[i].fn(f, l);
+    }
+    return reject(l, "unknown event \"%.40s\"", l->ev);
+}
+
+static void rejected(HookFeed *f, const char *why)
+{
+    if (!f->bad++)
+        snprintf(f->why, sizeof f->why, "line %ld: %s", f->lines, why);
+}
+
+/* One whole line (overlong ones never get here); returns 1 if rejected. */
 static int feed_line(HookFeed *f, const char *text, size_t len)
 {
     JsonValue *v = NULL;
-    int added = 0;
+    char err[96];
+    Line l = {0};
 
     if (len == 0)
         return 0;
-    if (json_parse(text, len, &v, NULL, 0) != 0 || !json_is(v, JSON_OBJECT)) {
-        f->bad++;
+    if (json_parse(text, len, &v, err, sizeof err) != 0 || !json_is(v, JSON_OBJECT) ||
+        !json_is(json_get(v, "ev"), JSON_STRING)) {
+        rejected(f, v ? "not an object with a string \"ev\"" : err);
         json_free(v);
-        return 0;
+        return 1;
     }
-    const char *ev = json_as_string(json_get(v, "ev"), "");
-    if (!strcmp(ev, "hello")) {
-        f->hello = 1;
-        long long pid = json_as_int(json_get(v, "pid"), 0);
-        f->pid = pid > 0 && pid <= INT_MAX ? (int)pid : 0;
-        snprintf(f->torch, sizeof f->torch, "%s", json_as_string(json_get(v, "torch"), "?"));
-    } else if (!strcmp(ev, "workers"))
-        added = add_workers(f, json_get(v, "pids"));
-    else if (!strcmp(ev, "config")) {
-        f->threads = count_of(json_get(v, "threads"));
-        f->loader_workers = count_of(json_get(v, "workers"));
-    } else if (!strcmp(ev, "batch"))
-        add_batch(f, v);
-    else if (!strcmp(ev, "end")) {
-        double t = json_as_number(json_get(v, "t"), 0.0);
-        if (f->batches && t > f->t_end)
-            f->t_end = t;
-    } else
-        f->bad++;
+    l.v = v;
+    l.ev = json_as_string(json_get(v, "ev"), "");
+    int bad = take(f, &l) != 0;
+    if (bad)
+        rejected(f, l.why);
     json_free(v);
-    return added;
+    return bad;
+}
+
+static int overlong(HookFeed *f)
+{
+    char why[64];
+
+    snprintf(why, sizeof why, "longer than %d bytes", HOOK_LINE_MAX - 1);
+    rejected(f, why);
+    return 1;
 }
 
 int hookfeed_bytes(HookFeed *f, const char *data, size_t len)
 {
-    int added = 0;
+    int bad = 0;
 
     for (size_t i = 0; i < len; i++) {
         char c = data[i];
         if (c == '\n') {
+            f->lines++;
             if (!f->overflow)
-                added += feed_line(f, f->line, f->len);
+                bad += feed_line(f, f->line, f->len);
+            else
+                bad += overlong(f);
             f->len = 0;
             f->overflow = 0;
         } else if (f->len + 1 < sizeof f->line)
             f->line[f->len++] = c;
-        else if (!f->overflow) {
+        else
             f->overflow = 1;
-            f->bad++;
-        }
     }
-    return added;
+    return bad;
 }
 
 void hookfeed_figures(const HookFeed *f, HookFigures *out)
@@ -125,6 +325,8 @@ void hookfeed_figures(const HookFeed *f, HookFigures *out)
         return;
     out->ok = 1;
     out->images_per_s = f->samples / out->window;
-    out->data_wait_share = f->wait / out->window;
+    /* Each wait is within the time since the line before (to the hook's
+     * rounding), so the sum is within the window but for that rounding. */
+    out->data_wait_share = fmin(1.0, f->wait / out->window);
     out->step_s = f->step / (double)(f->batches - 1);
 }

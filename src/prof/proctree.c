@@ -8,7 +8,8 @@
  * read (the kernel keeps an exited task's count readable on the fd) into
  * its process's sums and its fds closed; its last schedstat sample stays.
  * Readings are summed per role at read time from the processes' latest
- * roles, so a process that changes role moves whole.
+ * roles, so a process that changes role moves whole.  The roles
+ * themselves are proctree_role.c's (the struct is prof/proctree_impl.h).
  *
  * Discovery: /proc/<pid>/task/<tid>/children needs CONFIG_PROC_CHILDREN,
  * which many kernels lack, so each poll reads every /proc/<pid>/stat for
@@ -24,53 +25,8 @@
 
 #include "cnntop/proctree.h"
 #include "prof/counters_encode.h"
-#include "prof/counters_kernel.h"
-#include "prof/counters_reading.h"
-#include "prof/procfs.h"
+#include "prof/proctree_impl.h"
 #include "util/err.h"
-
-typedef struct PtThread {
-    int tid, proc;                /* proc: index into ProcTree.proc */
-    int live;
-    int fd[CTR_MAX_EVENTS];       /* -1: not open */
-    SchedThread base, last;       /* at discovery, at the last poll */
-    int64_t found_ns, last_ns;    /* CLOCK_MONOTONIC */
-} PtThread;
-
-typedef struct PtProc {
-    ProcInfo info;
-    int64_t found_ns, last_ns;
-    CounterSum acc[CTR_MAX_EVENTS];    /* its threads that ended */
-    int fails[CTR_MAX_EVENTS];    /* threads on which an event failed to open */
-    long rss_kib;                 /* VmRSS at the last poll */
-    int seen;                     /* scratch: found in this poll's task list */
-} PtProc;
-
-struct ProcTree {
-    CounterSet *set;              /* the events' names, kinds and status */
-    int n;
-    CounterEventInfo ev[CTR_MAX_EVENTS];
-    struct perf_event_attr attr[CTR_MAX_EVENTS];
-    CtrStatus fail_status[CTR_MAX_EVENTS];
-    char fail_reason[CTR_MAX_EVENTS][CTR_REASON_LEN];
-    PtProc proc[PROC_MAX_PROCS];
-    int nproc;
-    PtThread *thr;                /* PROC_MAX_THREADS */
-    int nthr;
-    int worker_pid[PROC_MAX_PROCS];
-    int nworker_pid;
-    int main_pid;                 /* proctree_set_main(); 0: the root */
-    char root_cmd[4096];          /* the root's cmdline after its exec */
-    long root_cmd_len;            /* -1: not read yet */
-    int await_exec;               /* 1: the root is still to exec its program */
-    long peak_rss_kib;
-    int peak_live[PROC_ROLES];    /* most processes of a role alive at one poll */
-    int dropped;
-    char drop_why[128];
-    long clk_tck;
-    int pmu;                      /* for reasons: -2 not asked */
-    int scan_pid;                 /* scratch for the task scan */
-};
 
 static const char *const role_names[PROC_ROLES] = {
     [PROC_ROLE_MAIN] = "main process",
@@ -161,6 +117,9 @@ void proctree_free(ProcTree *t)
         return;
     for (int k = 0; k < t->nthr; k++)
         thread_close(&t->thr[k], t->n);
+    for (int k = 0; k < t->nproc; k++)
+        if (t->proc[k].exec_fd >= 0)
+            close(t->proc[k].exec_fd);
     counters_free(t->set);
     free(t->thr);
     free(t);
@@ -293,7 +252,7 @@ static void threads_poll(ProcTree *t, int pidx, int readable, int64_t now)
 
 /* ---- processes ---- */
 
-static int proc_find(const ProcTree *t, int pid)
+int proctree_proc_find(const ProcTree *t, int pid)
 {
     for (int k = t->nproc - 1; k >= 0; k--)
         if (t->proc[k].info.pid == pid)
@@ -314,29 +273,10 @@ static int proc_add(ProcTree *t, int pid, int ppid)
     p->info.live = 1;
     p->info.role = t->nproc == 0 ? PROC_ROLE_MAIN : PROC_ROLE_OTHER;
     p->found_ns = p->last_ns = now_ns();
+    p->exec_fd = -1;
+    if (t->nproc > 0)
+        role_watch(t, p);
     return t->nproc++;
-}
-
-/* The worker role: named by the hook, or a copy of the root that did not
- * exec (the same command line as the root's). */
-static ProcRole role_judge(ProcTree *t, const PtProc *p)
-{
-    char cmd[sizeof t->root_cmd];
-
-    if (t->main_pid > 0 && p->info.pid == t->main_pid)
-        return PROC_ROLE_MAIN;
-    if (p == &t->proc[0])
-        return t->main_pid > 0 && t->main_pid != p->info.pid ? PROC_ROLE_OTHER : PROC_ROLE_MAIN;
-    for (int k = 0; k < t->nworker_pid; k++)
-        if (t->worker_pid[k] == p->info.pid)
-            return PROC_ROLE_WORKER;
-    if (!p->info.live || t->root_cmd_len <= 0)
-        return p->info.role;
-    long n = procfs_cmdline(p->info.pid, cmd, sizeof cmd);
-    if (n <= 0)
-        return p->info.role;
-    return n == t->root_cmd_len && !memcmp(cmd, t->root_cmd, (size_t)n) ? PROC_ROLE_WORKER
-                                                                       : PROC_ROLE_OTHER;
 }
 
 /* Samples process pidx's /proc figures: 1 if they could be read (it is
@@ -400,8 +340,9 @@ static void procs_discover(ProcTree *t)
     do {
         added = 0;
         for (int k = 0; k < scan.n; k++) {
-            int parent = proc_find(t, scan.ppid[k]);
-            if (parent < 0 || !t->proc[parent].info.live || proc_find(t, scan.pid[k]) >= 0)
+            int parent = proctree_proc_find(t, scan.ppid[k]);
+            if (parent < 0 || !t->proc[parent].info.live ||
+                proctree_proc_find(t, scan.pid[k]) >= 0)
                 continue;
             if (proc_add(t, scan.pid[k], scan.ppid[k]) >= 0)
                 added++;
@@ -424,39 +365,34 @@ int proctree_watch(ProcTree *t, int pid, int enable_on_exec, char *err, size_t e
     proc_add(t, pid, st.ppid);
     thread_add(t, 0, pid, enable_on_exec);
     t->await_exec = enable_on_exec;
-    if (!enable_on_exec) /* running its own program already */
+    if (!enable_on_exec) { /* running its own program already */
         t->root_cmd_len = procfs_cmdline(pid, t->root_cmd, sizeof t->root_cmd);
+        t->root_gen = 1;
+    }
     return 0;
 }
 
-int proctree_set_worker(ProcTree *t, int pid)
-{
-    for (int k = 0; k < t->nworker_pid; k++)
-        if (t->worker_pid[k] == pid)
-            return 0;
-    if (t->nworker_pid == PROC_MAX_PROCS)
-        return -CN_ENOMEM;
-    t->worker_pid[t->nworker_pid++] = pid;
-    return 0;
-}
-
-void proctree_set_main(ProcTree *t, int pid)
-{
-    if (pid > 0)
-        t->main_pid = pid;
-}
-
-/* The root's command line, once it has exec'd (it differs from the
- * caller's, whose copy the root is until then). */
+/* The root's command line after its last exec: its copies are judged
+ * against it.  Until its first exec it is the caller's copy (the same
+ * command line as the caller's); a launcher that execs again (a pyenv shim
+ * is a shell script that execs python) changes it again. */
 static void root_cmdline(ProcTree *t)
 {
-    char self[sizeof t->root_cmd];
-    long n = procfs_cmdline(t->proc[0].info.pid, t->root_cmd, sizeof t->root_cmd);
-    long m = procfs_cmdline(getpid(), self, sizeof self);
+    char cmd[sizeof t->root_cmd], self[sizeof t->root_cmd];
+    long n = procfs_cmdline(t->proc[0].info.pid, cmd, sizeof cmd);
 
-    if (n > 0 && !(n == m && !memcmp(self, t->root_cmd, (size_t)n))) {
-        t->root_cmd_len = n;
+    if (n <= 0)
+        return;
+    if (t->await_exec) {
+        long m = procfs_cmdline(getpid(), self, sizeof self);
+        if (n == m && !memcmp(self, cmd, (size_t)n))
+            return;
         t->await_exec = 0;
+    }
+    if (n != t->root_cmd_len || memcmp(t->root_cmd, cmd, (size_t)n)) {
+        memcpy(t->root_cmd, cmd, (size_t)n);
+        t->root_cmd_len = n;
+        t->root_gen++;
     }
 }
 
@@ -464,11 +400,12 @@ int proctree_poll(ProcTree *t)
 {
     int64_t now = now_ns();
     long rss = 0;
-    int live = 0, role_live[PROC_ROLES] = {0};
+    int live = 0;
 
     if (!t || !t->nproc)
         return 0;
-    if (t->await_exec && t->proc[0].info.live)
+    t->polls++;
+    if (t->proc[0].info.live)
         root_cmdline(t);
     procs_discover(t);
     for (int k = 0; k < t->nproc; k++) {
@@ -476,15 +413,16 @@ int proctree_poll(ProcTree *t)
         int readable = proc_sample(t, k, now);
         threads_poll(t, k, readable, now);
         p->info.role = role_judge(t, p);
+        if (p->info.live) {
+            p->poll_first = p->poll_first ? p->poll_first : t->polls;
+            p->poll_last = t->polls;
+        }
         rss += p->rss_kib;
         live += p->info.live;
-        role_live[p->info.role] += p->info.live;
     }
+    role_prune(t);
     if (rss > t->peak_rss_kib)
         t->peak_rss_kib = rss;
-    for (int r = 0; r < PROC_ROLES; r++)
-        if (role_live[r] > t->peak_live[r])
-            t->peak_live[r] = role_live[r];
     return live;
 }
 
@@ -605,11 +543,6 @@ int proctree_role_procs(const ProcTree *t, ProcRole role)
     for (int k = 0; t && k < t->nproc; k++)
         n += t->proc[k].info.role == role;
     return n;
-}
-
-int proctree_role_peak_live(const ProcTree *t, ProcRole role)
-{
-    return t && (int)role >= 0 && role < PROC_ROLES ? t->peak_live[role] : 0;
 }
 
 int proctree_procs(const ProcTree *t, ProcInfo *out, int max)

@@ -2,6 +2,7 @@
  * sysinfo.c: CPU model, core count, vector instruction sets (cpuid),
  * memory, caches, kernel release.
  */
+#include <errno.h>
 #include <sched.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -14,16 +15,38 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "cnntop/limits.h"
 #include "prof/sysinfo.h"
+
+/* The CPUs in this process's affinity mask, or 0 when it cannot be read.
+ * The mask is sized for the machine: a fixed cpu_set_t holds 1024 CPUs,
+ * and sched_getaffinity() refuses it on a kernel built for more. */
+static int affinity_count(void)
+{
+    long conf = sysconf(_SC_NPROCESSORS_CONF);
+    int ncpu = conf > CPU_SETSIZE ? (int)(conf < CN_MAX_CORES ? conf : CN_MAX_CORES)
+                                  : CPU_SETSIZE;
+
+    for (; ncpu <= CN_MAX_CORES; ncpu *= 2) {
+        cpu_set_t *set = CPU_ALLOC(ncpu);
+        size_t size = CPU_ALLOC_SIZE(ncpu);
+        if (!set)
+            return 0;
+        int rc = sched_getaffinity(0, size, set), n = rc == 0 ? CPU_COUNT_S(size, set) : 0;
+        CPU_FREE(set);
+        if (rc == 0 || errno != EINVAL)
+            return n;
+    }
+    return 0;
+}
 
 int sysinfo_cores(void)
 {
-    cpu_set_t set;
+    int n = affinity_count();
+    long online = n > 0 ? n : sysconf(_SC_NPROCESSORS_ONLN);
 
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-        return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
+    /* CN_MAX_CORES is past any machine Linux runs on (NR_CPUS <= 8192). */
+    return online < 1 ? 1 : online > CN_MAX_CORES ? CN_MAX_CORES : (int)online;
 }
 
 /* The value of the first "key : value" line of /proc/cpuinfo, or "". */

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-/* Cores this process may run on (its affinity mask), at least 1. */
+/* Cores this process may run on (its affinity mask, of any size), 1..CN_MAX_CORES. */
 int sysinfo_cores(void);
 
 /* The CPU's model name, or "unknown". */

@@ -7,13 +7,22 @@
  * a new RECORD_REV_* after the last, so that older files still read), one
  * paragraph in the man page's "JSON: one run" (a test compares the two), and
  * the value in test_record_fields' fully filled record.
+ *
+ * A whole number's range (.lo, .hi) is what its writers can produce, taken
+ * from their own limits (the settings', the hook's, the process tree's),
+ * so that every record cnntop writes is one it reads back: a limit that
+ * grows moves the range with it.  record_check() holds a record to them.
  */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <signal.h>
+
+#include "cnntop/hookfeed.h"
 #include "cnntop/json.h"
+#include "cnntop/proctree.h"
 #include "record/fields.h"
 
 /* offsetof and sizeof of a member of T. */
@@ -22,7 +31,7 @@
 #define FIRST RECORD_REV_FIRST
 #define END {.key = NULL}
 /* One entry: the key, the type, where (R(), AT(), ARRAY() or NOWHERE),
- * the revision, the description, then any of .sub, .names, .hi, .derive. */
+ * the revision, the description, then any of .sub, .names, .lo/.hi, .derive. */
 #define F(k, t, where, rev, ...) {.key = k, .type = t, where, .since = rev, .doc = __VA_ARGS__}
 #define NOWHERE .off = 0
 /* The same, for a member whose value differs between two runs of one
@@ -60,6 +69,21 @@ const char *field_name(const FieldNames *names, unsigned value)
     return names->v[0].name;
 }
 
+/* ---- the ranges ---- */
+
+#define MAX2(a, b) ((a) > (b) ? (a) : (b))
+/* threads_used: --threads, every core (--threads 0), or torch's threads as
+ * the hook said them. */
+#define MAX_THREADS_USED MAX2(MAX2(CN_MAX_THREADS, CN_MAX_CORES), HOOK_MAX_COUNT)
+/* A wait status: its exit status has 8 bits, its signal 7 (WTERMSIG); a
+ * shell's exit code for a signal N is 128 + N. */
+#define MAX_STATUS 255
+#define MAX_SIGNAL 127
+_Static_assert(128 + MAX_SIGNAL <= MAX_STATUS, "an exit code 128 + signal fits 0..255");
+_Static_assert(NSIG - 1 <= MAX_SIGNAL, "this system's signals fit the record's range");
+_Static_assert(RECORD_MAX_STEPS <= 0x7fffffffffffffffLL / CN_MAX_BATCH, "train.images fits");
+_Static_assert(CN_MAX_STEPS <= 0x7fffffff, "train.epochs_done (int) holds CN_MAX_STEPS");
+
 /* ---- what the writer computes ---- */
 
 static double sgemm_of_peak(const void *r)
@@ -93,16 +117,22 @@ static double counter_value(const void *base)
 /* ---- the tables ---- */
 
 static const Field config_fields[] = {
-    F("batch", FT_INT, R(config.batch), FIRST, "images per step"),
-    F("epochs", FT_INT, R(config.epochs), FIRST, "epochs to train"),
-    F("steps", FT_INT, R(config.steps), FIRST, "steps to train; 0: by epochs"),
-    F("limit", FT_INT, R(config.limit), FIRST, "training images used; 0: all"),
-    F("test_limit", FT_INT, R(config.test_limit), FIRST, "test images used; 0: all"),
-    F("threads", FT_INT, R(config.threads), FIRST, "compute threads asked for; 0: all cores"),
+    F("batch", FT_INT, R(config.batch), FIRST, "images per step", .lo = 1, .hi = CN_MAX_BATCH),
+    F("epochs", FT_INT, R(config.epochs), FIRST, "epochs to train", .hi = CN_MAX_EPOCHS),
+    F("steps", FT_INT, R(config.steps), FIRST, "steps to train; 0: by epochs",
+     .hi = CN_MAX_STEPS),
+    F("limit", FT_INT, R(config.limit), FIRST, "training images used; 0: all",
+     .hi = CN_MAX_IMAGES),
+    F("test_limit", FT_INT, R(config.test_limit), FIRST, "test images used; 0: all",
+     .hi = CN_MAX_IMAGES),
+    F("threads", FT_INT, R(config.threads), FIRST, "compute threads asked for; 0: all cores",
+     .hi = CN_MAX_THREADS),
     F("lr", FT_NUM, R(config.lr), FIRST, "Adam's learning rate"),
     F("seed", FT_UINT64, R(config.seed), FIRST, "the seed, unsigned 64-bit"),
-    F("workers", FT_INT, R(config.workers), FIRST, "loader threads; 0: inline"),
-    F("prefetch", FT_INT, R(config.prefetch), FIRST, "queue capacity in batches; 0: 2 per worker"),
+    F("workers", FT_INT, R(config.workers), FIRST, "loader threads; 0: inline",
+     .hi = CN_MAX_WORKERS),
+    F("prefetch", FT_INT, R(config.prefetch), FIRST, "queue capacity in batches; 0: 2 per worker",
+     .hi = CN_MAX_PREFETCH),
     F("augment", FT_FLAGS, R(config.augment), FIRST, "augmentations, by name",
      .names = &record_aug_names),
     END,
@@ -110,8 +140,10 @@ static const Field config_fields[] = {
 
 static const Field data_fields[] = {
     F("dir", FT_DUP, R(data_dir), FIRST, "the data directory used"),
-    F("train_images", FT_COUNT, R(train_images), FIRST, "training images after --limit"),
-    F("test_images", FT_COUNT, R(test_images), FIRST, "test images after --test-limit"),
+    F("train_images", FT_COUNT, R(train_images), FIRST, "training images after --limit",
+     .hi = CN_MAX_IMAGES),
+    F("test_images", FT_COUNT, R(test_images), FIRST, "test images after --test-limit",
+     .hi = CN_MAX_IMAGES),
     END,
 };
 
@@ -141,9 +173,12 @@ static const Field split_fields[] = {
 };
 
 static const Field train_fields[] = {
-    F("steps", FT_INT, R(train.steps), FIRST, "steps done"),
-    F("images", FT_INT, R(train.images), FIRST, "images trained on"),
-    F("epochs_done", FT_INT, R(train.epochs_done), FIRST, "complete epochs"),
+    F("steps", FT_INT, R(train.steps), FIRST, "steps done", .hi = RECORD_MAX_STEPS),
+    F("images", FT_INT, R(train.images), FIRST, "images trained on",
+     .hi = RECORD_MAX_STEPS * CN_MAX_BATCH),
+    /* Epochs a run ends: at most its --epochs, or one a step. */
+    F("epochs_done", FT_INT, R(train.epochs_done), FIRST, "complete epochs",
+     .hi = MAX2(CN_MAX_EPOCHS, CN_MAX_STEPS)),
     FV("wall", FT_NUM, R(train.wall), FIRST, "training wall time"),
     FV("images_per_s", FT_NUM, R(train.images_per_s), FIRST, "images / wall"),
     FV("gflops", FT_DERIVED, NOWHERE, FIRST, "images_per_s x flops_per_image",
@@ -163,8 +198,8 @@ static const Field train_fields[] = {
 };
 
 static const Field eval_fields[] = {
-    F("images", FT_INT, R(eval.images), FIRST, "test images evaluated"),
-    F("correct", FT_INT, R(eval.correct), FIRST, "classified correctly"),
+    F("images", FT_INT, R(eval.images), FIRST, "test images evaluated", .hi = CN_MAX_IMAGES),
+    F("correct", FT_INT, R(eval.correct), FIRST, "classified correctly", .hi = CN_MAX_IMAGES),
     F("accuracy", FT_NUM, R(eval.accuracy), FIRST, "correct / images"),
     F("loss", FT_NUM, R(eval.loss), FIRST, "mean cross-entropy"),
     FV("wall", FT_NUM, R(eval.wall), FIRST, "seconds"),
@@ -263,17 +298,25 @@ static const Field exec_counter_fields[] = {
 #define RFIG RECORD_REV_EXEC_FIGURES
 const Field record_exec_fields[] = {
     F("command", FT_DUP, EX(command), REXEC, "the command profiled, shell-quoted"),
-    F("status", FT_COUNT, EX(status), REXEC, "its exit status; null: killed by a signal"),
-    F("signal", FT_INT, EX(signal), REXEC, "the signal that killed it; 0: none", .hi = 64),
+    F("status", FT_COUNT, EX(status), REXEC, "its exit status; null: killed by a signal",
+     .hi = MAX_STATUS),
+    F("signal", FT_INT, EX(signal), REXEC, "the signal that killed it; 0: none",
+     .hi = MAX_SIGNAL),
     FV("wall", FT_NUM, EX(wall), REXEC, "seconds from its exec to its exit"),
     FV("images_per_s", FT_NUM, EX(images_per_s), REXEC, "the hook's DataLoader rate"),
     FV("data_wait_share", FT_NUM, EX(data_wait_share), REXEC, "share of it next() waited"),
     FV("batches", FT_COUNT, EX(batches), REXEC, "batches the hook saw"),
-    F("loader_workers", FT_COUNT, EX(loader_workers), RFIG, "num_workers of the DataLoader"),
+    F("loader_workers", FT_COUNT, EX(loader_workers), RFIG, "num_workers of the DataLoader",
+     .hi = HOOK_MAX_COUNT),
     F("torch", FT_STR_NA, EX(torch), RFIG, "torch's version; null: no hook figures"),
-    F("worker_procs", FT_COUNT, EX(worker_procs), RFIG, "data-loader worker processes alive at once, at most"),
-    FV("busy_threads", FT_COUNT, EX(busy_threads), RFIG, "busy main-process threads"),
-    F("runs", FT_COUNT, EX(runs), RFIG, "runs summed (counters, batches) or averaged"),
+    F("worker_procs", FT_COUNT, EX(worker_procs), RFIG,
+     "data-loader worker processes alive at once, at most", .hi = PROC_MAX_PROCS),
+    FV("busy_threads", FT_COUNT, EX(busy_threads), RFIG, "busy main-process threads",
+       .hi = PROC_MAX_THREADS),
+    F("runs", FT_COUNT, EX(runs), RFIG, "runs summed (counters, batches) or averaged",
+     .hi = CN_MAX_RUNS),
+    F("hook_rejected", FT_COUNT, EX(hook_rejected), RECORD_REV_EXEC_HOOK,
+     "lines of the Python hook rejected; null: no hook"),
     END,
 };
 
@@ -284,7 +327,7 @@ static const Field repeat_fields[] = {
     FV("system", FT_NUM, AT(RecordRepeat, system), FIRST, "system CPU seconds"),
     F("accuracy", FT_NUM, AT(RecordRepeat, accuracy), FIRST, "test accuracy"),
     F("exit_code", FT_INT, AT(RecordRepeat, exit_code), FIRST, "what cnntop run returned",
-     .hi = 255),
+     .hi = MAX_STATUS),
     END,
 };
 
@@ -297,7 +340,8 @@ const Field record_run_fields[] = {
      .sub = config_fields, .n_off = offsetof(RunRecord, have_train)),
     F("data", FT_MAYBE, NOWHERE, FIRST, "the data; null in an exec record", .sub = data_fields,
      .n_off = offsetof(RunRecord, have_train)),
-    F("threads_used", FT_COUNT, R(threads_used), FIRST, "compute threads in effect"),
+    F("threads_used", FT_COUNT, R(threads_used), FIRST, "compute threads in effect",
+     .hi = MAX_THREADS_USED),
     F("gemm_path", FT_STR, R(gemm_path), RECORD_REV_GEMM, "where the Winograd GEMMs ran"),
     F("machine", FT_OBJECT, NOWHERE, FIRST, "the machine", .sub = machine_fields),
     F("flops_per_image", FT_NUM, R(flops_per_image), FIRST, "training FLOPs per image"),
@@ -315,7 +359,7 @@ const Field record_run_fields[] = {
     FV("miss_rate", FT_NUM, R(miss_rate), RECORD_REV_VERDICT, "compute threads' cache-miss rate"),
     F("miss_rate_na", FT_STR_NA, R(miss_rate_na), RECORD_REV_VERDICT, "why miss_rate is null"),
     F("interrupted", FT_BOOL, R(interrupted), FIRST, "stopped by a signal"),
-    F("exit_code", FT_INT, R(exit_code), FIRST, "what cnntop run returned", .hi = 255),
+    F("exit_code", FT_INT, R(exit_code), FIRST, "what cnntop run returned", .hi = MAX_STATUS),
     F("error", FT_DUP, R(error), FIRST, "why the run failed"),
     F("epochs", FT_ARRAY, ARRAY(epochs, RecordEpoch), FIRST, "each finished epoch",
      .sub = epoch_fields, COUNTS(epochs)),

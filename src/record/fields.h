@@ -41,6 +41,7 @@ enum {
     RECORD_REV_GEMM,           /* gemm_path */
     RECORD_REV_EXEC_FIGURES,   /* exec.loader_workers, torch, worker_procs, busy_threads, runs;
                                   threads_used null when unknown */
+    RECORD_REV_EXEC_HOOK,      /* exec.hook_rejected */
     RECORD_REVS                /* how many */
 };
 
@@ -48,7 +49,7 @@ typedef enum FieldType {
     FT_STR,       /* char[size]; null reads as "" */
     FT_STR_NA,    /* char[size], written as null when "" (a reason, given only when needed) */
     FT_DUP,       /* char *, owned; NULL <-> null */
-    FT_INT,       /* int or long (by size), a whole number 0..hi; never null */
+    FT_INT,       /* int or long (by size), a whole number (lo..hi); never null */
     FT_COUNT,     /* int or long, negative (unknown) <-> null */
     FT_UINT64,    /* uint64_t, exact */
     FT_NUM,       /* double or float (by size); NAN <-> null */
@@ -90,7 +91,10 @@ typedef struct Field {
     const char *doc;        /* what it is, in a few words */
     const struct Field *sub;/* FT_OBJECT, FT_MAYBE, FT_ARRAY: the members */
     size_t n_off, cap_off;  /* FT_ARRAY, FT_*_LIST: the count (and capacity); FT_MAYBE: the flag */
-    long long hi;           /* FT_INT: the largest value; 0: the type's */
+    long long lo, hi;       /* FT_INT, FT_COUNT: the range of a known value when hi
+                               is not 0 (else 0 up to the type's largest), what the
+                               writers can produce, derived from their own limits;
+                               record_check() holds a record to it */
     const FieldNames *names;/* FT_NAME, FT_FLAGS */
     double (*derive)(const void *base); /* written instead of the member (FT_NUM) or
                                            alone (FT_DERIVED) */
@@ -113,6 +117,11 @@ typedef struct RecordResult {
 extern const Field record_run_fields[];
 /* The members of its "exec" object (also the exec part of CSV and Markdown). */
 extern const Field record_exec_fields[];
+/* The largest steps one run trains: --steps, or its epochs at one image a
+ * step (train.c's check_totals() allows as many). */
+#define RECORD_MAX_STEPS \
+    (CN_MAX_STEPS > CN_MAX_EPOCHS * CN_MAX_IMAGES ? CN_MAX_STEPS : CN_MAX_EPOCHS * CN_MAX_IMAGES)
+
 /* The members of a "results" entry. */
 extern const Field record_result_fields[];
 /* The augmentations by name (config.augment), also for CSV and Markdown. */

@@ -116,11 +116,11 @@ static void join(char *buf, size_t len, const char *where, const char *key)
     snprintf(buf, len, "%s%s%s", where, *where ? "." : "", key);
 }
 
-/* The largest value of an FT_INT or FT_COUNT member. */
+/* The largest value an FT_INT or FT_COUNT member's type holds (its range,
+ * f->lo..f->hi, is record_check()'s to hold it to, with the message that
+ * names the range). */
 static long long int_max(const Field *f)
 {
-    if (f->hi)
-        return f->hi;
     return f->size == sizeof(int) ? 0x7fffffffLL : 0x7fffffffffffffffLL;
 }
 

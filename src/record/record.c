@@ -45,7 +45,7 @@ void record_init(RunRecord *r)
     r->ipc = r->miss_rate = NAN;
     r->have_train = 1;
     r->exec.images_per_s = r->exec.data_wait_share = r->exec.wall = NAN;
-    r->exec.batches = -1;
+    r->exec.batches = r->exec.hook_rejected = -1;
     r->exec.loader_workers = r->exec.busy_threads = r->exec.worker_procs = -1;
     r->exec.runs = 1;
 }

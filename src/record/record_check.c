@@ -1,57 +1,27 @@
 /*
  * record_check.c: what a run record's values mean, checked after reading.
  *
- * The reader (record.c) checks types and integer ranges; this checks the
- * values against their meaning, from one table per kind of field: a count
- * within what the engine can hold, a time or a rate not negative, a share
- * within 0..1, and the relations between them (no more correct answers than
- * images, at least one image per step).  NaN stands for "unknown" (null in
+ * The reader (json_read.c) checks types; this checks the values against
+ * their meaning: every whole number within the range the field table
+ * gives it (fields.c: what the writers can produce), a time or a rate not
+ * negative, a share within 0..1, and the relations between them (no more
+ * correct answers than images, at least one image per step).  NaN stands for "unknown" (null in
  * the JSON) and is always accepted for a real number.
  */
 #include <math.h>
 #include <stddef.h>
 
-#include "cnntop/record.h"
-#include "util/err.h"
+#include <stdio.h>
 
-typedef struct IntField {
-    const char *name;
-    size_t off;       /* offsetof(RunRecord, ...) of a long or an int */
-    int is_int;
-    long long lo, hi;
-} IntField;
+#include "cnntop/record.h"
+#include "record/fields.h"
+#include "util/err.h"
 
 typedef struct RealField {
     const char *name;
     size_t off;       /* offsetof(RunRecord, ...) of a double */
     double lo, hi;
 } RealField;
-
-#define INT_F(name, m, lo, hi) {name, offsetof(RunRecord, m), 1, lo, hi}
-#define LONG_F(name, m, lo, hi) {name, offsetof(RunRecord, m), 0, lo, hi}
-
-static const IntField int_fields[] = {
-    INT_F("config.batch", config.batch, 1, CN_MAX_BATCH),
-    INT_F("config.epochs", config.epochs, 0, CN_MAX_EPOCHS),
-    LONG_F("config.steps", config.steps, 0, CN_MAX_STEPS),
-    LONG_F("config.limit", config.limit, 0, CN_MAX_IMAGES),
-    LONG_F("config.test_limit", config.test_limit, 0, CN_MAX_IMAGES),
-    INT_F("config.threads", config.threads, 0, CN_MAX_THREADS),
-    INT_F("config.workers", config.workers, 0, CN_MAX_WORKERS),
-    INT_F("config.prefetch", config.prefetch, 0, CN_MAX_PREFETCH),
-    LONG_F("data.train_images", train_images, -1, CN_MAX_IMAGES),
-    LONG_F("data.test_images", test_images, -1, CN_MAX_IMAGES),
-    INT_F("threads_used", threads_used, -1, CN_MAX_THREADS),
-    INT_F("exec.loader_workers", exec.loader_workers, -1, CN_MAX_WORKERS),
-    INT_F("exec.worker_procs", exec.worker_procs, -1, CN_MAX_WORKERS),
-    INT_F("exec.busy_threads", exec.busy_threads, -1, CN_MAX_THREADS),
-    INT_F("exec.runs", exec.runs, -1, 1 << 20),
-    LONG_F("train.steps", train.steps, 0, CN_MAX_STEPS),
-    LONG_F("train.images", train.images, 0, CN_MAX_STEPS * (long long)CN_MAX_BATCH),
-    INT_F("train.epochs_done", train.epochs_done, 0, CN_MAX_STEPS),
-    LONG_F("eval.images", eval.images, 0, CN_MAX_IMAGES),
-    LONG_F("eval.correct", eval.correct, 0, CN_MAX_IMAGES),
-};
 
 static const RealField real_fields[] = {
     {"config.lr", offsetof(RunRecord, config.lr), 0, 10},
@@ -75,10 +45,58 @@ static const RealField real_fields[] = {
     {"exec.data_wait_share", offsetof(RunRecord, exec.data_wait_share), 0, 1},
 };
 
-static long long int_at(const RunRecord *r, const IntField *f)
+/* A whole number of base, an int or a long by its size. */
+static long long int_at(const Field *f, const void *base)
 {
-    const char *p = (const char *)r + f->off;
-    return f->is_int ? *(const int *)(const void *)p : *(const long *)(const void *)p;
+    const void *p = field_cat(f, base);
+    return f->size == sizeof(int) ? *(const int *)p : *(const long *)p;
+}
+
+static int check_ints(const Field *fields, const void *base, const char *where,
+                      const char *what, char *err, size_t errlen);
+
+/* Each element of an array member, by its table. */
+static int check_elements(const Field *f, const void *base, const char *path, const char *what,
+                          char *err, size_t errlen)
+{
+    size_t n = *(const size_t *)(const void *)((const char *)base + f->n_off);
+    const char *elems = *(const char *const *)field_cat(f, base);
+    char at[160];
+
+    for (size_t i = 0; i < n; i++) {
+        if (snprintf(at, sizeof at, "%.120s[%zu]", path, i) >= (int)sizeof at)
+            at[sizeof at - 1] = '\0';
+        if (check_ints(f->sub, elems + i * f->size, at, what, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Every whole number of the table within its range (Field.lo..hi: what
+ * the writers can produce); a count may be unknown (negative).  Objects
+ * that are null (an exec record's config) hold nothing to check. */
+static int check_ints(const Field *fields, const void *base, const char *where,
+                      const char *what, char *err, size_t errlen)
+{
+    char path[128];
+
+    for (const Field *f = fields; f->key; f++) {
+        snprintf(path, sizeof path, "%s%s%s", where, *where ? "." : "", f->key);
+        int present = f->type != FT_MAYBE || *(const int *)(const void *)((const char *)base +
+                                                                        f->n_off);
+        if ((f->type == FT_OBJECT || f->type == FT_MAYBE) && present &&
+            check_ints(f->sub, base, path, what, err, errlen) != 0)
+            return -1;
+        if (f->type == FT_ARRAY && check_elements(f, base, path, what, err, errlen) != 0)
+            return -1;
+        if ((f->type != FT_INT && f->type != FT_COUNT) || !f->hi)
+            continue;
+        long long v = int_at(f, base);
+        if ((f->type == FT_INT || v >= 0) && (v < f->lo || v > f->hi))
+            return cn_fail(err, errlen, -CN_EFORMAT, "%s: %s is %lld, out of range (%lld..%lld)",
+                           what, path, v, f->lo, f->hi);
+    }
+    return 0;
 }
 
 static double real_at(const RunRecord *r, size_t off)
@@ -105,12 +123,8 @@ static int check_repeats(const RunRecord *r, const char *what, char *err, size_t
 
 int record_check(const RunRecord *r, const char *what, char *err, size_t errlen)
 {
-    for (size_t i = 0; i < sizeof int_fields / sizeof int_fields[0]; i++) {
-        long long v = int_at(r, &int_fields[i]);
-        if (v < int_fields[i].lo || v > int_fields[i].hi)
-            return cn_fail(err, errlen, -CN_EFORMAT, "%s: %s is %lld, out of range (%lld..%lld)",
-                           what, int_fields[i].name, v, int_fields[i].lo, int_fields[i].hi);
-    }
+    if (check_ints(record_run_fields, r, "", what, err, errlen) != 0)
+        return -CN_EFORMAT;
     for (size_t i = 0; i < sizeof real_fields / sizeof real_fields[0]; i++) {
         double v = real_at(r, real_fields[i].off);
         if (!isnan(v) && (v < real_fields[i].lo || v > real_fields[i].hi || isinf(v)))

@@ -241,7 +241,7 @@ changed("correct.json", ["eval", "correct"], good["eval"]["images"] + 1)
 changed("wall.json", ["train", "wall"], -2.0)
 changed("batch-0.json", ["config", "batch"], 0)
 changed("images.json", ["train", "images"], 0)
-changed("steps.json", ["train", "steps"], 10**12)
+changed("steps.json", ["train", "steps"], 10**14)
 EOF2
 
 # ---- one case ----
@@ -427,7 +427,7 @@ check 1 "$R/correct.json" "eval.correct 17 is more than eval.images 16" -- repor
 check 1 "$R/wall.json" "train.wall is -2, out of range" -- report "$R/wall.json"
 check 1 "$R/batch-0.json" "config.batch is 0, out of range (1..65536)" -- report "$R/batch-0.json"
 check 1 "$R/images.json" "train.images 0 for 1 steps" -- report "$R/images.json"
-check 1 "$R/steps.json" "train.steps is 1000000000000, out of range" -- report "$R/steps.json"
+check 1 "$R/steps.json" "train.steps is 100000000000000, out of range" -- report "$R/steps.json"
 check 1 "$R/sweep-empty.json" "nothing to report" -- report "$tmp/good.json" "$R/sweep-empty.json"
 
 # ---- the table: the command line (exit 2, nothing run) ----

@@ -1,23 +1,26 @@
 /*
- * test_proctree.c: following another process tree (proctree.c, procfs.c)
- * and the Python hook's feed (hookfeed.c).
+ * test_proctree.c: following another process tree (proctree.c,
+ * proctree_role.c, procfs.c); the hook's feed is test_hookfeed.c.
  *
- * Pure parts: /proc/<pid>/stat parsing with a command name holding
- * spaces and parentheses; the hook's JSON lines fed in pieces cut
- * anywhere, bad lines counted, the figures' window leaving out the first
- * batch.  Kernel part: a child that forks a copy of itself (no exec) and
+ * Pure part: /proc/<pid>/stat parsing with a command name holding
+ * spaces and parentheses.  Kernel part: a child that forks a copy of itself (no exec) and
  * spins; the tree finds both, gives the copy the worker role, counts
  * task-clock for each role (a software event: no PMU needed), reads the
- * scheduler, and keeps the counts once both have ended.
+ * scheduler, and keeps the counts once both have ended.  Roles decided on
+ * what a process is: a copy of the root that execs after the tree has
+ * seen it as a copy (as a shell's child does between its fork and its
+ * exec) is another child for its whole life, however soon it ends after
+ * the exec, the polls run in lockstep with it so the race is taken every
+ * time; a copy that never execs is a worker; a pid is of the tree or not.
  */
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "check.h"
-#include "cnntop/hookfeed.h"
 #include "cnntop/proctree.h"
 #include "prof/procfs.h"
 
@@ -35,69 +38,6 @@ static void test_parse_stat(void)
     CHECK_INT((long)st.stime, ==, 50);
     CHECK_INT(procfs_parse_stat("42 (x) S", &st), ==, -1);
     CHECK_INT(procfs_parse_stat("no parenthesis", &st), ==, -1);
-}
-
-static void feed(HookFeed *f, const char *s, size_t piece)
-{
-    for (size_t i = 0; i < strlen(s); i += piece)
-        hookfeed_bytes(f, s + i, strlen(s) - i < piece ? strlen(s) - i : piece);
-}
-
-static void test_hookfeed(void)
-{
-    const char *lines =
-        "{\"ev\": \"hello\", \"pid\": 9, \"torch\": \"1.13.1\"}\n"
-        "{\"ev\": \"workers\", \"pids\": [11, 12]}\n"
-        "{\"ev\": \"config\", \"threads\": 4, \"workers\": 2}\n"
-        "{\"ev\": \"batch\", \"n\": 64, \"wait\": 0.5, \"step\": 0.0, \"t\": 10.0}\n"
-        "not json\n"
-        "{\"ev\": \"batch\", \"n\": 64, \"wait\": 0.1, \"step\": 0.3, \"t\": 10.4}\n"
-        "{\"ev\": \"workers\", \"pids\": [12, 13]}\n"
-        "{\"ev\": \"batch\", \"n\": 32, \"wait\": 0.1, \"step\": 0.5, \"t\": 11.0}\n"
-        "{\"ev\": \"end\", \"t\": 11.6}\n";
-    HookFigures fig;
-    HookFeed f;
-
-    for (size_t piece = 1; piece <= 7; piece += 3) {
-        hookfeed_init(&f);
-        feed(&f, lines, piece);
-        CHECK_INT(f.hello, ==, 1);
-        CHECK(strcmp(f.torch, "1.13.1") == 0);
-        CHECK_INT(f.pid, ==, 9);
-        CHECK_INT(f.nworkers, ==, 3);
-        CHECK_INT(f.workers[2], ==, 13);
-        CHECK_INT(f.bad, ==, 1);
-        CHECK_INT(f.batches, ==, 3);
-        CHECK_INT(f.threads, ==, 4);
-        CHECK_INT(f.loader_workers, ==, 2);
-        hookfeed_figures(&f, &fig);
-        CHECK_INT(fig.ok, ==, 1);
-        CHECK_NEAR(fig.images, 96.0, 1e-9);      /* the first batch only starts the clock */
-        CHECK_NEAR(fig.window, 1.6, 1e-9);       /* first batch to the end */
-        CHECK_NEAR(fig.images_per_s, 60.0, 1e-9);
-        CHECK_NEAR(fig.data_wait_share, 0.125, 1e-9);
-        CHECK_NEAR(fig.step_s, 0.4, 1e-9);
-        CHECK_NEAR(fig.first_wait, 0.5, 1e-9);
-    }
-    /* One batch is no rate; a line over HOOK_LINE_MAX is dropped whole;
-     * threads and workers the hook never said are unknown, never 0. */
-    hookfeed_init(&f);
-    CHECK_INT(f.threads, ==, -1);
-    CHECK_INT(f.loader_workers, ==, -1);
-    feed(&f, "{\"ev\": \"config\", \"threads\": \"x\"}\n", 4);
-    CHECK_INT(f.threads, ==, -1);
-    CHECK_INT(f.loader_workers, ==, -1);
-    feed(&f, "{\"ev\": \"batch\", \"n\": 64, \"wait\": 0.5, \"step\": 0, \"t\": 1}\n", 5);
-    hookfeed_figures(&f, &fig);
-    CHECK_INT(fig.ok, ==, 0);
-    static char big[HOOK_LINE_MAX + 100];
-    memset(big, 'x', sizeof big - 2);
-    big[sizeof big - 2] = '\n';
-    feed(&f, big, 1000);
-    feed(&f, "{\"ev\": \"end\", \"t\": 2}\n", 3);
-    CHECK_INT(f.bad, ==, 1);
-    hookfeed_figures(&f, &fig);
-    CHECK_INT(fig.ok, ==, 0);
 }
 
 /* Spins until the thread has had `seconds` of CPU: however loaded the
@@ -185,10 +125,106 @@ static void test_tree(void)
     proctree_free(t);
 }
 
+/* Reads one byte from fd, or fails the child. */
+static void await_byte(int fd)
+{
+    char c;
+    if (read(fd, &c, 1) != 1)
+        _exit(2);
+}
+
+/* The root of test_roles: forks a copy that will exec /bin/true when told
+ * (`go`) and a copy that ends without exec, reaps both at once (as a shell
+ * reaps `/bin/true &`), says so on `done`, and waits to be let go. */
+static void roles_root(int go, int done, int quit)
+{
+    pid_t execs = fork();
+    if (execs == 0) {
+        await_byte(go);
+        execl("/bin/true", "true", (char *)NULL);
+        _exit(3);
+    }
+    pid_t stays = fork();
+    if (stays == 0) {
+        await_byte(go);
+        _exit(0);
+    }
+    waitpid(execs, NULL, 0);
+    waitpid(stays, NULL, 0);
+    if (write(done, "d", 1) != 1)
+        _exit(2);
+    await_byte(quit);
+    _exit(0);
+}
+
+static void test_roles(void)
+{
+    ProcTree *t = NULL;
+    ProcInfo p[8];
+    char err[256];
+    int go[2], done[2], quit[2], n = 0;
+
+    CHECK_INT(proctree_new(&t, "task-clock", err, sizeof err), ==, 0);
+    CHECK(pipe(go) == 0 && pipe(done) == 0 && pipe(quit) == 0);
+    pid_t root = fork();
+    if (root == 0)
+        roles_root(go[0], done[1], quit[0]);
+    CHECK_INT(proctree_watch(t, root, 0, err, sizeof err), ==, 0);
+    CHECK_INT(proctree_has(t, root), ==, 1);
+    CHECK_INT(proctree_has(t, 1), ==, 0);
+    CHECK_INT(proctree_has(t, getpid()), ==, 0);
+    /* Both copies found and seen as copies (by two polls, so that even
+     * without perf they would count as workers): the old rule made them
+     * workers from here on. */
+    for (int tries = 0; tries < 3000 && n < 3; tries++) {
+        proctree_poll(t);
+        n = proctree_procs(t, p, 8);
+        struct timespec ts = {0, 10000000L};
+        nanosleep(&ts, NULL);
+    }
+    CHECK_INT(n, ==, 3);
+    proctree_poll(t);
+    n = proctree_procs(t, p, 8);
+    for (int k = 1; k < n; k++) {
+        CHECK_INT(p[k].role, ==, PROC_ROLE_WORKER);
+        CHECK_INT(proctree_has(t, p[k].pid), ==, 1);
+    }
+    CHECK_INT(proctree_role_peak_live(t, PROC_ROLE_WORKER), ==, 2);
+    /* One execs and ends, the other ends; both reaped before the next poll. */
+    CHECK(write(go[1], "gg", 2) == 2);
+    char c;
+    CHECK(read(done[0], &c, 1) == 1);
+    proctree_poll(t);
+    n = proctree_procs(t, p, 8);
+    CHECK_INT(n, ==, 3);
+    /* The one that exec'd is the other child, the other a worker (which
+     * is which: either may have been found first). */
+    int others = 0, workers = 0;
+    for (int k = 1; k < n; k++) {
+        CHECK_INT(p[k].live, ==, 0);
+        others += p[k].role == PROC_ROLE_OTHER;
+        workers += p[k].role == PROC_ROLE_WORKER;
+    }
+    CHECK_INT(others, ==, 1);
+    CHECK_INT(workers, ==, 1);
+    CHECK_INT(proctree_role_procs(t, PROC_ROLE_WORKER), ==, 1);
+    CHECK_INT(proctree_role_peak_live(t, PROC_ROLE_WORKER), ==, 1);
+    CHECK_INT(proctree_role_peak_live(t, PROC_ROLE_OTHER), ==, 1);
+    /* Gone and never of the tree: a pid no process has. */
+    CHECK(write(quit[1], "q", 1) == 1);
+    waitpid(root, NULL, 0);
+    pid_t gone = fork();
+    if (gone == 0)
+        _exit(0);
+    waitpid(gone, NULL, 0);
+    CHECK_INT(proctree_has(t, gone), ==, -1);
+    proctree_free(t);
+}
+
 int main(void)
 {
     test_parse_stat();
-    test_hookfeed();
     test_tree();
+    test_roles();
     return check_report();
 }

@@ -61,6 +61,7 @@ static void fill_rest(RunRecord *r)
     r->exec.worker_procs = 2;
     r->exec.busy_threads = 3;
     r->exec.runs = 4;
+    r->exec.hook_rejected = 2;
     for (int i = 0; i < 2; i++) {
         RecordCounter c = {.role = (ThreadRole)(i + 1), .value = i ? NAN : 1e6, .scaled = 0.5,
                            .status = i ? RECORD_CTR_NOT_COUNTED : RECORD_CTR_OK};

@@ -56,9 +56,9 @@ typedef struct ExecResult {
 
 /*
  * Offers the hook to the command about to be forked (enabled: not
- * --no-hook): finds it, makes its pipe, sets PYTHONPATH and CNNTOP_HOOK_FD
- * in this process's environment.  Always returns 0; when the hook cannot
- * be offered, note says why (else "") and h->on is 0.
+ * --no-hook): finds it, makes its pipe, sets PYTHONPATH, CNNTOP_HOOK_FD and
+ * CNNTOP_HOOK_INO in this process's environment.  Always returns 0; when
+ * the hook cannot be offered, note says why (else "") and h->on is 0.
  */
 int exec_hook_open(ExecHook *h, int enabled, char *note, size_t len);
 

@@ -8,9 +8,15 @@
  * first on the command's PYTHONPATH, before the user's own entries; the
  * hook imports the sitecustomize it shadows.  CNNTOP_HOOK_FD names the
  * write end of a pipe the command inherits (the only descriptor cnntop
- * leaves open across its exec); cnntop reads the other end without
- * blocking between samples of the tree.  A command that is not Python, or
- * does not use torch's DataLoader, never writes: nothing changes for it.
+ * leaves open across its exec), and CNNTOP_HOOK_INO the pipe itself
+ * ("DEV:INO" of its fstat): a launcher may close the descriptor (sudo
+ * does) and the program open a file that gets its number, so the hook
+ * writes only while the descriptor is still that pipe.  cnntop reads the
+ * other end without blocking between samples of the tree; what it reads
+ * is another program's input, checked line by line (cnntop/hookfeed.h):
+ * pids must be of the tree, times within this clock.  A command that is
+ * not Python, or does not use torch's DataLoader, never writes: nothing
+ * changes for it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd/exec.h"
@@ -66,9 +74,32 @@ static int env_prepend(const char *dir)
     return rc;
 }
 
+/* CLOCK_MONOTONIC in s: Python's time.monotonic(), the hook's "t". */
+static double clock_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* CNNTOP_HOOK_FD and CNNTOP_HOOK_INO for the pipe's write end wfd. */
+static int env_pipe(int wfd)
+{
+    char num[16], id[64];
+    struct stat st;
+
+    if (fstat(wfd, &st) != 0)
+        return -1;
+    snprintf(num, sizeof num, "%d", wfd);
+    snprintf(id, sizeof id, "%llu:%llu", (unsigned long long)st.st_dev,
+             (unsigned long long)st.st_ino);
+    return setenv("CNNTOP_HOOK_FD", num, 1) != 0 || setenv("CNNTOP_HOOK_INO", id, 1) != 0 ? -1
+                                                                                          : 0;
+}
+
 int exec_hook_open(ExecHook *h, int enabled, char *note, size_t len)
 {
-    char dir[PATH_MAX], num[16];
+    char dir[PATH_MAX];
     int p[2];
 
     memset(h, 0, sizeof *h);
@@ -88,18 +119,18 @@ int exec_hook_open(ExecHook *h, int enabled, char *note, size_t len)
     }
     /* The write end crosses the command's exec; blocking, so the hook
      * never loses a line to a full pipe (it waits for cnntop instead). */
-    if (fcntl(p[1], F_SETFD, 0) != 0 || fcntl(p[1], F_SETFL, 0) != 0 || env_prepend(dir) != 0) {
+    if (fcntl(p[1], F_SETFD, 0) != 0 || fcntl(p[1], F_SETFL, 0) != 0 || env_prepend(dir) != 0 ||
+        env_pipe(p[1]) != 0) {
         snprintf(note, len, "the Python hook: %s", strerror(errno));
         close(p[0]);
         close(p[1]);
         return 0;
     }
-    snprintf(num, sizeof num, "%d", p[1]);
-    setenv("CNNTOP_HOOK_FD", num, 1);
     unsetenv("CNNTOP_HOOK_PID");
     h->fd = p[0];
     h->wfd = p[1];
     h->on = 1;
+    h->feed.t_lo = clock_s(); /* the command starts after this */
     return 0;
 }
 
@@ -110,11 +141,27 @@ void exec_hook_forked(ExecHook *h)
     h->wfd = -1;
 }
 
+/* The tree's answer for a pid the hook names (HOOK_PID_*). */
+static int pid_of(void *u, int pid)
+{
+    int has = proctree_has(u, pid);
+    return has > 0 ? HOOK_PID_OURS : has == 0 ? HOOK_PID_FOREIGN : HOOK_PID_GONE;
+}
+
+/* A worker the hook named: its role.  (proctree_set_worker() refuses a pid
+ * only when PROC_MAX_PROCS named ones wait to be found, which happens only
+ * when the tree is full and would not follow them anyway.) */
+static void worker(void *u, int pid)
+{
+    (void)proctree_set_worker(u, pid);
+}
+
 void exec_hook_drain(ExecHook *h, ProcTree *t)
 {
     char buf[8192];
     ssize_t n;
 
+    h->feed.host = (HookHost){.pid_of = pid_of, .worker = worker, .u = t};
     while (h->fd >= 0) {
         n = read(h->fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR)
@@ -126,10 +173,9 @@ void exec_hook_drain(ExecHook *h, ProcTree *t)
             h->fd = -1;
             return;
         }
-        int added = hookfeed_bytes(&h->feed, buf, (size_t)n);
+        h->feed.t_hi = clock_s(); /* every line read was written before now */
+        hookfeed_bytes(&h->feed, buf, (size_t)n);
         proctree_set_main(t, h->feed.pid); /* the hook's process, a shell's child or not */
-        for (int k = h->feed.nworkers - added; k < h->feed.nworkers; k++)
-            proctree_set_worker(t, h->feed.workers[k]);
     }
 }
 

@@ -12,6 +12,7 @@
 
 #include "cmd/exec.h"
 #include "cnntop/machine.h"
+#include "common/fmt.h"
 
 /* The tree's counters, role by role, into r->exec_counters. */
 static int fill_counters(RunRecord *r, ProcTree *t)
@@ -38,6 +39,8 @@ static void fill_hook(RunRecord *r, const HookFeed *h)
 {
     HookFigures fig;
 
+    if (h)
+        r->exec.hook_rejected = h->bad;
     if (!h || !h->hello)
         return;
     snprintf(r->exec.torch, sizeof r->exec.torch, "%s", h->torch);
@@ -118,6 +121,8 @@ int exec_record_merge(RunRecord *into, const RunRecord *run)
     x->data_wait_share = mean_in(x->data_wait_share, k, y->data_wait_share);
     into->run_queue_wait = mean_in(into->run_queue_wait, k, run->run_queue_wait);
     x->batches = x->batches >= 0 && y->batches >= 0 ? x->batches + y->batches : -1;
+    x->hook_rejected = x->hook_rejected >= 0 && y->hook_rejected >= 0
+                           ? x->hook_rejected + y->hook_rejected : -1;
     x->status = y->status;
     x->signal = y->signal;
     into->exit_code = run->exit_code;
@@ -163,6 +168,9 @@ void exec_record_print(FILE *f, const RunRecord *r, const char *what)
               0, " (num_workers)", "not reported by the hook");
     print_num(f, "Peak RSS:", r->peak_rss_kib >= 0 ? r->peak_rss_kib / 1024.0 : NAN, 1, " MiB",
               "unknown");
+    if (x->hook_rejected > 0)
+        fprintf(f, "  %-22s%ld line%s rejected (never in a figure)\n", "Hook:", x->hook_rejected,
+                fmt_plural(x->hook_rejected));
     VerdictInput vi;
     exec_verdict_of_record(r, &vi);
     exec_verdict_print(f, &vi);

@@ -124,6 +124,18 @@ static void print_training(FILE *f, const ExecResult *res, HookFigures *fig)
     print_knobs(f, h);
 }
 
+/* Lines on the hook's pipe that were rejected (forged, garbled, or out of
+ * order): how many, and the first one's reason; none of them is in a
+ * figure. */
+static void print_rejected(FILE *f, const ExecResult *res)
+{
+    const HookFeed *h = res->hook ? &res->hook->feed : NULL;
+
+    if (h && h->bad)
+        fprintf(f, "  Hook:                 %ld line%s rejected, not in any figure (the first, "
+                "%s)\n", h->bad, fmt_plural(h->bad), h->why);
+}
+
 /* What --progress read from the command's output. */
 static void print_progress(FILE *f, const ExecProgress *p)
 {
@@ -257,6 +269,7 @@ void exec_summary_print(FILE *f, ProcTree *t, const ExecResult *res)
     fprintf(f, "  Wall time:            %.3f s\n", res->wall);
     HookFigures fig;
     print_training(f, res, &fig);
+    print_rejected(f, res);
     print_progress(f, res->progress);
     print_tree(f, t, res);
     VerdictInput vi;

@@ -27,9 +27,9 @@
  * (offsets into Options), so that they are parsed and described alike. */
 static const Setting option_numbers[] = {
     {.key = "runs", .what = "runs", .arg = "N", .type = SETTING_INT, .offset = offsetof(Options, runs),
-     .min = 1, .max = 10000, .dflt = 1, .help = "repeat each run N times and report mean and spread"},
+     .min = 1, .max = CN_MAX_RUNS, .dflt = 1, .help = "repeat each run N times and report mean and spread"},
     {.key = "warmup", .what = "warm-up runs", .arg = "N", .type = SETTING_INT,
-     .offset = offsetof(Options, warmup), .min = 0, .max = 10000,
+     .offset = offsetof(Options, warmup), .min = 0, .max = CN_MAX_RUNS,
      .help = "runs to do and discard before the measured ones"},
     {.key = "target_accuracy", .what = "target accuracy", .arg = "X", .type = SETTING_REAL,
      .offset = offsetof(Options, target_accuracy), .min = 0, .max = 1, .tiny = DBL_MIN,

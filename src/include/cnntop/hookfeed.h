@@ -10,7 +10,21 @@
  * previous batch, the time), "end" when an iterator runs out.  A HookFeed
  * takes the pipe's bytes as they come (lines may arrive cut anywhere) and
  * sums them; hookfeed_figures() turns the sums into images/s, the data
- * wait's share and the step time.  Pure: no I/O, no clock.
+ * wait's share and the step time.  Pure: no I/O, no clock (the caller
+ * says what the clock reads and which pids are of its tree).
+ *
+ * The pipe is input from another program, so every line is checked as a
+ * whole before any of it is taken: valid JSON (UTF-8) within
+ * HOOK_LINE_MAX, a known "ev", each member of the right type and in range
+ * (counts whole numbers within the HOOK_MAX_* limits, times finite and
+ * not negative), the first line a "hello" from a process of the followed
+ * tree and no second hello from another, worker pids of the tree, the
+ * times in order ("t" never going back, a wait no longer than the time
+ * since the previous line, wait + step no longer than the window so far)
+ * and within the caller's clock.  A line that fails is rejected whole,
+ * counted, and the first one's reason kept; nothing of it reaches a
+ * figure or a role.  So the data wait's share stays within 0..1 and every
+ * figure finite whatever is written on the pipe.
  *
  * The window of the figures runs from the first batch's arrival to the
  * last "end" (or the last batch when none came): the first batch only
@@ -26,15 +40,39 @@
 extern "C" {
 #endif
 
-#define HOOK_MAX_WORKERS 256  /* worker pids kept */
-#define HOOK_LINE_MAX 4096    /* a longer line is dropped, counted as bad */
+#define HOOK_LINE_MAX 4096        /* a longer line is rejected */
+#define HOOK_MAX_COUNT (1 << 20)  /* the most torch threads or DataLoader workers a
+                                     "config" may say (a record holds any of them) */
+#define HOOK_MAX_SAMPLES (1 << 24) /* the most samples a "batch" may say */
+#define HOOK_MAX_PID (1 << 22)    /* Linux's PID_MAX_LIMIT: pids are 1..this */
+#define HOOK_TIME_SLACK 1.0       /* s a "t" may be past the caller's clock (rounding,
+                                     the reading's own delay) */
+
+/* What a pid the hook names is to the caller (HookHost.pid_of). */
+enum {
+    HOOK_PID_FOREIGN, /* a process that is not of the followed tree: the line is rejected */
+    HOOK_PID_OURS,    /* a process of the tree (followed, or a live descendant) */
+    HOOK_PID_GONE     /* no such process now: it came and went between two polls */
+};
+
+/* The caller's side: which pids are of its tree, and where worker pids go. */
+typedef struct HookHost {
+    int (*pid_of)(void *u, int pid); /* HOOK_PID_*; NULL: every pid is the tree's */
+    void (*worker)(void *u, int pid); /* each worker pid of an accepted line that is
+                                         HOOK_PID_OURS; NULL: none wanted */
+    void *u;
+} HookHost;
 
 typedef struct HookFeed {
     char line[HOOK_LINE_MAX]; /* the partial line so far */
     size_t len;
     int overflow;             /* 1: the current line is too long, skipping it */
+    HookHost host;
+    double t_lo, t_hi;        /* the caller's clock: a "t" outside [t_lo, t_hi +
+                                 HOOK_TIME_SLACK] is rejected (init: 0, +inf) */
     int hello;                /* 1: the hook saw torch's DataLoader */
-    int pid;                  /* the process the hook runs in (hello); 0: not said */
+    int pid;                  /* the process the hook runs in (hello); 0: not known
+                                 (it had gone when the hello was read) */
     char torch[32];           /* torch's version, e.g. "1.13.1" */
     long batches;
     double first_samples;     /* samples of the first batch (not in the rate) */
@@ -43,11 +81,13 @@ typedef struct HookFeed {
     double first_wait;        /* s the first batch took (workers starting) */
     double step;              /* s between batches (the training step), summed */
     double t_first, t_end;    /* the window, the hook's monotonic s */
-    int workers[HOOK_MAX_WORKERS];
-    int nworkers;
+    double t_last;            /* the latest "t" of an accepted batch or end */
     int threads;              /* torch.get_num_threads() at the last "config"; -1: not said */
     int loader_workers;       /* the DataLoader's num_workers there; -1: not said */
-    long bad;                 /* lines that did not parse or say anything known */
+    long worker_pids;         /* worker pids named in accepted lines */
+    long lines;               /* lines seen, rejected ones included */
+    long bad;                 /* lines rejected */
+    char why[160];            /* the first rejected line's number and reason, or "" */
 } HookFeed;
 
 /* The figures over the window; ok 0 when fewer than two batches came. */
@@ -63,11 +103,13 @@ typedef struct HookFigures {
     double first_wait;        /* s */
 } HookFigures;
 
-/* An empty feed: no batch, threads and loader_workers -1 (unknown). */
+/* An empty feed: no batch, threads and loader_workers -1 (unknown), no
+ * host (every pid taken), no clock bound.  Set f->host and f->t_lo/t_hi
+ * after it. */
 void hookfeed_init(HookFeed *f);
 
-/* Feeds len bytes read from the pipe.  Returns how many worker pids were
- * new in them (they are f->workers[f->nworkers - returned ..]). */
+/* Feeds len bytes read from the pipe: each whole line is checked, then
+ * taken or rejected (f->bad).  Returns the lines rejected in them. */
 int hookfeed_bytes(HookFeed *f, const char *data, size_t len);
 
 void hookfeed_figures(const HookFeed *f, HookFigures *out);

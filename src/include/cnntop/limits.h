@@ -18,6 +18,11 @@ extern "C" {
 #define CN_MAX_IMAGES 100000000L        /* images of a split, RunConfig.limit, test_limit */
 #define CN_MAX_EPOCHS_DONE 1000000000L  /* epochs completed, across checkpoints */
 #define CN_MAX_ADAM_STEPS 1000000000000000L /* Adam steps taken, across checkpoints */
+#define CN_MAX_RUNS 10000               /* --runs and --warmup */
+/* CPUs a machine may have as cnntop counts them (sysinfo_cores() says at
+ * most this; Linux's own limit, NR_CPUS, is 8192 at most): what "every
+ * core" (--threads 0) can come to. */
+#define CN_MAX_CORES 65536
 
 #ifdef __cplusplus
 }

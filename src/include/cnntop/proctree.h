@@ -19,15 +19,21 @@
  *                     named by proctree_set_main() (the Python process the
  *                     hook runs in, when a shell started it: the shell is
  *                     then one of the others);
- *   PROC_ROLE_WORKER  forked copies of the root that did not exec another
- *                     program (same command line as the root: DataLoader
- *                     workers with the fork start method), and any pid
- *                     named by proctree_set_worker() (the Python hook
- *                     reports its workers' pids);
+ *   PROC_ROLE_WORKER  processes the Python hook names (proctree_set_worker():
+ *                     its DataLoader's workers, whatever their command
+ *                     line), and forked copies of the root that never
+ *                     exec another program (the root's command line:
+ *                     DataLoader workers with the fork start method, run
+ *                     without the hook);
  *   PROC_ROLE_OTHER   every other descendant (a shell's children, a
  *                     compiler, a spawn-method worker not reported).
- * A process's role is judged at each poll (a child that execs leaves the
- * worker role), and readings sum each process under its latest role.
+ * A role is decided on what the process is, not on one sample of it: a
+ * shell's child is a copy of the shell between its fork and its exec, and
+ * a process that execs is of the other role for its whole life, however
+ * soon it ends after the exec (proctree_role.c watches the exec with a
+ * perf event; without perf a copy must be seen at two polls to count as
+ * a worker).  Readings sum each process under its latest role, and
+ * proctree_role_peak_live() counts by it.
  *
  * Events are those of a CounterSet spec (counters.h): an event that cannot
  * be counted here keeps its status and reason ("n/a" on every role), and
@@ -100,13 +106,20 @@ int proctree_poll(ProcTree *t);
 
 /* Gives process `pid` the worker role whatever its command line (the
  * Python hook's report); it applies when the pid is or becomes part of the
- * tree.  -CN_ENOMEM when too many pids are named. */
+ * tree (a pid not found by the poll after it, and gone, is forgotten).
+ * -CN_ENOMEM when PROC_MAX_PROCS pids are waiting to be found. */
 int proctree_set_worker(ProcTree *t, int pid);
 
 /* Gives process `pid` the main role (the Python hook's own process, which
  * a shell or a launcher may have started), and the root the other role
  * when it is another process; pid <= 0 or the root's pid changes nothing. */
 void proctree_set_main(ProcTree *t, int pid);
+
+/* Whether pid is a process of the tree: 1 when the tree follows it, or it
+ * is alive and descends from a live process of the tree (a poll has not
+ * found it yet); 0 when it is alive and does not; -1 when there is no
+ * such process (it may have come and gone between two polls). */
+int proctree_has(const ProcTree *t, int pid);
 
 /* Events in the tree's set. */
 int proctree_count(const ProcTree *t);

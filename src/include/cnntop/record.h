@@ -119,6 +119,8 @@ typedef struct RecordExec {
     int runs;             /* measured runs the figures cover (sweep --cmd): exec_counters
                              and batches summed over them, wall, images_per_s and
                              data_wait_share averaged; 1 for one exec; -1: unknown */
+    long hook_rejected;   /* lines the hook's pipe carried that were rejected (summed
+                             over the runs); -1: the hook was not offered */
 } RecordExec;
 
 typedef struct RunRecord {
@@ -333,8 +335,8 @@ int record_load_json(const char *path, RunRecord *r, char *err, size_t errlen);
 int record_load_any(const char *path, RunRecord **out, size_t *n, char *err, size_t errlen);
 
 /*
- * Checks what a record's values mean (record_check.c): counts within what
- * the engine holds, times and rates not negative, shares within 0..1, no
+ * Checks what a record's values mean (record_check.c): whole numbers within
+ * what cnntop's writers produce (the field table's ranges), times and rates not negative, shares within 0..1, no
  * more correct answers than images, and something to report (a step, an
  * evaluation or an error).  `what` names the record in the message, e.g.
  * "runs.json" or "sweep.json: runs[2]".  Returns 0 or -CN_EFORMAT.

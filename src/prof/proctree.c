@@ -252,14 +252,6 @@ static void threads_poll(ProcTree *t, int pidx, int readable, int64_t now)
 
 /* ---- processes ---- */
 
-int proctree_proc_find(const ProcTree *t, int pid)
-{
-    for (int k = t->nproc - 1; k >= 0; k--)
-        if (t->proc[k].info.pid == pid)
-            return k;
-    return -1;
-}
-
 static int proc_add(ProcTree *t, int pid, int ppid)
 {
     if (t->nproc == PROC_MAX_PROCS) {

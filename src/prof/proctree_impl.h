@@ -65,8 +65,15 @@ struct ProcTree {
     int scan_pid;                 /* scratch for the task scan */
 };
 
-/* The index of pid in t->proc, or -1. */
-int proctree_proc_find(const ProcTree *t, int pid);
+/* The index of pid in t->proc, or -1 (inline: the tree and the role
+ * rules both look processes up, and neither file calls the other). */
+static inline int proctree_proc_find(const ProcTree *t, int pid)
+{
+    for (int k = t->nproc - 1; k >= 0; k--)
+        if (t->proc[k].info.pid == pid)
+            return k;
+    return -1;
+}
 
 /* A process just found (not the root): opens its exec detector, takes a
  * worker name the hook gave before it was found. */

@@ -316,8 +316,6 @@ static int run_config(const Options *o, SweepRow *w, char *cmd, const char *labe
 
     for (int r = 0; r < o->warmup + runs && !*stop; r++) {
         int measured = r >= o->warmup;
-        if ((*stop = signals_stop_caught() != 0))
-            break;
         fprintf(stderr, "cnntop: sweep: %s, %s %d/%d: %s\n", label,
                 measured ? "run" : "warm-up", measured ? r - o->warmup + 1 : r + 1,
                 measured ? runs : o->warmup, cmd);

@@ -238,15 +238,20 @@ static int parse_flags(const Setting *s, const char *name, const char *t, void *
     unsigned bits = 0;
     char list[128];
 
+    names_text(s, list, sizeof list);
+    if (!*t)
+        return cn_fail(err, errlen, -CN_EINVAL, "%s: empty list (none, or a comma list of %s)",
+                       name, list);
+    if (*t == ',' || t[strlen(t) - 1] == ',' || strstr(t, ",,"))
+        return cn_fail(err, errlen, -CN_EINVAL, "%s: '%.80s': an empty %s name in the list",
+                       name, t, s->what);
     if (strcmp(t, "none") != 0)
         while (*t) {
             size_t len = strcspn(t, ",");
             int v = name_value(s, t, len);
-            if (v < 0) {
-                names_text(s, list, sizeof list);
+            if (v < 0)
                 return cn_fail(err, errlen, -CN_EINVAL, "%s: unknown %s '%.*s' (%s)", name,
                                s->what, (int)(len < 80 ? len : 80), t, list);
-            }
             bits |= (unsigned)v;
             t += len + (t[len] == ',');
         }

@@ -599,5 +599,44 @@ else
     skip "--export to a missing directory: this build writes no export yet"
 fi
 
+# ---- empty values: no option gives emptiness a meaning ----
+# An empty value, or a list with an empty item, for every option that
+# takes a list or a string, in every command that takes it: exit 2, one
+# line, nothing run.  (Paths and numbers have their cases above.)
+# shellcheck disable=SC2086
+{
+for cmd in run sweep; do
+    bad_opt "-e"        "empty list"             $cmd $g -e ''
+    bad_opt "--events"  "empty list"             $cmd $g --events=
+    bad_opt "--augment" "empty list (none, or a comma list of shift, rotate, elastic)" $cmd $g --augment ''
+    bad_opt "--augment" "'shift,': an empty augmentation name" $cmd $g --augment shift,
+    bad_opt "--augment" "',rotate': an empty augmentation name" $cmd $g --augment ,rotate
+    bad_opt "--augment" "'shift,,rotate': an empty augmentation name" $cmd $g --augment shift,,rotate
+    bad_opt "--augment" "'none,': an empty augmentation name" $cmd $g --augment none,
+    for opt in --batch --workers --threads; do
+        bad_opt "$opt" "empty list"             $cmd $g "$opt" ''
+        bad_opt "$opt" "'2,': an empty value in the list" $cmd $g "$opt" 2,
+    done
+done
+bad_opt "--batch"    "',16': an empty value in the list" sweep $g --batch ,16
+bad_opt "--workers"  "'0,,1': an empty value in the list" sweep $g --workers 0,,1
+bad_opt "--batch"    "'16,': an empty value in the list" eval --load "$tmp/good.ckpt" --batch 16,
+bad_opt "-e"         "empty list"                events -e ''
+bad_opt "-e"         "empty list"                exec -e '' -- true
+bad_opt "--events"   "empty list"                exec --events '' -- true
+bad_opt "--progress" "empty pattern"             exec --progress '' -- true
+bad_opt "--progress" "empty pattern"             exec --progress= -- true
+bad_opt "--cmd"      "empty command template"    sweep --cmd ''
+bad_opt "--cmd"      "the template is blank"     sweep --cmd ' '
+bad_opt "--export"   '"": empty file name'       exec --export '' -- true
+bad_opt "--export"   '"": empty file name'       sweep $g --export ''
+bad_opt "--export"   '"": empty file name'       report --export '' "$tmp/good.json"
+bad_opt "--gemm"     "'' is not auto, openblas or native" run $g --gemm ''
+bad_opt "--blas-kernel" "'' is not auto or openblas" run $g --blas-kernel ''
+bad_opt "--budget"   "'' is not a finite number" sweep $g --budget ''
+bad_opt "--runs"     "'' is not a whole number"  sweep $g --runs ''
+bad_opt "--seed"     "'' is not a non-negative whole number" run $g --seed ''
+}
+
 echo "test_badinput: $((checks - fails)) passed, $fails failed, $skips skipped"
 [ "$fails" -eq 0 ]

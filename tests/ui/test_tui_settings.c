@@ -113,6 +113,14 @@ static void test_bad_lines_keep_good(void)
     CHECK_INT(settings_load(&s, path, 0, err, sizeof err), ==, 2);
     CHECK_STR_HAS(err, ":1: window: '120' is not 60, 300, 900 or 0");
     CHECK_INT(s.window, ==, 300);
+    /* An empty augment list, or one with an empty name, is bad as on the
+     * command line ("none" says none); the value before it stays. */
+    static const char aug[] = "augment=shift\naugment=\naugment=rotate,\n";
+    write_file(path, aug, sizeof aug - 1);
+    CHECK_INT(settings_load(&s, path, 0, err, sizeof err), ==, 2);
+    CHECK_STR_HAS(err, ":2: augment: empty list (none, or a comma list of shift, rotate, elastic)");
+    CHECK_STR_HAS(err, "and 1 more bad line");
+    CHECK_INT((int)s.cfg.augment, ==, (int)CN_AUG_SHIFT);
 }
 
 static void test_long_lines(void)

@@ -14,13 +14,24 @@
 #include "common/exit.h"
 #include "common/fmt.h"
 
-static double now(void)
+double sweep_clock(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+int sweep_may_start(const Options *o, double elapsed, int ran)
+{
+    return o->budget <= 0 || ran == 0 || elapsed * (ran + 1) / ran <= o->budget;
+}
+
+void sweep_print_skipped(const Options *o, int skipped)
+{
+    if (skipped)
+        printf("\n Budget of %.0f s spent: %d configuration%s not run.\n", o->budget, skipped,
+               fmt_plural(skipped));
+}
 
 static void summarize(SweepRow *w)
 {
@@ -248,7 +259,7 @@ int sweep_main(const Options *o, int argc, char **argv)
     int nt = o->n_threads ? o->n_threads : 1, n = nb * nw * nt, rc = 0, ran = 0, skipped = 0;
     SweepRow *rows = calloc((size_t)n, sizeof *rows);
     char err[512];
-    double t0 = now();
+    double t0 = sweep_clock();
 
     if (!rows) {
         fprintf(stderr, "cnntop: out of memory\n");
@@ -272,13 +283,11 @@ int sweep_main(const Options *o, int argc, char **argv)
         ro.cfg.workers = o->n_workers ? o->workers_list[i / nt % nw] : o->cfg.workers;
         ro.cfg.threads = o->n_threads ? o->threads_list[i % nt] : o->cfg.threads;
         ro.cfg.eval_every = o->eval_every;
-        /* The budget: a configuration starts only if the time left covers
-         * the mean of those done so far (the first always starts). */
-        if (o->budget > 0 && ran > 0 && (now() - t0) * (ran + 1) / ran > o->budget) {
+        double elapsed = sweep_clock() - t0;
+        if (!sweep_may_start(o, elapsed, ran)) {
             skipped = n - i;
             break;
         }
-        double elapsed = now() - t0;
         if (ran > 0)
             snprintf(prefix, sizeof prefix, "[%d/%d, sweep ETA %.0f s] ", i + 1, n,
                      elapsed / ran * (n - i));
@@ -299,9 +308,7 @@ int sweep_main(const Options *o, int argc, char **argv)
     }
     set_peaks(rows, n);
     print_table(rows, n, o);
-    if (skipped)
-        printf("\n Budget of %.0f s spent: %d configuration%s not run.\n", o->budget, skipped,
-               fmt_plural(skipped));
+    sweep_print_skipped(o, skipped);
     if (runner_signal())
         printf("\n Interrupted: the table holds the configurations that ran.\n");
     sweep_recommend(rows, n, 0);

@@ -44,6 +44,20 @@ int sweep_cmd_main(const Options *o, int argc, char **argv);
  */
 int sweep_recommend(SweepRow *rows, int n, int by_time);
 
+/* Seconds on a monotonic clock, for --budget. */
+double sweep_clock(void);
+
+/* --budget: whether the next configuration may start, `elapsed` seconds
+ * into the sweep after `ran` configurations: the time left must cover the
+ * mean time of those (the first always starts; without --budget, every
+ * one does).  Once started, a configuration finishes, so every row is a
+ * whole measurement. */
+int sweep_may_start(const Options *o, double elapsed, int ran);
+
+/* Under the table, when skipped > 0: "Budget of S s spent: N
+ * configurations not run." */
+void sweep_print_skipped(const Options *o, int skipped);
+
 /* Writes the rows that ran (done) to --export as one sweep record (partial:
  * say so).  0, or -1 after the one-line error on stderr. */
 int sweep_export(const Options *o, const SweepRow *rows, int n, int partial);

@@ -243,6 +243,19 @@ static int check_path_arg(const OptionDesc *d, const char *v, char *err, size_t 
     return 2;
 }
 
+/* What an option's argument is, in words, for "-e: empty list". */
+static const char *empty_what(const char *arg)
+{
+    static const struct { const char *arg, *what; } words[] = {
+        {"LIST", "list"}, {"REGEX", "pattern"}, {"TEMPLATE", "command template"},
+    };
+
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (!strcmp(arg, words[i].arg))
+            return words[i].what;
+    return "value";
+}
+
 static const OptionDesc *find_option(const char *name)
 {
     if (!strcmp(name, "-e"))
@@ -284,6 +297,10 @@ static int parse_list(Options *o, const OptionDesc *d, const Setting *s, const c
     RunConfig c = o->cfg;
 
     *n = 0;
+    if (*v && (*v == ',' || v[strlen(v) - 1] == ',' || strstr(v, ",,"))) {
+        snprintf(err, errlen, "%s: '%.80s': an empty value in the list", d->name, v);
+        return 2;
+    }
     while (*v) {
         size_t len = strcspn(v, ",");
         if (*n == OPT_MAX_LIST) {
@@ -416,6 +433,10 @@ static int parse_option(Options *o, int argc, char **argv, int *i, char *err, si
     }
     if (arg && check_path_arg(d, v, err, errlen) != 0)
         return 2;
+    if (arg && !*v && !d->setting) { /* a setting's row says what it wants */
+        snprintf(err, errlen, "%s: empty %s", name, empty_what(arg));
+        return 2;
+    }
     if (!d->setting)
         apply(o, d->name, v);
     else if (apply_setting(o, d, v, err, errlen) != 0)

@@ -23,6 +23,7 @@ static const struct { int sig, what; } sig_table[] = {
 };
 
 static void (*volatile stop_fn)(int sig);
+static volatile sig_atomic_t first_stop; /* signals_stop_caught() */
 
 /* Ends the process by sig, once no atomic write has a temporary file. */
 static void end_now(int sig)
@@ -42,6 +43,8 @@ static void on_stop_signal(int sig)
 {
     void (*fn)(int) = stop_fn;
 
+    if (!first_stop)
+        first_stop = sig;
     if (fn)
         fn(sig);
     else
@@ -61,4 +64,9 @@ void signals_install(void (*on_stop)(int sig))
         sigemptyset(&sa.sa_mask);
         sigaction(sig_table[i].sig, &sa, NULL);
     }
+}
+
+int signals_stop_caught(void)
+{
+    return first_stop;
 }

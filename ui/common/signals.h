@@ -15,4 +15,9 @@
  * that went away and a file over `ulimit -f` are write errors. */
 void signals_install(void (*on_stop)(int sig));
 
+/* The first stop signal a handler of signals_install() caught, whichever
+ * on_stop was installed then, or 0: for a command that runs several
+ * things in turn (sweep --cmd) and must not start the next one after it. */
+int signals_stop_caught(void);
+
 #endif

@@ -127,15 +127,20 @@ static void print_augment(FILE *f, unsigned aug)
 static void print_loader(FILE *f, const RunRecord *r)
 {
     const TrainStats *st = &r->train;
-    double fill = 0, t = st->split.data + st->split.forward + st->split.backward + st->split.optimizer;
-    long nfill = 0;
+    double fill = 0, nfill = 0,
+           t = st->split.data + st->split.forward + st->split.backward + st->split.optimizer;
     int workers = r->n_segments ? r->segments[r->n_segments - 1].workers : r->config.workers;
 
-    for (size_t i = 0; i < r->n_samples; i++)
-        if (r->samples[i].s.queue_fill >= 0) {
-            fill += r->samples[i].s.queue_fill;
-            nfill++;
+    /* The mean over time: each sample weighted by its span (merged ones
+     * are longer); a record without spans (older) weights them alike. */
+    for (size_t i = 0; i < r->n_samples; i++) {
+        const Sample *s = &r->samples[i].s;
+        double w = s->dt > 0 ? s->dt : 1.0;
+        if (s->queue_fill >= 0) {
+            fill += w * s->queue_fill;
+            nfill += w;
         }
+    }
     double share = t > 0 ? st->split.data / t : 0.0;
     if (workers)
         fprintf(f, "  Loader:               %d thread%s, prefetch %d", workers,
@@ -145,8 +150,8 @@ static void print_loader(FILE *f, const RunRecord *r)
     print_augment(f, r->config.augment);
     fprintf(f, "  Data wait:            %.1f%% of step time (%.3f ms/step)", 100 * share,
             st->steps ? 1e3 * st->split.data / (double)st->steps : 0.0);
-    if (nfill)
-        fprintf(f, ", queue %.1f of %d full on average", queue_cap(r) * fill / (double)nfill,
+    if (nfill > 0)
+        fprintf(f, ", queue %.1f of %d full on average", queue_cap(r) * fill / nfill,
                 queue_cap(r));
     fprintf(f, "\n");
     if (r->loader_samples_per_s > 0 && st->images_per_s > 0)

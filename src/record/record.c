@@ -244,6 +244,12 @@ int record_add_layer(RunRecord *r, const LayerTime *lt)
     return PUSH(r, layers, &l);
 }
 
+int record_layer_executed_differs(const RecordLayer *l)
+{
+    return isfinite(l->flops) && isfinite(l->flops_executed) &&
+           fabs(l->flops_executed - l->flops) > 1e-9 * l->flops;
+}
+
 const char *record_label(const RunRecord *r, char *buf, size_t len)
 {
     int w = r->config.workers, t = r->threads_used > 0 ? r->threads_used : r->config.threads;

@@ -189,6 +189,30 @@ static int by_time(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
+/* One row of the layer table: l's ms per step over `steps`, its share of
+ * `total` seconds, the model's and (where they differ) the executed
+ * GFLOP/s, and with ctr its IPC and miss rate. */
+static void print_layer(FILE *f, const RecordLayer *l, long steps, double total, int ctr)
+{
+    char g[16] = "-", x[16] = "", ipc[16] = "n/a", miss[16] = "n/a";
+
+    if (!isnan(l->gflops))
+        snprintf(g, sizeof g, "%.1f", l->gflops);
+    if (record_layer_executed_differs(l))
+        snprintf(x, sizeof x, "%.1f", l->gflops_executed);
+    if (!isnan(l->ipc))
+        snprintf(ipc, sizeof ipc, "%.2f", l->ipc);
+    if (!isnan(l->miss_rate))
+        snprintf(miss, sizeof miss, "%.1f%%", 100 * l->miss_rate);
+    fprintf(f, "  %-22s %10.3f %6.1f%% %13s", l->name, 1e3 * l->seconds / (double)steps,
+            total > 0 ? 100 * l->seconds / total : 0.0, g);
+    if (x[0] || ctr)
+        fprintf(f, " %9s", x);
+    if (ctr)
+        fprintf(f, " %8s %6s", ipc, miss);
+    fputc('\n', f);
+}
+
 static void print_profile(FILE *f, const RunRecord *r)
 {
     RecordLayer *lt;
@@ -206,24 +230,13 @@ static void print_profile(FILE *f, const RunRecord *r)
     int ctr = 0;
     for (size_t i = 0; i < r->n_layers; i++)
         ctr |= !isnan(lt[i].ipc) || !isnan(lt[i].miss_rate);
-    fprintf(f, "\n  %-22s %10s %7s %9s%s\n", "Layer", "ms/step", "share", "GFLOP/s",
-            ctr ? "      IPC   miss" : "");
-    for (size_t i = 0; i < r->n_layers; i++) {
-        char g[16] = "-", ipc[16] = "n/a", miss[16] = "n/a";
-        if (!isnan(lt[i].gflops))
-            snprintf(g, sizeof g, "%.1f", lt[i].gflops);
-        if (!isnan(lt[i].ipc))
-            snprintf(ipc, sizeof ipc, "%.2f", lt[i].ipc);
-        if (!isnan(lt[i].miss_rate))
-            snprintf(miss, sizeof miss, "%.1f%%", 100 * lt[i].miss_rate);
-        fprintf(f, "  %-22s %10.3f %6.1f%% %9s", lt[i].name,
-                1e3 * lt[i].seconds / (double)r->train.steps,
-                total > 0 ? 100 * lt[i].seconds / total : 0.0, g);
-        if (ctr)
-            fprintf(f, " %8s %6s", ipc, miss);
-        fputc('\n', f);
-    }
-    fprintf(f, "\n");
+    fprintf(f, "\n  %-22s %10s %7s %13s %9s%s\n", "Layer", "ms/step", "share", "model GFLOP/s",
+            "executed", ctr ? "      IPC   miss" : "");
+    for (size_t i = 0; i < r->n_layers; i++)
+        print_layer(f, &lt[i], r->train.steps, total, ctr);
+    fprintf(f, "  (model GFLOP/s: the model's FLOPs, as the direct convolution and PyTorch count "
+               "them, per second;\n   executed: the FLOPs the engine ran, where fewer: the "
+               "Winograd convolutions)\n\n");
     free(lt);
 }
 

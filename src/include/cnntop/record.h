@@ -228,6 +228,11 @@ int record_add_epoch(RunRecord *r, const RecordEpoch *e);
 int record_add_sample(RunRecord *r, const Sample *s, int epoch, double ipc, double miss_rate);
 int record_add_segment(RunRecord *r, const Segment *s);
 int record_add_layer(RunRecord *r, const LayerTime *lt); /* its flops: NAN where 0 */
+
+/* 1 when the layer's executed FLOPs are known and differ from the model's
+ * (the Winograd layers): where the tables show the executed rate beside
+ * the model's. */
+int record_layer_executed_differs(const RecordLayer *l);
 int record_add_counter(RunRecord *r, const RecordCounter *c);
 int record_add_repeat(RunRecord *r, const RecordRepeat *rep);
 int record_add_eval(RunRecord *r, const RecordEval *ev);

@@ -103,7 +103,8 @@ static void md_summary(TextBuf *t, const RunRecord *r)
             st->epochs_done == 1 ? "" : "s");
     textbuf_printf(t, "| Throughput | %.1f images/s |\n", st->images_per_s);
     if (isfinite(r->flops_per_image))
-        textbuf_printf(t, "| Compute rate | %.1f GFLOP/s |\n", st->images_per_s * r->flops_per_image * 1e-9);
+        textbuf_printf(t, "| Compute rate | %.1f GFLOP/s (the model's count) |\n",
+                       st->images_per_s * r->flops_per_image * 1e-9);
     if (isfinite(record_mfu(r, st->images_per_s)))
         textbuf_printf(t, "| MFU | %.1f%% of the %.1f GFLOP/s FMA peak (%s) |\n| Executed share | "
                 "%.1f%% |\n", 100 * record_mfu(r, st->images_per_s), r->fma_peak_gflops,

@@ -94,7 +94,8 @@ static void print_train(FILE *f, const RunRecord *r)
             fmt_plural(st->steps), st->images, fmt_plural(st->images), st->epochs_done, fmt_plural(st->epochs_done));
     fprintf(f, "  Throughput:           %.1f images/s", st->images_per_s);
     if (isfinite(r->flops_per_image))
-        fprintf(f, "  (%.1f GFLOP/s)", st->images_per_s * r->flops_per_image * 1e-9);
+        fprintf(f, "  (%.1f GFLOP/s by the model's count)",
+                st->images_per_s * r->flops_per_image * 1e-9);
     fprintf(f, "\n");
     summary_print_peak(f, r, st->images_per_s);
     fprintf(f, "  CPU:                  %.2f s user, %.2f s sys  (%.2f cores busy of %d thread%s)\n",

@@ -51,7 +51,7 @@ static void layers_draw(Tui *t, Rect r)
     char gf[48], gx[48];
 
     draw_put(r.y, r.x, r.w, A_BOLD | draw_pair(t, PAIR_TITLE),
-        "%-22s %9s %7s %10s %7s %7s %5s %6s   sorted by %s (o changes)%s", "layer", "ms/step",
+        "%-22s %8s %7s %10s %6s %6s %5s %6s  sorted by %s (o changes)%s", "layer", "ms/step",
         "share", "model GF/s", "exec", "calls", "IPC", "miss", order[t->set.sort],
         v->state == RUN_TRAINING ? ", live" : "");
     if (v->nprof == 0 || v->prof_steps == 0) {
@@ -78,14 +78,14 @@ static void layers_draw(Tui *t, Rect r)
             snprintf(ipc, sizeof ipc, "%.2f", lt->ipc);
         if (isfinite(lt->miss_rate))
             snprintf(miss, sizeof miss, "%.1f%%", 100 * lt->miss_rate);
-        int bw = r.w - 83;
+        int bw = r.w - 80;
         if (bw > 40)
             bw = 40;
         bar[0] = '\0';
         if (bw >= 4)
             fmt_bar(bar, sizeof bar, share, bw);
         draw_put(r.y + 1 + k, r.x, r.w, A_NORMAL,
-            "%-22s %9.3f %6.1f%% %10s %7s %7ld %5s %6s   %s", lt->name, 1e3 * per, 100 * share, gf,
+            "%-22s %8.3f %6.1f%% %10s %6s %6ld %5s %6s   %s", lt->name, 1e3 * per, 100 * share, gf,
             gx, lt->calls, ipc, miss, bar);
     }
     draw_put(r.y + r.h - 1, r.x, r.w, A_DIM, "%s%s%s",

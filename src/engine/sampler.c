@@ -16,6 +16,12 @@
  * a system call of the sampler's.  During an evaluation mid-run
  * (e->evaluating) no sample is taken: the training clock is stopped.
  * The figures of the previous sample (SamplerPrev) are the thread's own.
+ *
+ * When the run ends (sampler_stop()) the thread takes a closing sample of
+ * the steps since the last one, so that every run that trained has one
+ * and the last sample's counts are the run's, however short the run is
+ * against the interval: a 10-step run of 0.1 s got one sample or none,
+ * by chance.
  */
 #include <math.h>
 #include <pthread.h>
@@ -35,8 +41,9 @@ typedef struct SamplerPrev {
 
 /* IPC and the cache-miss rate of the trainer role since the previous
  * reading `last` (values; NAN where not counted, which they are at first),
- * which this updates.  Reads the counters: call without live_mu. */
-static void interval_ratios(CounterSet *cs, double *last, Sample *s)
+ * which this updates, with the cycles and references they divide by in w.
+ * Reads the counters: call without live_mu. */
+static void interval_ratios(CounterSet *cs, double *last, Sample *s, HistWeight *w)
 {
     CounterReading r[CTR_MAX_EVENTS];
     double d[CTR_MAX_EVENTS];
@@ -47,14 +54,18 @@ static void interval_ratios(CounterSet *cs, double *last, Sample *s)
         double now = r[i].status == CTR_OK ? r[i].value : NAN;
         d[i] = now - last[i]; /* NAN unless both counted */
         last[i] = now;
+        if (r[i].kind == CTR_KIND_CYCLES && isfinite(d[i]))
+            w->cycles = d[i];
+        if (r[i].kind == CTR_KIND_CACHE_REFS && isfinite(d[i]))
+            w->refs = d[i];
     }
     counters_derive_counts(cs, d, n, 0.0, &der);
     s->ipc = (float)counters_figure_value(&der.ipc);
     s->miss_rate = (float)counters_figure_value(&der.miss_rate);
 }
 
-/* Waits for the next round; on SAMPLER_TAKE, *L is a copy of e->live and
- * *t the seconds of training so far. */
+/* Waits for the next round; on SAMPLER_TAKE and SAMPLER_QUIT, *L is a copy
+ * of e->live and *t the seconds of training so far. */
 static int sampler_wait(Engine *e, LiveStats *L, double *t)
 {
     struct timespec ts;
@@ -73,7 +84,7 @@ static int sampler_wait(Engine *e, LiveStats *L, double *t)
         rc = SAMPLER_QUIT;
     else if (e->evaluating)
         rc = SAMPLER_SKIP;
-    else {
+    if (rc != SAMPLER_SKIP) {
         *L = e->live;
         *t = timer_now() - e->t0;
     }
@@ -82,14 +93,17 @@ static int sampler_wait(Engine *e, LiveStats *L, double *t)
 }
 
 /* The sample at t from the trainer's published figures L (with the
- * loader's put in) and the previous sample's, which this updates. */
-static void sample_make(const LiveStats *L, double t, SamplerPrev *prev, Sample *s)
+ * loader's put in) and the previous sample's, which this updates; w gets
+ * the step time its data-wait share divides by. */
+static void sample_make(const LiveStats *L, double t, SamplerPrev *prev, Sample *s, HistWeight *w)
 {
     double wait = L->split.data,
            busy = L->split.data + L->split.forward + L->split.backward + L->split.optimizer;
 
-    *s = (Sample){.t = t, .step = L->p.step, .images = L->p.images, .loss = L->p.loss,
-                  .workers = L->workers, .batch = L->batch, .segment = L->segment};
+    *s = (Sample){.t = t, .dt = t - prev->t, .step = L->p.step, .images = L->p.images,
+                  .loss = L->p.loss, .workers = L->workers, .batch = L->batch,
+                  .segment = L->segment};
+    *w = (HistWeight){.busy = busy > prev->busy ? busy - prev->busy : 0.0};
     s->images_per_s = t > prev->t ? (float)((double)(L->p.images - prev->images) / (t - prev->t))
                                   : 0.0f;
     s->queue_fill = L->queue_cap ? (float)L->queue_filled / (float)L->queue_cap : -1.0f;
@@ -103,13 +117,14 @@ static void sample_make(const LiveStats *L, double t, SamplerPrev *prev, Sample 
 }
 
 /* Publishes the round: the loader figures, the sample, images/s now. */
-static void sampler_publish(Engine *e, const LoaderStats *ls, const Sample *s)
+static void sampler_publish(Engine *e, const LoaderStats *ls, const Sample *s,
+                            const HistWeight *w)
 {
     History *h = &e->hist;
 
     pthread_mutex_lock(&e->live_mu);
     live_put_loader(&e->live, ls);
-    history_add(h, s);
+    history_add(h, s, w);
     /* images/s now: over the last second of samples */
     int n = h->n, k = n - 1;
     while (k > 0 && s->t - h->s[k - 1].t <= 1.0)
@@ -122,6 +137,21 @@ static void sampler_publish(Engine *e, const LoaderStats *ls, const Sample *s)
     pthread_mutex_unlock(&e->live_mu);
 }
 
+/* Takes and publishes the sample at t of the trainer's figures L. */
+static void sampler_take(Engine *e, LiveStats *L, double t, SamplerPrev *prev)
+{
+    LoaderStats ls;
+    Sample s;
+    HistWeight w;
+
+    loader_stats(e->loader, &ls);
+    live_put_loader(L, &ls);
+    sample_make(L, t, prev, &s, &w);
+    if (e->cs) /* set between runs only: read without live_mu */
+        interval_ratios(e->cs, prev->ctr, &s, &w);
+    sampler_publish(e, &ls, &s, &w);
+}
+
 static void *sampler_main(void *arg)
 {
     Engine *e = arg;
@@ -130,22 +160,22 @@ static void *sampler_main(void *arg)
 
     for (int i = 0; i < CTR_MAX_EVENTS; i++)
         prev.ctr[i] = NAN;
+    if (e->cs) { /* the counts at the start, so that the first sample has its IPC too */
+        Sample s0 = {0};
+        HistWeight w0;
+        interval_ratios(e->cs, prev.ctr, &s0, &w0);
+    }
     pthread_setname_np(pthread_self(), "cnntop-sample");
     for (;;) {
         LiveStats L;
-        LoaderStats ls;
-        Sample s;
         double t = 0.0;
-        if ((rc = sampler_wait(e, &L, &t)) == SAMPLER_QUIT)
-            break;
-        if (rc == SAMPLER_SKIP)
+        if ((rc = sampler_wait(e, &L, &t)) == SAMPLER_SKIP)
             continue;
-        loader_stats(e->loader, &ls);
-        live_put_loader(&L, &ls);
-        sample_make(&L, t, &prev, &s);
-        if (e->cs) /* set between runs only: read without live_mu */
-            interval_ratios(e->cs, prev.ctr, &s);
-        sampler_publish(e, &ls, &s);
+        /* The closing sample: only when steps ran since the last one. */
+        if (rc == SAMPLER_TAKE || (L.p.images > prev.images && t > prev.t))
+            sampler_take(e, &L, t, &prev);
+        if (rc == SAMPLER_QUIT)
+            break;
     }
     return NULL;
 }

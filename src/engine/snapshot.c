@@ -100,6 +100,7 @@ int engine_profile(const Engine *e, LayerTime *out, int max)
         out[n].seconds = e->prof.seconds[op];
         out[n].calls = e->prof.calls[op];
         out[n].flops = model_op_flops((ProfOp)op) * (double)e->stats.images;
+        out[n].flops_executed = model_op_flops_executed((ProfOp)op) * (double)e->stats.images;
         out[n].ncounts = e->prof.cs ? e->prof.nev : 0;
         for (int i = 0; i < CN_LAYER_EVENTS; i++)
             out[n].counts[i] = i < out[n].ncounts && e->prof.ctr_ok[i] ? e->prof.ctr[op][i] : NAN;

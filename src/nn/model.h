@@ -141,13 +141,19 @@ double model_flops_forward(void);
 double model_flops_backward(void);
 
 /* The FLOPs one training image really costs here: blocks 2 and 3 run
- * Winograd's algorithm (layer_wino.h), 3.06x fewer multiply-adds at both
+ * Winograd's algorithm (layer_wino.h), 5.4x fewer multiply-adds at both
  * than the direct convolution.  The sketch on paper uses this. */
 double model_flops_executed(void);
 
 /* FLOPs of one image in one op of the step (the GEMM layers; 0 for the
- * elementwise ones, whose cost is memory traffic). */
+ * elementwise ones, whose cost is memory traffic), as the direct
+ * convolution counts them: the model's. */
 double model_op_flops(ProfOp op);
+
+/* The same as the op executes them: Winograd's GEMMs in conv2 and conv3
+ * (the transforms, memory-bound, not counted), the model's count
+ * elsewhere.  Summed over the ops: model_flops_executed(). */
+double model_op_flops_executed(ProfOp op);
 
 /* One SGEMM shape of the training step: C (M, N) = op(A) (M, K) op(B) (K, N),
  * as a layer passes it to gemm(). */

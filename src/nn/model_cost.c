@@ -53,16 +53,25 @@ double model_flops_backward(void)
     return 2.0 * model_flops_forward() - 2.0 * c1->OC * model_spec_ckk(c1) * c1->H * c1->W;
 }
 
-double model_flops_executed(void)
+double model_op_flops_executed(ProfOp op)
 {
-    double f = model_flops_forward() + model_flops_backward();
-
     for (int l = 1; l < MODEL_NBLOCKS; l++) {
         const ConvSpec *cs = &model_conv_specs[l];
-        double direct = 2.0 * cs->OC * model_spec_ckk(cs) * cs->H * cs->W;
         double wino = 2.0 * WINO_P * model_spec_pairs(cs) * (double)wino_tiles(cs->H, cs->W);
-        f += 3.0 * (wino - direct); /* forward, dW and dX */
+        if (op == cs->fconv)
+            return wino;
+        if (op == cs->bconv) /* dW and dX */
+            return 2.0 * wino;
     }
+    return model_op_flops(op); /* conv1 runs direct; the fc layers as counted */
+}
+
+double model_flops_executed(void)
+{
+    double f = 0.0;
+
+    for (int op = 0; op < PROF_NOPS; op++)
+        f += model_op_flops_executed((ProfOp)op);
     return f;
 }
 

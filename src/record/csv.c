@@ -24,12 +24,13 @@ int record_csv_run(const RunRecord *r, char **out, size_t *len)
 {
     TextBuf text = {0}, *t = &text;
 
-    textbuf_printf(t, "t,epoch,step,images_per_s,loss,queue_fill,data_wait_share,workers,batch,"
+    textbuf_printf(t, "t,dt,epoch,step,images_per_s,loss,queue_fill,data_wait_share,workers,batch,"
                "segment,ipc,miss_rate\n");
     for (size_t i = 0; i < r->n_samples; i++) {
         const RecordSample *rs = &r->samples[i];
         const Sample *s = &rs->s;
         record_csv_num(t, s->t, ",");
+        record_csv_num(t, s->dt, ",");
         if (rs->epoch >= 0)
             textbuf_printf(t, "%d,", rs->epoch);
         else

@@ -225,7 +225,8 @@ static const Field eval_entry_fields[] = {
 };
 
 static const Field sample_fields[] = {
-    FV("t", FT_NUM, AT(RecordSample, s.t), FIRST, "seconds since training started"),
+    FV("t", FT_NUM, AT(RecordSample, s.t), FIRST, "seconds of training at its end"),
+    FV("dt", FT_NUM, AT(RecordSample, s.dt), RECORD_REV_SAMPLE_SPAN, "seconds it spans"),
     FV("epoch", FT_COUNT, AT(RecordSample, epoch), FIRST, "0-based epoch"),
     FV("step", FT_INT, AT(RecordSample, s.step), FIRST, "steps done"),
     FV("images", FT_INT, AT(RecordSample, s.images), FIRST, "images done"),
@@ -260,8 +261,12 @@ static const Field layer_fields[] = {
     F("name", FT_STR, AT(RecordLayer, name), FIRST, "e.g. conv2 bwd"),
     FV("seconds", FT_NUM, AT(RecordLayer, seconds), FIRST, "summed over the run"),
     F("calls", FT_INT, AT(RecordLayer, calls), FIRST, "times it ran"),
-    F("flops", FT_NUM, AT(RecordLayer, flops), FIRST, "summed over the run"),
+    F("flops", FT_NUM, AT(RecordLayer, flops), FIRST, "the model's (direct convolution), summed"),
     FV("gflops", FT_NUM, AT(RecordLayer, gflops), FIRST, "flops / seconds / 1e9"),
+    F("flops_executed", FT_NUM, AT(RecordLayer, flops_executed), RECORD_REV_LAYER_EXECUTED,
+      "those the engine ran (Winograd), summed"),
+    FV("gflops_executed", FT_NUM, AT(RecordLayer, gflops_executed), RECORD_REV_LAYER_EXECUTED,
+       "flops_executed / seconds / 1e9"),
     FV("ipc", FT_NUM, AT(RecordLayer, ipc), RECORD_REV_LAYER_COUNTERS, "the trainer's IPC in it"),
     FV("miss_rate", FT_NUM, AT(RecordLayer, miss_rate), RECORD_REV_LAYER_COUNTERS,
        "its cache-miss rate"),

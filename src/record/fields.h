@@ -42,6 +42,8 @@ enum {
     RECORD_REV_EXEC_FIGURES,   /* exec.loader_workers, torch, worker_procs, busy_threads, runs;
                                   threads_used null when unknown */
     RECORD_REV_EXEC_HOOK,      /* exec.hook_rejected */
+    RECORD_REV_SAMPLE_SPAN,    /* samples[].dt */
+    RECORD_REV_LAYER_EXECUTED, /* layers[].flops_executed, gflops_executed */
     RECORD_REVS                /* how many */
 };
 

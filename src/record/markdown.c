@@ -70,7 +70,8 @@ static void md_summary(TextBuf *t, const RunRecord *r)
             st->epochs_done == 1 ? "" : "s");
     textbuf_printf(t, "| Throughput | %.1f images/s |\n", st->images_per_s);
     if (isfinite(r->flops_per_image))
-        textbuf_printf(t, "| Compute rate | %.1f GFLOP/s |\n", st->images_per_s * r->flops_per_image * 1e-9);
+        textbuf_printf(t, "| Compute rate | %.1f GFLOP/s (the model's count) |\n",
+                       st->images_per_s * r->flops_per_image * 1e-9);
     if (isfinite(record_mfu(r, st->images_per_s)))
         textbuf_printf(t, "| MFU | %.1f%% of the %.1f GFLOP/s FMA peak (%s) |\n| Executed share | "
                 "%.1f%% |\n", 100 * record_mfu(r, st->images_per_s), r->fma_peak_gflops,
@@ -112,14 +113,20 @@ static void md_layers(TextBuf *t, const RunRecord *r)
         return;
     for (size_t i = 0; i < r->n_layers; i++)
         total += r->layers[i].seconds;
-    textbuf_printf(t, "\n## Layers\n\n| Layer | ms/step | Share | GFLOP/s |\n|:---|---:|---:|---:|\n");
+    textbuf_printf(t, "\n## Layers\n\n| Layer | ms/step | Share | Model GFLOP/s | Executed GFLOP/s "
+                      "|\n|:---|---:|---:|---:|---:|\n");
     for (size_t i = 0; i < r->n_layers; i++) {
         const RecordLayer *l = &r->layers[i];
         textbuf_printf(t, "| ");
         record_md_cell(t, l->name);
-        textbuf_printf(t, " | %.3f | %.1f%% | %s |\n", 1e3 * l->seconds / (double)r->train.steps,
+        textbuf_printf(t, " | %.3f | %.1f%% | %s | ", 1e3 * l->seconds / (double)r->train.steps,
                 total > 0 ? 100 * l->seconds / total : 0.0, record_md_fixed(a, sizeof a, l->gflops, 1));
+        textbuf_printf(t, "%s |\n", record_layer_executed_differs(l)
+                                        ? record_md_fixed(a, sizeof a, l->gflops_executed, 1) : "");
     }
+    textbuf_printf(t, "\nModel GFLOP/s: the model's FLOPs (as the direct convolution and PyTorch "
+                      "count them) per second; executed: the FLOPs the engine ran, where fewer "
+                      "(the Winograd convolutions).\n");
 }
 
 static void md_series(TextBuf *t, const RunRecord *r)

@@ -222,7 +222,13 @@ int record_add_sample(RunRecord *r, const Sample *s, int epoch, double ipc, doub
     return PUSH(r, samples, &rs);
 }
 
-int record_add_layer(RunRecord *r, const LayerTime *lt, double flops)
+/* The rate of flops in seconds, in GFLOP/s; NAN when either is unknown. */
+static double layer_rate(double flops, double seconds)
+{
+    return isfinite(flops) && seconds > 0 ? flops / seconds * 1e-9 : NAN;
+}
+
+int record_add_layer(RunRecord *r, const LayerTime *lt)
 {
     RecordLayer l;
 
@@ -230,10 +236,18 @@ int record_add_layer(RunRecord *r, const LayerTime *lt, double flops)
     snprintf(l.name, sizeof l.name, "%s", lt->name);
     l.seconds = lt->seconds;
     l.calls = lt->calls;
-    l.flops = flops;
-    l.gflops = isfinite(flops) && lt->seconds > 0 ? flops / lt->seconds * 1e-9 : NAN;
+    l.flops = lt->flops > 0 ? lt->flops : NAN;
+    l.gflops = layer_rate(l.flops, lt->seconds);
+    l.flops_executed = lt->flops_executed > 0 ? lt->flops_executed : NAN;
+    l.gflops_executed = layer_rate(l.flops_executed, lt->seconds);
     l.ipc = l.miss_rate = NAN;
     return PUSH(r, layers, &l);
+}
+
+int record_layer_executed_differs(const RecordLayer *l)
+{
+    return isfinite(l->flops) && isfinite(l->flops_executed) &&
+           fabs(l->flops_executed - l->flops) > 1e-9 * l->flops;
 }
 
 const char *record_label(const RunRecord *r, char *buf, size_t len)

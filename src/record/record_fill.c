@@ -24,7 +24,7 @@ static int fill_layers(RunRecord *r, const Engine *e)
     int rc = 0, n = engine_profile(e, lt, CN_MAX_LAYERS);
 
     for (int i = 0; i < n && rc == 0; i++) {
-        rc = record_add_layer(r, &lt[i], lt[i].flops > 0 ? lt[i].flops : NAN);
+        rc = record_add_layer(r, &lt[i]);
         if (rc == 0) {
             r->layers[r->n_layers - 1].ipc = lt[i].ipc;
             r->layers[r->n_layers - 1].miss_rate = lt[i].miss_rate;

@@ -92,7 +92,8 @@ run, tui = (json.load(open(p)) for p in sys.argv[1:3])
 # Members whose values depend on timing or on the command line (paths
 # such as "train.wall", "samples[].t"): same presence and type, any value.
 VARY = set(open(sys.argv[3]).read().split())
-# Lists whose length depends on timing: each element's keys and types.
+# Lists whose length depends on timing: each element's keys and types,
+# and the last element (shape()).
 BY_SHAPE = {"samples"}
 bad = []
 
@@ -129,13 +130,35 @@ def types(lst):
             out.setdefault(k, set()).add(kind(v))
     return out
 
+# How many 0.1 s sampler periods fit in a run depends on the machine's
+# load; what does not: each record has a sample (every run closes with
+# one), the same fields, and a last sample at the run's end, whose
+# cumulative figures (steps, images, the epoch, the settings) are the
+# run's in both.
+FINAL = ("step", "images", "epoch", "batch", "workers", "segment")
+
 def shape(a, b, path):
     if not a or not b:
         bad.append("%s: %d entries in run, %d in the dashboard's" % (path, len(a), len(b)))
         return
     ta, tb = types(a), types(b)
-    if ta != tb:
+    # A figure may be null in some samples (ipc in an interval the counters
+    # missed) and the records hold different samples: a type that is there
+    # in both must be the same.
+    known = lambda k, t: t.get(k, set()) - {"null"}
+    if set(ta) != set(tb) or any(known(k, ta) and known(k, tb) and known(k, ta) != known(k, tb)
+                                 for k in ta):
         bad.append("%s: fields and types %s in run, %s in the dashboard's" % (path, ta, tb))
+    for k in FINAL:
+        if a[-1].get(k) != b[-1].get(k):
+            bad.append("%s[-1].%s: %r in run, %r in the dashboard's" %
+                       (path, k, a[-1].get(k), b[-1].get(k)))
+    for rec, who in ((run, "run"), (tui, "the dashboard's")):
+        last = rec["samples"][-1]
+        if (last["step"], last["images"]) != (rec["train"]["steps"], rec["train"]["images"]):
+            bad.append("%s[-1]: step %r images %r in %s, the run trained %r steps of %r images" %
+                       (path, last["step"], last["images"], who, rec["train"]["steps"],
+                        rec["train"]["images"]))
 
 cmp(run, tui, "", False)
 # What the dashboard's export lacked before it shared the builder.

@@ -65,10 +65,10 @@ static inline void build_series(RunRecord *r)
     }
     /* The engine's figures, then the counters' additions: sample 1 has no
      * queue (inline loading) and no counters. */
-    Sample s0 = {.t = 0.5, .step = 10, .images = 640, .loss = 2.25f, .images_per_s = 1234.5f,
+    Sample s0 = {.t = 0.5, .dt = 0.125, .step = 10, .images = 640, .loss = 2.25f, .images_per_s = 1234.5f,
                  .queue_fill = 0.75f, .data_wait_share = 0.125f, .workers = 2, .batch = 64,
                  .segment = 0};
-    Sample s1 = {.t = 1.0, .step = 20, .images = 1280, .loss = 1.5f, .images_per_s = 1300.25f,
+    Sample s1 = {.t = 1.0, .dt = 0.5, .step = 20, .images = 1280, .loss = 1.5f, .images_per_s = 1300.25f,
                  .queue_fill = -1, .data_wait_share = 0.5f, .workers = 0, .batch = 64,
                  .segment = 1};
     CHECK_INT(record_add_sample(r, &s0, 0, 1.75, 0.0625), ==, 0);
@@ -88,12 +88,14 @@ static inline void build_series(RunRecord *r)
     sg1.images_per_s_sd = 0;
     CHECK_INT(record_add_segment(r, &sg0), ==, 0);
     CHECK_INT(record_add_segment(r, &sg1), ==, 0);
-    LayerTime lt0 = {.name = "conv2 bwd", .seconds = 3.25, .calls = 282};
+    LayerTime lt0 = {.name = "conv2 bwd", .seconds = 3.25, .calls = 282, .flops = 6.5e12,
+                     .flops_executed = 1.625e12};
     LayerTime lt1 = {.name = "relu1 fwd", .seconds = 0.125, .calls = 282};
-    CHECK_INT(record_add_layer(r, &lt0, 6.5e12), ==, 0);
-    CHECK_INT(record_add_layer(r, &lt1, NAN), ==, 0);
+    CHECK_INT(record_add_layer(r, &lt0), ==, 0);
+    CHECK_INT(record_add_layer(r, &lt1), ==, 0);
     CHECK_NEAR(r->layers[0].gflops, 2000.0, 1e-9);
-    CHECK(isnan(r->layers[1].gflops));
+    CHECK_NEAR(r->layers[0].gflops_executed, 500.0, 1e-9);
+    CHECK(isnan(r->layers[1].gflops) && isnan(r->layers[1].flops_executed));
     RecordCounter c0 = {.role = CN_ROLE_TRAIN, .name = "instructions", .value = 1.5e12,
                         .unit = "", .scaled = 0.5, .status = RECORD_CTR_OK, .reason = ""};
     RecordCounter c1 = {.role = CN_ROLE_LOAD, .name = "cache-misses", .value = NAN, .unit = "",

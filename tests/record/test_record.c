@@ -126,16 +126,16 @@ static void test_csv(const RunRecord *r)
         return;
     size_t n = lines(text, line, 400);
     CHECK_INT(n, ==, 1 + r->n_samples);
-    CHECK(!strcmp(line[0], "t,epoch,step,images_per_s,loss,queue_fill,data_wait_share,workers,"
+    CHECK(!strcmp(line[0], "t,dt,epoch,step,images_per_s,loss,queue_fill,data_wait_share,workers,"
                            "batch,segment,ipc,miss_rate"));
-    CHECK(n > 2 && !strcmp(line[1], "0.5,0,10,1234.5,2.25,0.75,0.125,2,64,0,1.75,0.0625"));
+    CHECK(n > 2 && !strcmp(line[1], "0.5,0.125,0,10,1234.5,2.25,0.75,0.125,2,64,0,1.75,0.0625"));
     /* No queue, no epoch, no counters: empty, not 0. */
-    CHECK(n > 2 && !strcmp(line[2], "1,,20,1300.25,1.5,,0.5,0,64,1,,"));
+    CHECK(n > 2 && !strcmp(line[2], "1,0.5,,20,1300.25,1.5,,0.5,0,64,1,,"));
     for (size_t i = 1; i < n; i++) {
         int commas = 0;
         for (char *c = line[i]; *c; c++)
             commas += *c == ',';
-        CHECK_INT(commas, ==, 11);
+        CHECK_INT(commas, ==, 12);
     }
     free(text);
 }

@@ -438,7 +438,7 @@ static int all_exec(const Entry *e, size_t n)
 static void print_compare(const Entry *e, size_t n)
 {
     static const char *labels[] = {
-        "", "Configuration", "Wall time [s]", "Throughput [img/s]", "Compute [GFLOP/s]",
+        "", "Configuration", "Wall time [s]", "Throughput [img/s]", "Model [GFLOP/s]",
         "MFU [%]", "Executed [%]", "CPU user+sys [s]", "Test accuracy", "Final training loss", "Data wait [%]",
         "Peak memory [MiB]", "Speedup", "Distinguishable"};
 

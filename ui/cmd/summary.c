@@ -94,7 +94,8 @@ static void print_train(FILE *f, const RunRecord *r)
             fmt_plural(st->steps), st->images, fmt_plural(st->images), st->epochs_done, fmt_plural(st->epochs_done));
     fprintf(f, "  Throughput:           %.1f images/s", st->images_per_s);
     if (isfinite(r->flops_per_image))
-        fprintf(f, "  (%.1f GFLOP/s)", st->images_per_s * r->flops_per_image * 1e-9);
+        fprintf(f, "  (%.1f GFLOP/s by the model's count)",
+                st->images_per_s * r->flops_per_image * 1e-9);
     fprintf(f, "\n");
     summary_print_peak(f, r, st->images_per_s);
     fprintf(f, "  CPU:                  %.2f s user, %.2f s sys  (%.2f cores busy of %d thread%s)\n",
@@ -127,15 +128,20 @@ static void print_augment(FILE *f, unsigned aug)
 static void print_loader(FILE *f, const RunRecord *r)
 {
     const TrainStats *st = &r->train;
-    double fill = 0, t = st->split.data + st->split.forward + st->split.backward + st->split.optimizer;
-    long nfill = 0;
+    double fill = 0, nfill = 0,
+           t = st->split.data + st->split.forward + st->split.backward + st->split.optimizer;
     int workers = r->n_segments ? r->segments[r->n_segments - 1].workers : r->config.workers;
 
-    for (size_t i = 0; i < r->n_samples; i++)
-        if (r->samples[i].s.queue_fill >= 0) {
-            fill += r->samples[i].s.queue_fill;
-            nfill++;
+    /* The mean over time: each sample weighted by its span (merged ones
+     * are longer); a record without spans (older) weights them alike. */
+    for (size_t i = 0; i < r->n_samples; i++) {
+        const Sample *s = &r->samples[i].s;
+        double w = s->dt > 0 ? s->dt : 1.0;
+        if (s->queue_fill >= 0) {
+            fill += w * s->queue_fill;
+            nfill += w;
         }
+    }
     double share = t > 0 ? st->split.data / t : 0.0;
     if (workers)
         fprintf(f, "  Loader:               %d thread%s, prefetch %d", workers,
@@ -145,8 +151,8 @@ static void print_loader(FILE *f, const RunRecord *r)
     print_augment(f, r->config.augment);
     fprintf(f, "  Data wait:            %.1f%% of step time (%.3f ms/step)", 100 * share,
             st->steps ? 1e3 * st->split.data / (double)st->steps : 0.0);
-    if (nfill)
-        fprintf(f, ", queue %.1f of %d full on average", queue_cap(r) * fill / (double)nfill,
+    if (nfill > 0)
+        fprintf(f, ", queue %.1f of %d full on average", queue_cap(r) * fill / nfill,
                 queue_cap(r));
     fprintf(f, "\n");
     if (r->loader_samples_per_s > 0 && st->images_per_s > 0)
@@ -184,6 +190,30 @@ static int by_time(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
+/* One row of the layer table: l's ms per step over `steps`, its share of
+ * `total` seconds, the model's and (where they differ) the executed
+ * GFLOP/s, and with ctr its IPC and miss rate. */
+static void print_layer(FILE *f, const RecordLayer *l, long steps, double total, int ctr)
+{
+    char g[16] = "-", x[16] = "", ipc[16] = "n/a", miss[16] = "n/a";
+
+    if (!isnan(l->gflops))
+        snprintf(g, sizeof g, "%.1f", l->gflops);
+    if (record_layer_executed_differs(l))
+        snprintf(x, sizeof x, "%.1f", l->gflops_executed);
+    if (!isnan(l->ipc))
+        snprintf(ipc, sizeof ipc, "%.2f", l->ipc);
+    if (!isnan(l->miss_rate))
+        snprintf(miss, sizeof miss, "%.1f%%", 100 * l->miss_rate);
+    fprintf(f, "  %-22s %10.3f %6.1f%% %13s", l->name, 1e3 * l->seconds / (double)steps,
+            total > 0 ? 100 * l->seconds / total : 0.0, g);
+    if (x[0] || ctr)
+        fprintf(f, " %9s", x);
+    if (ctr)
+        fprintf(f, " %8s %6s", ipc, miss);
+    fputc('\n', f);
+}
+
 static void print_profile(FILE *f, const RunRecord *r)
 {
     RecordLayer *lt;
@@ -201,24 +231,13 @@ static void print_profile(FILE *f, const RunRecord *r)
     int ctr = 0;
     for (size_t i = 0; i < r->n_layers; i++)
         ctr |= !isnan(lt[i].ipc) || !isnan(lt[i].miss_rate);
-    fprintf(f, "\n  %-22s %10s %7s %9s%s\n", "Layer", "ms/step", "share", "GFLOP/s",
-            ctr ? "      IPC   miss" : "");
-    for (size_t i = 0; i < r->n_layers; i++) {
-        char g[16] = "-", ipc[16] = "n/a", miss[16] = "n/a";
-        if (!isnan(lt[i].gflops))
-            snprintf(g, sizeof g, "%.1f", lt[i].gflops);
-        if (!isnan(lt[i].ipc))
-            snprintf(ipc, sizeof ipc, "%.2f", lt[i].ipc);
-        if (!isnan(lt[i].miss_rate))
-            snprintf(miss, sizeof miss, "%.1f%%", 100 * lt[i].miss_rate);
-        fprintf(f, "  %-22s %10.3f %6.1f%% %9s", lt[i].name,
-                1e3 * lt[i].seconds / (double)r->train.steps,
-                total > 0 ? 100 * lt[i].seconds / total : 0.0, g);
-        if (ctr)
-            fprintf(f, " %8s %6s", ipc, miss);
-        fputc('\n', f);
-    }
-    fprintf(f, "\n");
+    fprintf(f, "\n  %-22s %10s %7s %13s %9s%s\n", "Layer", "ms/step", "share", "model GFLOP/s",
+            "executed", ctr ? "      IPC   miss" : "");
+    for (size_t i = 0; i < r->n_layers; i++)
+        print_layer(f, &lt[i], r->train.steps, total, ctr);
+    fprintf(f, "  (model GFLOP/s: the model's FLOPs, as the direct convolution and PyTorch count "
+               "them, per second;\n   executed: the FLOPs the engine ran, where fewer: the "
+               "Winograd convolutions)\n\n");
     free(lt);
 }
 

@@ -221,13 +221,13 @@ static void rate_lines(Tui *t, Lines *l, int running)
     const TrainStats *st = &t->rv.st;
 
     if (running) {
-        line(l, A_BOLD, "images/s", "now %s  run %s  GFLOP/s %s",
+        line(l, A_BOLD, "images/s", "now %s  run %s  model GF/s %s",
              fmt_si(a, sizeof a, t->live.images_per_s_now),
              fmt_si(b, sizeof b, t->live.p.images_per_s),
              fmt_si(c, sizeof c, t->live.images_per_s_now * t->flops_per_image * 1e-9));
         split_bar(t, l, &t->live.split);
     } else if (t->rv.have_st && st->steps > 0) {
-        line(l, A_BOLD, "images/s", "run %s  GFLOP/s %s", fmt_si(a, sizeof a, st->images_per_s),
+        line(l, A_BOLD, "images/s", "run %s  model GF/s %s", fmt_si(a, sizeof a, st->images_per_s),
              fmt_si(c, sizeof c, st->images_per_s * t->flops_per_image * 1e-9));
         split_bar(t, l, &st->split);
     } else {

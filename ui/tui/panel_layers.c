@@ -1,7 +1,8 @@
 /*
  * panel_layers.c: the per-layer view: each layer's time per step, its
- * share (with a bar), GFLOP/s, calls, IPC and miss rate, in step order,
- * by time or by name (o).
+ * share (with a bar), the model's GFLOP/s and, where the engine ran fewer
+ * FLOPs (the Winograd layers), the executed rate, calls, IPC and miss
+ * rate, in step order, by time or by name (o).
  */
 #include <math.h>
 #include <stdio.h>
@@ -25,17 +26,33 @@ static int layer_cmp(const void *a, const void *b)
     return *(const int *)a - *(const int *)b;
 }
 
+/* The model's GFLOP/s of a layer ("-" for an elementwise one) and the
+ * executed rate where it differs (else ""), each in len bytes. */
+static void layer_rates(const LayerTime *lt, char *model, char *exec, size_t len)
+{
+    double s = lt->seconds > 0 ? lt->seconds : NAN;
+
+    snprintf(exec, len, "%s", "");
+    if (lt->flops <= 0) {
+        snprintf(model, len, "-");
+        return;
+    }
+    snprintf(model, len, "%.1f", isnan(s) ? 0.0 : lt->flops / s * 1e-9);
+    if (lt->flops_executed > 0 && fabs(lt->flops_executed - lt->flops) > 1e-9 * lt->flops)
+        snprintf(exec, len, "%.1f", isnan(s) ? 0.0 : lt->flops_executed / s * 1e-9);
+}
+
 static void layers_draw(Tui *t, Rect r)
 {
     const RunView *v = &t->rv;
     int idx[RUNTHREAD_MAX_LAYERS];
     double total = 0;
     static const char *const order[] = {"step order", "time", "name"};
-    char gf[48];
+    char gf[48], gx[48];
 
     draw_put(r.y, r.x, r.w, A_BOLD | draw_pair(t, PAIR_TITLE),
-        "%-22s %9s %7s %9s %8s %5s %6s   sorted by %s (o changes)%s", "layer", "ms/step",
-        "share", "GFLOP/s", "calls", "IPC", "miss", order[t->set.sort],
+        "%-22s %8s %7s %10s %6s %6s %5s %6s  sorted by %s (o changes)%s", "layer", "ms/step",
+        "share", "model GF/s", "exec", "calls", "IPC", "miss", order[t->set.sort],
         v->state == RUN_TRAINING ? ", live" : "");
     if (v->nprof == 0 || v->prof_steps == 0) {
         draw_put(r.y + 1, r.x, r.w, A_DIM, "n/a: no step timed yet (s starts a run)");
@@ -54,27 +71,26 @@ static void layers_draw(Tui *t, Rect r)
     for (int k = 0; k < vis && t->table_top + k < v->nprof; k++) {
         const LayerTime *lt = &v->prof[idx[t->table_top + k]];
         double per = lt->calls ? lt->seconds / (double)lt->calls : 0;
-        if (lt->flops <= 0)
-            snprintf(gf, sizeof gf, "-");
-        else
-            snprintf(gf, sizeof gf, "%.1f", lt->seconds > 0 ? lt->flops / lt->seconds * 1e-9 : 0.0);
+        layer_rates(lt, gf, gx, sizeof gf);
         double share = total > 0 ? lt->seconds / total : 0;
         char bar[64], ipc[16] = "n/a", miss[16] = "n/a";
         if (isfinite(lt->ipc))
             snprintf(ipc, sizeof ipc, "%.2f", lt->ipc);
         if (isfinite(lt->miss_rate))
             snprintf(miss, sizeof miss, "%.1f%%", 100 * lt->miss_rate);
-        int bw = r.w - 75;
+        int bw = r.w - 80;
         if (bw > 40)
             bw = 40;
         bar[0] = '\0';
         if (bw >= 4)
             fmt_bar(bar, sizeof bar, share, bw);
-        draw_put(r.y + 1 + k, r.x, r.w, A_NORMAL, "%-22s %9.3f %6.1f%% %9s %8ld %5s %6s   %s",
-            lt->name, 1e3 * per, 100 * share, gf, lt->calls, ipc, miss, bar);
+        draw_put(r.y + 1 + k, r.x, r.w, A_NORMAL,
+            "%-22s %8.3f %6.1f%% %10s %6s %6ld %5s %6s   %s", lt->name, 1e3 * per, 100 * share, gf,
+            gx, lt->calls, ipc, miss, bar);
     }
     draw_put(r.y + r.h - 1, r.x, r.w, A_DIM, "%s%s%s",
-        "GFLOP/s: the engine's FLOP count of each GEMM layer; - for the elementwise ones",
+        "GF/s: model = direct-conv FLOPs (PyTorch's count); exec = those run (Winograd); "
+        "- elementwise",
         t->ctr.ipc_ok ? "" : "; IPC, miss n/a: ", t->ctr.ipc_ok ? "" : t->ctr.why);
 }
 

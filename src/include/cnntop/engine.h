@@ -194,7 +194,11 @@ typedef struct LayerTime {
     char name[32];    /* e.g. "conv2 bwd" */
     double seconds;   /* wall time summed over the run's steps */
     long calls;       /* times it ran */
-    double flops;     /* floating-point operations over the run; 0: not a GEMM layer */
+    double flops;     /* the model's floating-point operations over the run, as the
+                         direct convolution counts them (PyTorch's count, the unit of
+                         MFU); 0: not a GEMM layer */
+    double flops_executed; /* those the engine ran: fewer in the Winograd convolutions
+                              (conv2, conv3), the same elsewhere; 0: not a GEMM layer */
     /* With engine_set_counters(): the trainer thread's counts in this op,
      * for the set's first CN_LAYER_EVENTS events in order; NAN where the
      * event did not count on that thread.  (Compute threads work on the
@@ -243,19 +247,26 @@ typedef struct LiveStats {
 
 /*
  * One sample of a run, taken about 10 times a second by the engine's
- * sampler thread while engine_train() runs.  The engine keeps the whole
- * run's history at bounded memory: when its buffer is full, neighbouring
- * samples are merged and the interval doubles.
+ * sampler thread while engine_train() runs, and once more when it ends
+ * (so a run that trained a step has a sample).  Each covers the interval
+ * (t - dt, t] of training time; the samples are contiguous from 0.  The
+ * engine keeps the whole run's history in bounded memory, as a
+ * round-robin database does: the recent past at full rate, older stretches
+ * merged into longer samples (a larger dt) whose rates are those over the
+ * whole stretch, exactly (images/s the images over its time, and so on),
+ * so that means over the samples weighted by dt are the run's.
  */
 typedef struct Sample {
-    double t;               /* seconds since training started */
+    double t;               /* seconds of training at the interval's end */
+    double dt;              /* seconds the interval spans: 0.1 s or so at full rate */
     long step;              /* steps done */
     long images;            /* images done */
     float loss;             /* last step's loss */
     float images_per_s;     /* over this interval */
-    float queue_fill;       /* queue_filled / queue_cap at the sample, 0..1; -1 inline */
+    float queue_fill;       /* queue_filled / queue_cap, 0..1, at the sample (its mean
+                               over the interval when merged); -1 inline */
     float data_wait_share;  /* share of this interval's step time spent waiting */
-    int workers, batch;
+    int workers, batch;     /* as of the interval's end */
     int segment;
     float ipc;              /* trainer role over the interval; NAN: not counted */
     float miss_rate;        /* cache-misses / cache-references, 0..1; NAN: not counted */

@@ -69,8 +69,11 @@ typedef struct RecordLayer {
     char name[32];    /* e.g. "conv2 bwd" */
     double seconds;   /* wall time summed over the run's steps */
     long calls;       /* times it ran */
-    double flops;     /* floating-point operations summed over the run; NAN: unknown */
-    double gflops;    /* flops / seconds / 1e9; NAN: unknown */
+    double flops;     /* the model's floating-point operations (the direct convolution's
+                         count, PyTorch's) summed over the run; NAN: unknown */
+    double gflops;    /* flops / seconds / 1e9: the model's rate; NAN: unknown */
+    double flops_executed;  /* those the engine ran (fewer in the Winograd layers); NAN: unknown */
+    double gflops_executed; /* flops_executed / seconds / 1e9; NAN: unknown */
     double ipc;       /* the trainer thread's instructions / cycles in it; NAN: not counted */
     double miss_rate; /* its cache-misses / cache-references; NAN: not counted */
 } RecordLayer;
@@ -226,7 +229,12 @@ int record_set_config(RunRecord *r, const RunConfig *cfg);
 int record_add_epoch(RunRecord *r, const RecordEpoch *e);
 int record_add_sample(RunRecord *r, const Sample *s, int epoch, double ipc, double miss_rate);
 int record_add_segment(RunRecord *r, const Segment *s);
-int record_add_layer(RunRecord *r, const LayerTime *lt, double flops);
+int record_add_layer(RunRecord *r, const LayerTime *lt); /* its flops: NAN where 0 */
+
+/* 1 when the layer's executed FLOPs are known and differ from the model's
+ * (the Winograd layers): where the tables show the executed rate beside
+ * the model's. */
+int record_layer_executed_differs(const RecordLayer *l);
 int record_add_counter(RunRecord *r, const RecordCounter *c);
 int record_add_repeat(RunRecord *r, const RecordRepeat *rep);
 int record_add_eval(RunRecord *r, const RecordEval *ev);

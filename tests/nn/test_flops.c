@@ -1,0 +1,48 @@
+/*
+ * test_flops.c: the two FLOP counts of each op of the step (nn/model.h):
+ * the model's (the direct convolution's, PyTorch's; every GFLOP/s labelled
+ * "model") and the executed (what the engine runs; "executed"), computed
+ * by hand for the reference model.
+ *
+ * conv2 and conv3 run Winograd F(7x7, 3x3): per image, 81 x C x OC
+ * multiply-adds per 7x7 output tile (4 tiles at 14x14, 1 at 7x7) where the
+ * direct convolution does 441 x C x OC per tile, 5.4x more; their
+ * backward, dW and dX, twice the forward.  Every other op executes what
+ * the model counts.  The per-op counts sum to the per-image totals the
+ * record gives (flops_per_image, flops_executed_per_image).
+ */
+#include "check.h"
+#include "cnntop/engine.h"
+#include "nn/model.h"
+
+int main(void)
+{
+    /* conv2: 32 -> 64 channels at 14 x 14; conv3: 64 -> 128 at 7 x 7. */
+    const double c2_direct = 2.0 * 64 * 32 * 9 * 14 * 14, c2_wino = 2.0 * 81 * 32 * 64 * 4;
+    const double c3_direct = 2.0 * 128 * 64 * 9 * 7 * 7, c3_wino = 2.0 * 81 * 64 * 128 * 1;
+    double model = 0, executed = 0;
+
+    CHECK_NEAR(model_op_flops(PROF_CONV2_F), c2_direct, 0);
+    CHECK_NEAR(model_op_flops_executed(PROF_CONV2_F), c2_wino, 0);
+    CHECK_NEAR(model_op_flops_executed(PROF_CONV2_B), 2 * c2_wino, 0);
+    CHECK_NEAR(model_op_flops(PROF_CONV3_F), c3_direct, 0);
+    CHECK_NEAR(model_op_flops_executed(PROF_CONV3_F), c3_wino, 0);
+    CHECK_NEAR(model_op_flops_executed(PROF_CONV3_B), 2 * c3_wino, 0);
+    CHECK_NEAR(c2_direct / c2_wino, 5.44, 0.01);
+    for (int op = 0; op < PROF_NOPS; op++) {
+        double m = model_op_flops((ProfOp)op), x = model_op_flops_executed((ProfOp)op);
+        int wino = op == PROF_CONV2_F || op == PROF_CONV2_B || op == PROF_CONV3_F ||
+                   op == PROF_CONV3_B;
+        if (!wino)
+            CHECK_NEAR(x, m, 0); /* conv1 (direct), the fc layers, 0 for the rest */
+        else
+            CHECK(x < m);
+        model += m;
+        executed += x;
+    }
+    CHECK_NEAR(model, engine_flops_per_image(), 0);
+    CHECK_NEAR(executed, engine_flops_executed_per_image(), 0);
+    CHECK_NEAR(model, 46228992.0, 0);   /* the man page's flops_per_image */
+    CHECK_NEAR(executed, 10839552.0, 0); /* and flops_executed_per_image */
+    return check_report();
+}

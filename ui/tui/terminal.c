@@ -2,9 +2,10 @@
  * terminal.c: the terminal: curses set up with newterm (UTF-8 or not,
  * colours or monochrome, the mouse), SIGINT, SIGTERM and SIGHUP turned
  * into a flag the loop polls (each left ignored when cnntop was started
- * ignoring it), and a fatal signal's handler that puts the
- * terminal back (leaves the alternate screen, restores the modes) before
- * the process dies of it.
+ * ignoring it), and a fatal signal's handler that puts the terminal back
+ * (leaves the alternate screen, restores the modes) before the process
+ * dies of it.  A terminal that cannot move the cursor (TERM=dumb) is
+ * refused as an unknown one is.
  */
 #include <langinfo.h>
 #include <locale.h>
@@ -102,8 +103,8 @@ static void signals_init(void)
     sigemptyset(&sa.sa_mask);
     /* After the terminal is set up, since curses installs its own SIGINT
      * and SIGTERM handlers: ours replace them, so that the loop can stop
-     * the run and save. */
-    /* A signal ignored when cnntop started stays ignored (signals.h). */
+     * the run and save.  A signal ignored when cnntop started stays
+     * ignored (common/signals.h). */
     signals_catch(SIGINT, &sa, NULL);
     signals_catch(SIGTERM, &sa, NULL);
     signals_catch(SIGHUP, &sa, NULL);

@@ -9,7 +9,8 @@
 #     ignored too, and kill -HUP neither closes the dashboard nor reaches
 #     the command;
 #   - a line written by a process the command left, after it exited, shows
-#     in the tail and is written back after q; one that keeps the output
+#     in the tail and is written back after q (without a terminal to
+#     drive, written back and said on stderr); one that keeps the output
 #     open is given up after a few seconds, said on the status line and on
 #     stderr.
 # No sleeps as speed assumptions: markers and the screen are polled.
@@ -77,6 +78,15 @@ T send-keys -t t q
 check "a late line: q" "^cnntop exit 0$" 20
 T capture-pane -p -t t -S -400 >"$tmp/after"
 check_file "a late line: written back" "$tmp/after" -x "late-line"
+
+# The same without a terminal to drive: written back, and said on stderr.
+T send-keys -t t "clear" Enter
+tui_run "--version >/dev/null; env -u TERM $CNNTOP exec --no-hook -- sh -c '(while kill -0 \$\$ 2>/dev/null; do sleep 0.05; done; echo late-line) & echo early-line'"
+check "TERM unset, a late line: exit 0" "^cnntop exit 0$" 60
+T capture-pane -p -t t -S -400 >"$tmp/after"
+check_file "TERM unset, a late line: written back" "$tmp/after" -x "late-line"
+check_file "TERM unset, a late line: said" "$tmp/after" \
+    "^cnntop: exec: output still open after the command exited; read for at most [0-9]* more s$"
 
 # A process that never closes the output: given up, said, q ends at once.
 T send-keys -t t "clear" Enter

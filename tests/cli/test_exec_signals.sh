@@ -22,7 +22,7 @@
 #     does, exit 127 or 126.
 # No sleeps as speed assumptions: markers are polled with generous caps.
 set -u
-CNNTOP=$1
+CNNTOP=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") # the cases below cd
 fails=0
 checks=0
 skips=0

@@ -33,10 +33,18 @@ wait_file() {
 # The command writes cnntop's pid ($PPID) and waits for SIGTERM.
 CMD="sh -c 'trap \"echo got-term; exit 7\" TERM; echo line-one; echo \$PPID >$tmp/pid.tmp; mv $tmp/pid.tmp $tmp/pid; while :; do sleep 0.1; done'"
 
+# fresh: a clear screen and no scrollback, so that a capture of the
+# history holds this case's lines only.
+fresh() {
+    T send-keys -t t "clear" Enter
+    wait_for '^tui\$ *$' 10
+    T clear-history -t t
+}
+
 tui_shell 100 34
 for term in "-u TERM" TERM=dumb TERM=nosuchterm-cnntop; do
     rm -f "$tmp/pid"
-    T send-keys -t t "clear" Enter
+    fresh
     tui_run "--version >/dev/null; env $term $CNNTOP exec --no-hook -- $CMD"
     checks=$((checks + 1))
     if ! wait_file "$tmp/pid"; then
@@ -54,7 +62,7 @@ done
 
 # nohup: SIGHUP ignored by cnntop and the command; kill -HUP changes nothing.
 GO=$tmp/go
-T send-keys -t t "clear" Enter
+fresh
 rm -f "$tmp/pid"
 tui_run "--version >/dev/null; env --ignore-signal=HUP $CNNTOP exec --no-hook -- sh -c 'grep SigIgn /proc/self/status; echo \$PPID >$tmp/pid.tmp; mv $tmp/pid.tmp $tmp/pid; while [ ! -e $GO ]; do sleep 0.1; done; echo out-last'"
 check "nohup: the dashboard" "elapsed [0-9.]* s   running" 30
@@ -70,7 +78,7 @@ T send-keys -t t q
 check "nohup: q, the command's status" "^cnntop exit 0$" 20
 
 # A line written after the command exited: in the tail, and written back.
-T send-keys -t t "clear" Enter
+fresh
 tui_run "exec --no-hook -- sh -c '(while kill -0 \$\$ 2>/dev/null; do sleep 0.05; done; echo late-line) & echo early-line'"
 check "a late line: the command ended" "exited 0" 30
 check "a late line: in the tail" "^late-line" 30
@@ -80,7 +88,7 @@ T capture-pane -p -t t -S -400 >"$tmp/after"
 check_file "a late line: written back" "$tmp/after" -x "late-line"
 
 # The same without a terminal to drive: written back, and said on stderr.
-T send-keys -t t "clear" Enter
+fresh
 tui_run "--version >/dev/null; env -u TERM $CNNTOP exec --no-hook -- sh -c '(while kill -0 \$\$ 2>/dev/null; do sleep 0.05; done; echo late-line) & echo early-line'"
 check "TERM unset, a late line: exit 0" "^cnntop exit 0$" 60
 T capture-pane -p -t t -S -400 >"$tmp/after"
@@ -89,7 +97,7 @@ check_file "TERM unset, a late line: said" "$tmp/after" \
     "^cnntop: exec: output still open after the command exited; read for at most [0-9]* more s$"
 
 # A process that never closes the output: given up, said, q ends at once.
-T send-keys -t t "clear" Enter
+fresh
 tui_run "exec --no-hook -- sh -c 'while [ -e $tmp/keep ]; do sleep 0.1; done & echo hi'"
 check "a daemon: the command ended" "exited 0" 30
 check "a daemon: given up, said" "stopped reading the output" 60

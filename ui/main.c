@@ -81,6 +81,9 @@ int main(int argc, char **argv)
     Options o;
     char err[512];
 
+    /* Before anything installs a handler: what the shell passed (nohup's
+     * ignored SIGHUP stays ignored, here and in a command cnntop runs). */
+    signals_startup();
     if (options_parse(&o, &commands, argc, argv, err, sizeof err) != 0) {
         fprintf(stderr, "cnntop: %s\n", err);
         return EXIT_USAGE;

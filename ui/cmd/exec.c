@@ -17,7 +17,14 @@
  * cnntop are passed on to the command; SIGINT is not, because Ctrl-C on a
  * terminal reaches the command through its process group already (passing
  * it on would interrupt the command's own handler twice).  cnntop waits for
- * the command to end either way and still prints the summary.
+ * the command to end either way and still prints the summary.  A signal
+ * cnntop was started ignoring (nohup, a background job) stays ignored, in
+ * cnntop and in the command (common/signals.h).
+ *
+ * With its output piped (--progress, the dashboard), a process the command
+ * left behind may still hold the pipes when it exits: they are read on for
+ * at most EXEC_DRAIN_S more (as `CMD | cat` would pass the late lines on),
+ * saying so, so that a daemon that never closes them cannot hang cnntop.
  *
  * One session (exec_session_*: start, step, finish) is the poll loop; two
  * front ends drive it: exec_run() here, headless, and the dashboard
@@ -44,12 +51,18 @@
 
 #define EXEC_POLL_MS 50         /* between samples of the tree */
 #define EXEC_PROGRESS_S 5.0     /* between progress lines on stderr */
+#define EXEC_DRAIN_S 5.0        /* the output read after the command exited */
 
 static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t stop_sig;   /* the first stop signal caught */
+static volatile sig_atomic_t stop_count; /* stop signals caught */
 
 /* SIGTERM and SIGHUP go on to the command (see the file comment). */
 static void on_stop(int sig)
 {
+    if (!stop_sig)
+        stop_sig = sig;
+    stop_count++;
     if (sig != SIGINT && child_pid > 0)
         kill((pid_t)child_pid, sig);
 }
@@ -73,15 +86,15 @@ static int child_null(int fd, int flags)
     return 0;
 }
 
-/* In the forked child: back to the signals a command expects (cnntop
- * ignores SIGPIPE and SIGXFSZ, and an ignored signal stays ignored across
- * execve), wait at the gate, exec; on failure send errno up the pipe.
+/* In the forked child: back to the signals cnntop was given (it ignores
+ * SIGPIPE and SIGXFSZ, and an ignored signal stays ignored across execve;
+ * one ignored at cnntop's start must stay so), wait at the gate, exec; on
+ * failure send errno up the pipe.
  * Captured (the dashboard), its stdin is /dev/null: the keys are the
  * dashboard's. */
 static void child_run(char **argv, const int gate[2], const int errpipe[2],
                       const ExecProgress *p, int quiet, int captured)
 {
-    sigset_t none;
     char c;
 
     /* The parent's ends: the gate opens only when no write end is left. */
@@ -93,10 +106,7 @@ static void child_run(char **argv, const int gate[2], const int errpipe[2],
         _exit(126);
     if (captured && child_null(STDIN_FILENO, O_RDONLY) != 0)
         _exit(126);
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    signal(SIGPIPE, SIG_DFL);
-    signal(SIGXFSZ, SIG_DFL);
+    signals_child_reset();
     while (read(gate[0], &c, 1) < 0 && errno == EINTR)
         ;
     execvp(argv[0], argv);
@@ -108,11 +118,13 @@ static void child_run(char **argv, const int gate[2], const int errpipe[2],
 
 /* Forks the command, held at its gate: *gate_w releases it (close it),
  * *err_r gives execvp's errno or EOF once the exec succeeded.  0 or -1
- * with err. */
+ * with err.  A stop signal that comes meanwhile waits, blocked, until
+ * child_pid is set: then on_stop passes it on. */
 static int child_fork(char **argv, const ExecProgress *p, int quiet, int captured, pid_t *pid,
                       int *gate_w, int *err_r, char *err, size_t len)
 {
     int gate[2], ep[2];
+    sigset_t stops, old;
 
     if (pipe2(gate, O_CLOEXEC) != 0) {
         snprintf(err, len, "pipe: %s", strerror(errno));
@@ -126,10 +138,18 @@ static int child_fork(char **argv, const ExecProgress *p, int quiet, int capture
     }
     fflush(stdout);
     fflush(stderr);
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
+    sigaddset(&stops, SIGHUP);
+    sigprocmask(SIG_BLOCK, &stops, &old);
     *pid = fork();
     if (*pid == 0)
-        child_run(argv, gate, ep, p, quiet, captured);
+        child_run(argv, gate, ep, p, quiet, captured); /* its mask: cnntop's at start */
     int e = errno;
+    if (*pid > 0)
+        child_pid = *pid;
+    sigprocmask(SIG_SETMASK, &old, NULL);
     close(gate[0]);
     close(ep[1]);
     if (*pid < 0) {
@@ -257,6 +277,10 @@ int exec_session_start(ExecSession *s, const ExecRun *x)
         return rc;
     if (s->note[0] && !x->output)
         fprintf(stderr, "cnntop: exec: %s\n", s->note);
+    /* On every path, the dashboard's too until its terminal is up (its
+     * handlers, tui/terminal.c, then take over the stop signals): one that
+     * finds no terminal runs headless and must not die of a SIGTERM. */
+    signals_install(on_stop);
     if (child_fork(x->argv, &s->prog, x->quiet, x->output != NULL, &pid, &gate_w, &err_r, err,
                    sizeof err) != 0) {
         fprintf(stderr, "cnntop: exec: %s\n", err);
@@ -266,11 +290,6 @@ int exec_session_start(ExecSession *s, const ExecRun *x)
     exec_hook_forked(&s->hook);
     exec_progress_forked(&s->prog);
     s->pid = pid;
-    child_pid = pid;
-    /* The dashboard has its own handlers (tui/terminal.c) and passes the
-     * stop signals on itself. */
-    if (!x->output)
-        signals_install(on_stop);
     if (proctree_watch(s->tree, pid, 1, err, sizeof err) != 0)
         fprintf(stderr, "cnntop: exec: %s (no counters)\n", err);
     s->t0 = mono_s();
@@ -278,18 +297,93 @@ int exec_session_start(ExecSession *s, const ExecRun *x)
     if (e) {
         rc = child_reap(pid, &s->res);
         child_pid = 0;
-        fprintf(stderr, "cnntop: exec: %s: %s\n", x->argv[0], strerror(e));
+        exec_why_print(stderr, x->argv[0], e);
         exec_session_close(s);
         return rc;
     }
     s->running = 1;
+    s->say = x->output ? NULL : stderr;
     return 0;
+}
+
+/* A note about the output's drain: said on s->say, or kept for
+ * exec_session_note(). */
+static void drain_note(ExecSession *s, const char *msg)
+{
+    snprintf(s->drain_note, sizeof s->drain_note, "%s", msg);
+    s->drain_said = 0;
+    if (s->say)
+        exec_session_notes_to(s, s->say);
+}
+
+/* The command has been reaped: 1 when its output is still open (a
+ * process it left holds the pipes) and is read on for EXEC_DRAIN_S. */
+static int drain_begin(ExecSession *s)
+{
+    char msg[160];
+
+    if (s->prog.rd[0] < 0 && s->prog.rd[1] < 0)
+        return 0;
+    s->draining = 1;
+    s->drain_end = mono_s() + EXEC_DRAIN_S;
+    s->drain_stops = stop_count;
+    snprintf(msg, sizeof msg,
+             "output still open after the command exited; read for at most %.0f more s",
+             EXEC_DRAIN_S);
+    drain_note(s, msg);
+    return 1;
+}
+
+/* One step of the drain: 0 once the output has closed, the time is up or
+ * a stop signal came. */
+static int drain_step(ExecSession *s, int ms, int wake_fd)
+{
+    double left = s->drain_end - mono_s();
+
+    if (left > 0 && stop_count == s->drain_stops)
+        wait_input(s, left * 1000.0 < ms ? (int)(left * 1000.0) + 1 : ms, wake_fd);
+    if (s->prog.rd[0] < 0 && s->prog.rd[1] < 0) {
+        s->draining = 0;
+        drain_note(s, ""); /* nothing lost: nothing more to say */
+        return 0;
+    }
+    if (s->drain_end - mono_s() > 0 && stop_count == s->drain_stops)
+        return 1;
+    exec_progress_stop(&s->prog);
+    s->draining = 0;
+    s->drain_cut = 1;
+    drain_note(s, "stopped reading the output: a process the command left still holds it open");
+    return 0;
+}
+
+void exec_session_notes_to(ExecSession *s, FILE *f)
+{
+    s->say = f;
+    if (f && s->drain_note[0]) {
+        fprintf(f, "cnntop: exec: %s\n", s->drain_note);
+        s->drain_said = 1;
+    }
+}
+
+const char *exec_session_note(ExecSession *s)
+{
+    if (s->drain_said || !s->drain_note[0])
+        return NULL;
+    s->drain_said = 1;
+    return s->drain_note;
+}
+
+int exec_session_stop_signal(void)
+{
+    return stop_sig;
 }
 
 int exec_session_step(ExecSession *s, int ms, int wake_fd)
 {
     siginfo_t si;
 
+    if (s->draining)
+        return drain_step(s, ms, wake_fd);
     if (!s->running)
         return 0;
     memset(&si, 0, sizeof si);
@@ -307,7 +401,7 @@ int exec_session_step(ExecSession *s, int ms, int wake_fd)
         exec_progress_drain(&s->prog);
         s->running = 0;
         s->ran = 1;
-        return 0;
+        return drain_begin(s);
     }
     wait_input(s, ms, wake_fd);
     return 1;
@@ -354,7 +448,8 @@ int exec_run(const ExecRun *x, RunRecord *rec, int argc, char **argv, FILE *summ
     if (rc)
         return rc;
     while (exec_session_step(&s, EXEC_POLL_MS, -1))
-        progress(s.tree, s.elapsed, &last);
+        if (s.running)
+            progress(s.tree, s.elapsed, &last);
     return exec_session_finish(&s, rec, argc, argv, summary);
 }
 

@@ -82,8 +82,14 @@ int exec_progress_open(ExecProgress *p, const char *regex, int capture, char *er
 void exec_progress_forked(ExecProgress *p);
 
 /* Copies what the command has written to cnntop's stdout/stderr (or
- * gives it to p->sink) and matches its lines; never waits. */
+ * gives it to p->sink) and matches its lines; never waits.  A stream whose
+ * copy finds no reader (EPIPE) is closed (p->rd[i] -1), so that the
+ * command's next write to it fails as it would have without cnntop. */
 void exec_progress_drain(ExecProgress *p);
+
+/* Stops reading the command's output: closes the read ends (a last line
+ * without its newline is matched); the figures stay. */
+void exec_progress_stop(ExecProgress *p);
 
 /* Closes the pipes and frees the pattern.  Idempotent. */
 void exec_progress_close(ExecProgress *p);
@@ -115,6 +121,13 @@ typedef struct ExecSession {
     int rc;                /* its exit code once it ended (128+N: signal N) */
     double t0;             /* CLOCK_MONOTONIC s at its release */
     double elapsed;        /* s from its release to the last step */
+    int draining;          /* 1: it ended but its output is still open, read on */
+    int drain_cut;         /* 1: the reading stopped with the output still open */
+    int drain_stops;       /* stop signals caught when the drain began */
+    double drain_end;      /* CLOCK_MONOTONIC s the drain stops at */
+    char drain_note[160];  /* the last thing to say about the drain, or "" */
+    int drain_said;        /* 1: drain_note has been said */
+    FILE *say;             /* where the notes go (stderr headless), NULL: kept */
 } ExecSession;
 
 /*
@@ -122,18 +135,41 @@ typedef struct ExecSession {
  * run (x must outlive the session).  Returns 0 with s->running, or
  * cnntop's exit code after a one-line error on stderr: 2 for a bad -e
  * list or --progress pattern, 127 or 126 when the command could not be
- * run; nothing then needs closing.  Headless (x->output NULL), SIGTERM and
- * SIGHUP to cnntop are passed on to the command from here on.
+ * run (exec_why_print()); nothing then needs closing.  From here on
+ * SIGTERM and SIGHUP to cnntop are passed on to the command (the
+ * dashboard's terminal handlers replace this once they are installed),
+ * except one cnntop was started ignoring.
  */
 int exec_session_start(ExecSession *s, const ExecRun *x);
 
 /*
  * One sample: polls the tree, then waits up to ms for the hook, the output
  * or wake_fd (-1: none) to have something.  When the command has exited
- * it is polled a last time, reaped and 0 returned (s->rc, s->res hold how
- * it ended); 1 while it runs.
+ * it is polled a last time and reaped (s->running 0; s->rc, s->res hold
+ * how it ended).  Then, while a process it left keeps its output pipes
+ * open, its output is read on (s->draining) for a few seconds at most, or
+ * until a stop signal: the notes about it go to s->say.  Returns 1 while
+ * there is more to do, 0 at the end.
  */
 int exec_session_step(ExecSession *s, int ms, int wake_fd);
+
+/* Where the session's notes go from now on (NULL: kept for
+ * exec_session_note()); the current note, if any, is said there at once
+ * (again if it was taken already).  Headless: stderr from the start. */
+void exec_session_notes_to(ExecSession *s, FILE *f);
+
+/* The note not yet said (the dashboard shows it), marked said; NULL: none. */
+const char *exec_session_note(ExecSession *s);
+
+/* The first stop signal (SIGTERM, SIGHUP, SIGINT) the session's own
+ * handler caught, 0: none. */
+int exec_session_stop_signal(void);
+
+/* Says on f why the command argv0 could not be exec'ed (errno e) the way
+ * a shell does: "cnntop: exec: ./x.sh: bad interpreter /usr/bin/nope: No
+ * such file or directory" for a script whose #! interpreter is missing,
+ * "Is a directory", the ELF program interpreter, else strerror (exec_why.c). */
+void exec_why_print(FILE *f, const char *argv0, int e);
 
 /* Sends sig to the command while it runs. */
 void exec_session_kill(ExecSession *s, int sig);

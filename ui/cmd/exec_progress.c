@@ -10,7 +10,9 @@
  * matches each whole line against REGEX (POSIX extended).  The figure of
  * a matching line is its first parenthesised group when the pattern has
  * one, else the first number inside the match.  A line longer than
- * EXEC_LINE_MAX is copied but not matched.
+ * EXEC_LINE_MAX is copied but not matched.  When cnntop's own stream has
+ * no reader any more (`| head`), the command's pipe is closed too, so that
+ * the command meets the closed pipe (SIGPIPE) as it would without cnntop.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -108,18 +110,29 @@ static void feed(ExecProgress *p, int i, const char *buf, size_t n)
     }
 }
 
-/* Copies all of buf to fd; a reader that went away loses the rest. */
-static void pass_on(int fd, const char *buf, size_t n)
+/* Copies all of buf to fd; a write error loses the rest.  -1 when fd's
+ * reader has gone (EPIPE), else 0. */
+static int pass_on(int fd, const char *buf, size_t n)
 {
     while (n) {
         ssize_t w = write(fd, buf, n);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
-            return;
+            return w < 0 && errno == EPIPE ? -1 : 0;
         buf += w;
         n -= (size_t)w;
     }
+    return 0;
+}
+
+/* No more reading stream i: a last line without its newline counts too. */
+static void stream_end(ExecProgress *p, int i)
+{
+    if (p->len[i])
+        feed(p, i, "\n", 1);
+    close(p->rd[i]);
+    p->rd[i] = -1;
 }
 
 void exec_progress_drain(ExecProgress *p)
@@ -133,20 +146,27 @@ void exec_progress_drain(ExecProgress *p)
                 continue;
             if (n < 0)
                 break; /* EAGAIN: nothing more for now */
-            if (n == 0) { /* the end: a last line without its newline counts too */
-                if (p->len[i])
-                    feed(p, i, "\n", 1);
-                close(p->rd[i]);
-                p->rd[i] = -1;
+            if (n == 0) { /* every writer has gone */
+                stream_end(p, i);
                 break;
             }
+            int gone = 0;
             if (p->sink)
                 p->sink(p->sink_u, i, buf, (size_t)n);
             else
-                pass_on(i == 0 ? STDOUT_FILENO : STDERR_FILENO, buf, (size_t)n);
+                gone = pass_on(i == 0 ? STDOUT_FILENO : STDERR_FILENO, buf, (size_t)n);
             if (p->on)
                 feed(p, i, buf, (size_t)n);
+            if (gone) /* the command's writes meet the closed pipe now */
+                stream_end(p, i);
         }
+}
+
+void exec_progress_stop(ExecProgress *p)
+{
+    for (int i = 0; i < 2; i++)
+        if (p->rd[i] >= 0)
+            stream_end(p, i);
 }
 
 void exec_progress_close(ExecProgress *p)

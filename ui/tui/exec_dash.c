@@ -11,9 +11,12 @@
  * sends SIGKILL).  SIGTERM and SIGHUP sent to cnntop go on to the command
  * and close the dashboard once it has ended; SIGINT (Ctrl-C) reaches the
  * command through the terminal's process group and is not sent twice.
- * After the terminal is back: the command's whole output, the summary
- * `cnntop exec` prints headless, and --export; the exit status is the
- * command's.
+ * Without a terminal it can drive (TERM unset, dumb or unknown) the
+ * command goes on headless, the session's own handlers passing the
+ * signals on.  After the terminal is back: the rest of the output a
+ * process the command left may still write (cmd/exec.c's bounded drain),
+ * the command's whole output, the summary `cnntop exec` prints headless,
+ * and --export; the exit status is the command's.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -226,15 +229,21 @@ static int key_handle(ExecDash *d, int ch)
 
 /* --- the loop ---------------------------------------------------------- */
 
-/* A stop signal to cnntop: SIGTERM and SIGHUP go on to the command. */
+/* A stop signal to cnntop: SIGTERM and SIGHUP go on to the command.  One
+ * that came before the terminal's handlers were in place was caught by
+ * the session's, which passed it on already. */
 static void on_signal(ExecDash *d)
 {
-    int sig = terminal_signal();
+    int sig = terminal_signal(), passed = 0;
 
+    if (!sig) {
+        sig = exec_session_stop_signal();
+        passed = 1;
+    }
     if (!sig || d->sig_seen)
         return;
     d->sig_seen = sig;
-    if (sig != SIGINT)
+    if (sig != SIGINT && !passed)
         exec_session_kill(&d->s, sig);
 }
 
@@ -258,11 +267,14 @@ static void dash_loop(ExecDash *d)
     int r = TUI_REDRAW;
 
     for (;;) {
-        int was = d->s.running;
+        int was = d->s.running, busy = was || d->s.draining;
         /* After a signal the terminal may be gone (SIGHUP), and a closed
          * stdin would end every wait at once: the steps then just poll. */
-        if (was)
+        if (busy)
             exec_session_step(&d->s, EXEC_DASH_POLL_MS, d->sig_seen ? -1 : STDIN_FILENO);
+        const char *note = exec_session_note(&d->s);
+        if (note)
+            tui_message(&d->ui, d->s.drain_cut, "%s", note);
         on_signal(d);
         double now = clock_mono();
         if (now >= next_tick || was != d->s.running) {
@@ -276,17 +288,22 @@ static void dash_loop(ExecDash *d)
         if (r & TUI_REDRAW)
             exec_view_draw(d);
         int ms = (int)((next_tick - clock_mono()) * 1000.0) + 1;
-        r = keys_drain(d, d->s.running ? 0 : ms < 1 ? 1 : ms);
+        r = keys_drain(d, busy ? 0 : ms < 1 ? 1 : ms);
         if (r & TUI_QUIT)
             break;
     }
 }
 
-/* After the dashboard: the output, the summary, --export. */
+/* After the dashboard (or without one): the command followed to its end
+ * and its output to the drain's, headless; then the output, the summary,
+ * --export.  The drain's note shown on the dashboard is said on stderr. */
 static int dash_finish(ExecDash *d, const Options *o)
 {
     RunRecord rec;
 
+    exec_session_notes_to(&d->s, stderr);
+    while (exec_session_step(&d->s, EXEC_DASH_POLL_MS, -1))
+        ;
     if (exec_output_replay(&d->out, stdout, stderr) != 0)
         fprintf(stderr, "cnntop: exec: the command's output could not be written back whole\n");
     if (d->out.spool_err[0])
@@ -329,12 +346,8 @@ int exec_dash_main(const Options *o, int argc, char **argv)
         exec_output_replay(&d->out, stdout, stderr);
         return rc;
     }
-    if (terminal_open(&d->ui) != 0) {
-        /* No dashboard after all: the command goes on, headless. */
-        while (exec_session_step(&d->s, EXEC_DASH_POLL_MS, -1))
-            ;
-        return dash_finish(d, o);
-    }
+    if (terminal_open(&d->ui) != 0)
+        return dash_finish(d, o); /* no dashboard after all: headless */
     if (d->s.note[0])
         tui_message(&d->ui, 0, "%s", d->s.note);
     dash_loop(d);

@@ -1,9 +1,11 @@
 /*
  * terminal.c: the terminal: curses set up with newterm (UTF-8 or not,
  * colours or monochrome, the mouse), SIGINT, SIGTERM and SIGHUP turned
- * into a flag the loop polls, and a fatal signal's handler that puts the
- * terminal back (leaves the alternate screen, restores the modes) before
- * the process dies of it.
+ * into a flag the loop polls (each left ignored when cnntop was started
+ * ignoring it), and a fatal signal's handler that puts the terminal back
+ * (leaves the alternate screen, restores the modes) before the process
+ * dies of it.  A terminal that cannot move the cursor (TERM=dumb) is
+ * refused as an unknown one is.
  */
 #include <langinfo.h>
 #include <locale.h>
@@ -14,6 +16,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "common/signals.h"
 #include "tui/terminal.h"
 
 /* Last: term.h defines macros (lines, columns...) that would rename fields
@@ -100,10 +103,11 @@ static void signals_init(void)
     sigemptyset(&sa.sa_mask);
     /* After the terminal is set up, since curses installs its own SIGINT
      * and SIGTERM handlers: ours replace them, so that the loop can stop
-     * the run and save. */
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+     * the run and save.  A signal ignored when cnntop started stays
+     * ignored (common/signals.h). */
+    signals_catch(SIGINT, &sa, NULL);
+    signals_catch(SIGTERM, &sa, NULL);
+    signals_catch(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     reset_add("sgr0");
     reset_add("cnorm");
@@ -116,7 +120,21 @@ static void signals_init(void)
     }
     sa.sa_handler = on_fatal;
     for (size_t i = 0; i < sizeof fatal_sigs / sizeof fatal_sigs[0]; i++)
-        sigaction(fatal_sigs[i], &sa, &fatal_old[i]);
+        signals_catch(fatal_sigs[i], &sa, &fatal_old[i]);
+}
+
+/* Whether the terminal newterm() set up can move the cursor: ncurses
+ * accepts TERM=dumb (an editor's shell buffer) and would draw a screen of
+ * garbage there.  If it cannot, the screen is let go. */
+static int terminal_addressable(Tui *t)
+{
+    const char *cup = tigetstr("cup");
+
+    if (cup && cup != (char *)-1)
+        return 1;
+    endwin();
+    delscreen(t->screen);
+    return 0;
 }
 
 int terminal_open(Tui *t)
@@ -136,6 +154,8 @@ int terminal_open(Tui *t)
     /* newterm(), not initscr(): on a terminal it cannot drive, initscr()
      * prints its own message and exits; newterm() returns NULL. */
     t->screen = newterm(NULL, stdout, stdin);
+    if (t->screen && !terminal_addressable(t))
+        t->screen = NULL;
     if (!t->screen) {
         fprintf(stderr, "cnntop: the dashboard cannot drive terminal type '%s' (TERM): "
                         "not in the terminfo database or lacks cursor motion; "

@@ -1,0 +1,156 @@
+/*
+ * exec_why.c: why a command could not be exec'ed, said as a shell says it
+ * (exec.h's exec_why_print()).
+ *
+ * execve()'s errno is about the file named, or about its interpreter: a
+ * script's #! line or an ELF program's loader (PT_INTERP).  ENOENT for a
+ * file that exists means that the interpreter is missing (a #! line
+ * ending in a carriage return, from a DOS editor, names one that cannot
+ * exist); EACCES for a file that may be executed, that its interpreter may
+ * not be; EACCES for a directory, that it is one.  So the file is found
+ * as execvp() finds it (on PATH when the name has no slash) and read for
+ * its interpreter.  This runs after the failure, never on the way to a
+ * successful exec.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd/exec.h"
+
+/* The file execvp() would have tried for name: name itself when it has a
+ * slash, else the first that exists on PATH.  0, or -1: none exists. */
+static int find_file(const char *name, char *path, size_t len, struct stat *st)
+{
+    const char *dirs = getenv("PATH");
+
+    if (strchr(name, '/')) {
+        snprintf(path, len, "%s", name);
+        return stat(path, st);
+    }
+    if (!dirs)
+        dirs = "/bin:/usr/bin"; /* execvp()'s default */
+    for (const char *d = dirs;; d++) {
+        size_t n = strcspn(d, ":");
+        /* An empty entry is the current directory. */
+        snprintf(path, len, "%.*s%s%s", (int)n, n ? d : ".", "/", name);
+        if (stat(path, st) == 0)
+            return 0;
+        d += n;
+        if (!*d)
+            return -1;
+    }
+}
+
+/* A script's #! interpreter into interp, as the kernel reads it: after
+ * the #! and blanks, up to a blank or the end of the line.  1 or 0. */
+static int script_interp(const char *path, char *interp, size_t len)
+{
+    char head[256];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, head, sizeof head - 1) : -1;
+
+    if (fd >= 0)
+        close(fd);
+    if (n < 3 || head[0] != '#' || head[1] != '!')
+        return 0;
+    head[n] = '\0';
+    char *s = head + 2 + strspn(head + 2, " \t");
+    size_t k = strcspn(s, " \t\n");
+    if (k == 0)
+        return 0;
+    snprintf(interp, len, "%.*s", (int)k, s);
+    return 1;
+}
+
+/* An ELF file's header, either size; a program header, either size. */
+typedef union { unsigned char ident[EI_NIDENT]; Elf32_Ehdr h32; Elf64_Ehdr h64; } ElfHead;
+typedef union { Elf32_Phdr p32; Elf64_Phdr p64; } ElfProg;
+
+/* An ELF program's loader (PT_INTERP) into interp; 1 or 0.  The
+ * machine's own byte order, 32 or 64 bits. */
+static int elf_interp(int fd, char *interp, size_t len)
+{
+    ElfHead h;
+    ElfProg p;
+
+    if (pread(fd, &h, sizeof h, 0) < (ssize_t)sizeof h.h32 || memcmp(h.ident, ELFMAG, SELFMAG))
+        return 0;
+    int is64 = h.ident[EI_CLASS] == ELFCLASS64;
+    off_t off = is64 ? (off_t)h.h64.e_phoff : (off_t)h.h32.e_phoff;
+    int num = is64 ? h.h64.e_phnum : h.h32.e_phnum;
+    ssize_t size = is64 ? (ssize_t)sizeof p.p64 : (ssize_t)sizeof p.p32;
+
+    for (int i = 0; i < num && i < 256; i++) {
+        if (pread(fd, &p, (size_t)size, off + i * size) != size)
+            return 0;
+        if ((is64 ? p.p64.p_type : p.p32.p_type) != PT_INTERP)
+            continue;
+        size_t n = is64 ? p.p64.p_filesz : p.p32.p_filesz;
+        off_t at = is64 ? (off_t)p.p64.p_offset : (off_t)p.p32.p_offset;
+        n = n < len ? n : len - 1;
+        if (pread(fd, interp, n, at) != (ssize_t)n)
+            return 0;
+        interp[n] = '\0';
+        return interp[0] != '\0';
+    }
+    return 0;
+}
+
+/* elf_interp() on the file at path. */
+static int elf_interp_of(const char *path, char *interp, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return 0;
+    int found = elf_interp(fd, interp, len);
+    close(fd);
+    return found;
+}
+
+/* interp as it can be read on a terminal: a control byte as \r or \xNN. */
+static void print_visible(FILE *f, const char *interp)
+{
+    for (const unsigned char *c = (const unsigned char *)interp; *c; c++) {
+        if (*c == '\r')
+            fputs("\\r", f);
+        else if (*c < 32 || *c == 127)
+            fprintf(f, "\\x%02x", *c);
+        else
+            fputc(*c, f);
+    }
+}
+
+void exec_why_print(FILE *f, const char *argv0, int e)
+{
+    char path[4096], interp[512];
+    struct stat st;
+    int found = (e == ENOENT || e == EACCES) && find_file(argv0, path, sizeof path, &st) == 0;
+    int runnable = found && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+
+    fprintf(f, "cnntop: exec: %s", argv0);
+    if (found && strcmp(path, argv0) != 0)
+        fprintf(f, " (%s)", path);
+    if (found && e == EACCES && S_ISDIR(st.st_mode)) {
+        fprintf(f, ": Is a directory\n");
+        return;
+    }
+    if (runnable && script_interp(path, interp, sizeof interp)) {
+        fprintf(f, ": bad interpreter ");
+        print_visible(f, interp);
+        if (interp[strlen(interp) - 1] == '\r')
+            fprintf(f, " (the #! line ends in a carriage return: DOS line endings)");
+        fprintf(f, ": %s\n", strerror(e));
+    } else if (runnable && e == ENOENT && elf_interp_of(path, interp, sizeof interp))
+        fprintf(f, ": its program interpreter %s: %s\n", interp, strerror(e));
+    else if (runnable && e == ENOENT)
+        fprintf(f, ": cannot execute: a file it needs is missing: %s\n", strerror(e));
+    else
+        fprintf(f, ": %s\n", strerror(e));
+}

@@ -49,6 +49,13 @@ run 0 exec --progress '([0-9.]+)it/s' -- sh -c \
     'for i in 1 2 3 4 5; do printf "\r%d%%|###| %d.5it/s" "$i" "$i"; done; echo'
 progress "last 5.5, mean 3.5 (min 1.5, max 5.5) over 5 lines matching --progress"
 
+# The figure: group 1 when it took part in the match, else the match's
+# first number.
+run 0 exec --progress 'step [0-9]+ loss ([0-9.]+)' -- printf 'step 7 loss 0.5\r'
+progress "last 0.5, mean 0.5 (min 0.5, max 0.5) over 1 line matching --progress"
+run 0 exec --progress '(loss )?x[0-9.]+' -- printf 'x12.5\n'
+progress "last 12.5, mean 12.5 (min 12.5, max 12.5) over 1 line matching --progress"
+
 # \r\n line ends: one record each, and $ matches before the \r.
 run 0 exec --progress 'rate ([0-9]+) it/s$' -- printf 'rate 1 it/s\r\nrate 2 it/s\r\nrate 3 it/s\r\n'
 progress "last 3, mean 2 (min 1, max 3) over 3 lines matching --progress"

@@ -33,10 +33,10 @@ static void fuzz_fail(const char *what)
 
 /* The text fed in pieces of 1 to 8 bytes; the floor checked as it goes. */
 static int scan_pieces(PatternScan *s, const char *t, size_t len, PatternSpan m[2],
-                       size_t *min_floor)
+                       size_t *max_floor)
 {
     size_t at = 0;
-    *min_floor = pattern_scan_floor(s);
+    *max_floor = pattern_scan_floor(s);
     while (at < len) {
         size_t k = 1 + (unsigned char)t[at] % 8;
         k = k < len - at ? k : len - at;
@@ -45,7 +45,7 @@ static int scan_pieces(PatternScan *s, const char *t, size_t len, PatternSpan m[
         size_t f = pattern_scan_floor(s);
         if (f > pattern_scan_pos(s) || pattern_scan_pos(s) > at)
             fuzz_fail("floor past the position, or the position past the text");
-        *min_floor = f < *min_floor ? f : *min_floor;
+        *max_floor = f > *max_floor ? f : *max_floor;
     }
     return pattern_scan_end(s, m);
 }

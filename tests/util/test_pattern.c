@@ -56,14 +56,14 @@ static int glibc_match(const char *pat, const char *text, PatternSpan m[2])
 
 /* Feeds text in pieces of k bytes, checking the floor as it goes. */
 static int scan_pieces(PatternScan *s, const char *text, size_t len, size_t k, PatternSpan m[2],
-                       size_t *min_floor)
+                       size_t *max_floor)
 {
     pattern_scan_reset(s);
-    *min_floor = pattern_scan_floor(s);
+    *max_floor = pattern_scan_floor(s);
     for (size_t at = 0; at < len; at += k) {
         pattern_scan_feed(s, text + at, at + k < len ? k : len - at);
         size_t f = pattern_scan_floor(s);
-        *min_floor = f < *min_floor ? f : *min_floor;
+        *max_floor = f > *max_floor ? f : *max_floor;
         CHECK(f <= pattern_scan_pos(s));
     }
     return pattern_scan_end(s, m);

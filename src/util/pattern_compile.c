@@ -10,6 +10,7 @@
  * nested counts ((a{0,30}){0,30}...) are refused before anything is
  * written out, never overflow and never exhaust memory or the stack.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -259,9 +260,9 @@ static int parse_escape(Parser *p)
     if (c >= '1' && c <= '9')
         return fail(p, "back-references (\\%c) are not supported: no matcher does them in time "
                        "linear in the text", c);
-    if (c && strchr("wWsS", c))
+    if (strchr("wWsS", c))
         return class_escape(p, (char)c);
-    const char *a = c ? strchr(asserts, c) : NULL;
+    const char *a = strchr(asserts, c);
     if (a)
         return new_assert(p, kinds[a - asserts]);
     if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
@@ -547,6 +548,7 @@ static int write_out(Parser *p, int root, Pattern **out)
     emit(&w, root);
     put(&w, PAT_SAVE, 1, 0, 0);
     put(&w, PAT_MATCH, 0, 0, 0);
+    assert(w.pc == (int)size); /* node_size() and emit() agree */
     *pat = (Pattern){.prog = w.prog, .n = w.pc, .sets = p->sets, .nsets = p->nsets,
                      .groups = p->groups};
     p->sets = NULL;

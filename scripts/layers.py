@@ -20,7 +20,7 @@ UI_LAYERS = ["common", "cmd", "tui"]
 # Each public header and the layer whose code it declares.
 PUBLIC = {
     "err.h": "util", "limits.h": "util", "fileio.h": "util", "json.h": "util",
-    "stats.h": "util", "version.h": "util",
+    "stats.h": "util", "version.h": "util", "pattern.h": "util",
     "counters.h": "prof", "proctree.h": "prof", "hookfeed.h": "prof",
     "machine.h": "nn",
     "data.h": "data",

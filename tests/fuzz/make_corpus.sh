@@ -12,7 +12,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/corpus}
 mkdir -p "$out/fuzz_idx" "$out/fuzz_checkpoint" "$out/fuzz_options" "$out/fuzz_json" \
-         "$out/fuzz_calibrate"
+         "$out/fuzz_calibrate" "$out/fuzz_pattern"
 
 python3 - "$out" <<'EOF'
 import gzip, os, struct, sys, zlib
@@ -125,5 +125,21 @@ put("fuzz_calibrate", "no-end", cal.replace("end\n", "").encode())
 put("fuzz_calibrate", "unknown-key", cal.replace("cores=2", "colour=blue").encode())
 put("fuzz_calibrate", "bad-number", cal.replace("=95.300", "=9.5e1").encode())
 put("fuzz_calibrate", "truncated", cal[:200].encode())
+
+# --progress patterns: the pattern, a newline, a text (see fuzz_pattern.c).
+pats = [
+    (r"([0-9.]+)it/s", " 50%|#####     | 5/10 [00:01<00:01, 3.52it/s]"),
+    (r"loss ([0-9.]+)", "epoch 1 loss 0.25 acc 0.9"),
+    (r"^step ([0-9]+)$", "step 42"),
+    (r"[[:digit:]]+(\.[[:digit:]]+)?", "v1.2.3"),
+    (r"\<acc\>=([0-9]*)|x{2,3}y", "xacc=1 acc=97 xxxy"),
+    (r"[^]a-c[:space:]-]+(a|b)*c$", "zz] abac"),
+    (r"^(a*)*(a|b)*c$", "a" * 60 + "c"),
+    (r"(a{0,30}){0,9}\b\B\`\'\w\W\s\S", "aaa b\t"),
+    (r"[[=a=][.-.]]+(foo|foobar)?x", "a-foobarx"),
+    (r"^(a*)*\1(a|b)*c$", "aac"),
+]
+for i, (p, t) in enumerate(pats):
+    put("fuzz_pattern", "pat-%02d" % i, (p + "\n" + t).encode())
 EOF
 echo "seed corpora written to $out"

@@ -5,11 +5,11 @@
 #ifndef CNNTOP_EXEC_H
 #define CNNTOP_EXEC_H
 
-#include <regex.h>
 #include <stdio.h>
 #include <sys/resource.h>
 
 #include "cnntop/hookfeed.h"
+#include "cnntop/pattern.h"
 #include "cnntop/proctree.h"
 #include "cnntop/record.h"
 #include "cnntop/verdict.h"
@@ -22,7 +22,18 @@ typedef struct ExecHook {
     HookFeed feed;
 } ExecHook;
 
-#define EXEC_LINE_MAX 4096   /* output lines matched by --progress */
+/* The most bytes of a record kept for reading its figure: a match that
+ * starts further back than this in a longer record gives none. */
+#define EXEC_KEEP_MAX ((size_t)1 << 20)
+
+/* One stream's current record (what came since its last \n or \r), as
+ * --progress matches it (exec_progress.c). */
+typedef struct ExecRecord {
+    PatternScan *scan;     /* the match over the record so far */
+    int done;              /* 1: the scan's result is decided */
+    char *buf;             /* the record's bytes from offset base on */
+    size_t base, n, cap;
+} ExecRecord;
 
 /* Where captured output goes: n bytes the command wrote on stream (0
  * stdout, 1 stderr), as they came. */
@@ -35,11 +46,11 @@ typedef struct ExecProgress {
     ExecOutputFn sink;     /* NULL: copied to cnntop's stdout/stderr */
     void *sink_u;
     const char *regex;     /* as given (into argv) */
-    regex_t re;
+    Pattern *re;
     int rd[2], wr[2];      /* pipes for the command's stdout [0] and stderr [1] */
-    char line[2][EXEC_LINE_MAX];
-    size_t len[2];
-    long matches;          /* lines that matched with a number */
+    ExecRecord rec[2];     /* their current records */
+    size_t len[2];         /* bytes of each one's current record */
+    long matches;          /* records that matched with a number */
     double last, sum, min, max;
 } ExecProgress;
 
@@ -72,17 +83,17 @@ void exec_hook_drain(ExecHook *h, ProcTree *t);
 /* Closes the pipe.  Idempotent. */
 void exec_hook_close(ExecHook *h);
 
-/* Compiles regex (NULL: no --progress, p->on 0) and, with a regex or
- * capture 1, makes the pipes for the command's output (p->rd[0] >= 0).
- * 0, or -1 with a one-line err ("--progress: 'x(': parentheses not
- * balanced"). */
+/* Compiles regex (NULL: no --progress, p->on 0) with cnntop/pattern.h
+ * and, with a regex or capture 1, makes the pipes for the command's output
+ * (p->rd[0] >= 0).  0, or -1 with a one-line err ("--progress: 'x(': '('
+ * without its ')'"). */
 int exec_progress_open(ExecProgress *p, const char *regex, int capture, char *err, size_t len);
 
 /* After the fork: closes cnntop's copies of the command's ends. */
 void exec_progress_forked(ExecProgress *p);
 
 /* Copies what the command has written to cnntop's stdout/stderr (or
- * gives it to p->sink) and matches its lines; never waits.  A stream whose
+ * gives it to p->sink) and matches its records; never waits.  A stream whose
  * copy finds no reader (EPIPE) is closed (p->rd[i] -1), so that the
  * command's next write to it fails as it would have without cnntop. */
 void exec_progress_drain(ExecProgress *p);

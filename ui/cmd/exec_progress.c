@@ -7,12 +7,16 @@
  * copies what comes through to its own (unchanged, as it comes, with
  * write(2), never through stdio's buffer that holds the summary), or
  * gives it to the sink (the dashboard captures it, --progress or not), and
- * matches each whole line against REGEX (POSIX extended).  The figure of
- * a matching line is its first parenthesised group when the pattern has
- * one, else the first number inside the match.  A line longer than
- * EXEC_LINE_MAX is copied but not matched.  When cnntop's own stream has
- * no reader any more (`| head`), the command's pipe is closed too, so that
- * the command meets the closed pipe (SIGPIPE) as it would without cnntop.
+ * matches each record against REGEX (cnntop/pattern.h: POSIX extended, in
+ * time linear in the record).  A record ends at a newline or a carriage
+ * return, so each redraw of a progress bar is one, and may be of any
+ * length: it is matched as it comes, keeping only the bytes from where the
+ * match can still start (at most EXEC_KEEP_MAX).  The figure of a
+ * matching record is its first parenthesised group when the pattern has
+ * one and the group took part, else the first number inside the match.
+ * When cnntop's own stream has no reader any more (`| head`), the
+ * command's pipe is closed too, so that the command meets the closed pipe
+ * (SIGPIPE) as it would without cnntop.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,6 +48,8 @@ static int pipes_open(ExecProgress *p, char *err, size_t len)
 
 int exec_progress_open(ExecProgress *p, const char *regex, int capture, char *err, size_t len)
 {
+    char why[256];
+
     memset(p, 0, sizeof *p);
     for (int i = 0; i < 2; i++)
         p->rd[i] = p->wr[i] = -1;
@@ -51,15 +57,18 @@ int exec_progress_open(ExecProgress *p, const char *regex, int capture, char *er
     p->max = -INFINITY;
     if (!regex)
         return capture ? pipes_open(p, err, len) : 0;
-    int rc = regcomp(&p->re, regex, REG_EXTENDED);
-    if (rc != 0) {
-        char why[160];
-        regerror(rc, &p->re, why, sizeof why);
+    if (pattern_compile(regex, &p->re, why, sizeof why) != 0) {
         snprintf(err, len, "--progress: '%s': %s", regex, why);
         return -1;
     }
     p->regex = regex;
     p->on = 1;
+    for (int i = 0; i < 2; i++)
+        if (!(p->rec[i].scan = pattern_scan_new(p->re))) {
+            snprintf(err, len, "--progress: out of memory");
+            exec_progress_close(p);
+            return -1;
+        }
     return pipes_open(p, err, len);
 }
 
@@ -72,21 +81,16 @@ void exec_progress_forked(ExecProgress *p)
         }
 }
 
-/* The figure of a matching line: group 1, or the first number in the match. */
-static void line_match(ExecProgress *p, char *line)
+/* The first number in the n bytes at s (s[n] is writable), counted. */
+static void figure(ExecProgress *p, char *s, size_t n)
 {
-    regmatch_t m[2];
-
-    if (regexec(&p->re, line, 2, m, 0) != 0)
-        return;
-    int g = p->re.re_nsub >= 1 && m[1].rm_so >= 0 ? 1 : 0;
-    line[m[g].rm_eo] = '\0';
-    for (char *s = line + m[g].rm_so; *s; s++) {
+    s[n] = '\0';
+    for (size_t k = 0; k < n; k++) {
         char *end;
-        if (!strchr("0123456789.-+", *s))
+        if (!s[k] || !strchr("0123456789.-+", s[k]))
             continue;
-        double v = strtod(s, &end);
-        if (end == s || !isfinite(v))
+        double v = strtod(s + k, &end);
+        if (end == s + k || !isfinite(v))
             continue;
         p->matches++;
         p->last = v;
@@ -97,16 +101,87 @@ static void line_match(ExecProgress *p, char *line)
     }
 }
 
+/* Ends stream i's record: the figure of its match, if any. */
+static void record_end(ExecProgress *p, int i)
+{
+    ExecRecord *r = &p->rec[i];
+    PatternSpan m[2];
+
+    if (pattern_scan_end(r->scan, m) == 1) {
+        PatternSpan g = m[1].so != PATTERN_NONE ? m[1] : m[0];
+        if (g.eo > g.so && g.so >= r->base && g.eo <= r->base + r->n) /* kept, not empty */
+            figure(p, r->buf + (g.so - r->base), g.eo - g.so);
+    }
+    pattern_scan_reset(r->scan);
+    r->done = 0;
+    r->base = r->n = 0;
+    p->len[i] = 0;
+}
+
+/* Room for add more bytes and a NUL; -1 when memory is short. */
+static int record_room(ExecRecord *r, size_t add)
+{
+    size_t cap = r->cap ? r->cap : 4096;
+    if (r->n + add < r->cap)
+        return 0;
+    while (cap <= r->n + add)
+        cap *= 2;
+    char *b = realloc(r->buf, cap);
+    if (!b)
+        return -1;
+    r->buf = b;
+    r->cap = cap;
+    return 0;
+}
+
+/* Drops the bytes before from, once they are half the kept ones (or the
+ * keep is over EXEC_KEEP_MAX), so that the moves cost O(1) a byte. */
+static void record_trim(ExecRecord *r, size_t from)
+{
+    size_t end = r->base + r->n;
+    if (end - from > EXEC_KEEP_MAX) /* a match that long loses its start */
+        from = end - EXEC_KEEP_MAX;
+    if (from <= r->base || (from - r->base < r->n / 2 && r->n <= EXEC_KEEP_MAX))
+        return;
+    memmove(r->buf, r->buf + (from - r->base), end - from);
+    r->n = end - from;
+    r->base = from;
+}
+
+/* n more bytes of stream i's record: matched, and kept while the match
+ * may still need them. */
+static void record_take(ExecProgress *p, int i, const char *buf, size_t n)
+{
+    ExecRecord *r = &p->rec[i];
+
+    p->len[i] += n;
+    if (r->done)
+        return;
+    if (record_room(r, n) == 0) {
+        memcpy(r->buf + r->n, buf, n);
+        r->n += n;
+    } else { /* out of memory: this record gives no figure */
+        r->base += r->n + n;
+        r->n = 0;
+    }
+    r->done = pattern_scan_feed(r->scan, buf, n);
+    record_trim(r, pattern_scan_floor(r->scan));
+}
+
+/* Cuts stream i's output into records at each \n and \r. */
 static void feed(ExecProgress *p, int i, const char *buf, size_t n)
 {
-    for (size_t k = 0; k < n; k++) {
-        if (buf[k] == '\n') {
-            p->line[i][p->len[i]] = '\0';
-            if (p->len[i] < sizeof p->line[i] - 1)
-                line_match(p, p->line[i]);
-            p->len[i] = 0;
-        } else if (p->len[i] < sizeof p->line[i] - 1)
-            p->line[i][p->len[i]++] = buf[k];
+    while (n) {
+        size_t k = 0;
+        while (k < n && buf[k] != '\n' && buf[k] != '\r')
+            k++;
+        if (k)
+            record_take(p, i, buf, k);
+        if (k == n)
+            return;
+        record_end(p, i);
+        buf += k + 1;
+        n -= k + 1;
     }
 }
 
@@ -177,8 +252,11 @@ void exec_progress_close(ExecProgress *p)
         if (p->wr[i] >= 0)
             close(p->wr[i]);
         p->rd[i] = p->wr[i] = -1;
+        pattern_scan_free(p->rec[i].scan);
+        free(p->rec[i].buf);
+        p->rec[i] = (ExecRecord){0};
     }
-    if (p->regex)
-        regfree(&p->re);
+    pattern_free(p->re);
+    p->re = NULL;
     p->regex = NULL;
 }

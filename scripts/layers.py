@@ -7,6 +7,15 @@ the front ends (ui/) or curses, and never prints or exits.  Public headers
 (src/include/cnntop/) belong to the layer that implements them.  Run from
 anywhere: `python3 scripts/layers.py [ROOT]`; prints one line per breach
 and exits 1, or exits 0 silently.
+
+It also finds circles of calls between the files of one folder: a.c
+calls a function defined in b.c, and b.c (directly or through other files
+of the folder) calls back into a.c.  Files of one folder form a stack of
+their own, as the folders do; a circle means two files are one concept
+split in two, or a branch that belongs in one place is made in several.
+A symbol-to-file map is enough: each external function definition in a
+.c file names its file, and each call of such a name in another .c file
+of the same folder is an edge.
 """
 import os
 import re
@@ -60,6 +69,70 @@ def strip_comments(text):
     return re.sub(r'"(\\.|[^"\\\n])*"', '""', text)
 
 
+# A function definition at the top level: a type, the name, its parameters,
+# then the body's brace (on the same line or the next).
+DEFINITION = re.compile(r"^(?!static\b)[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\([^;{]*?\)\s*\{", re.M)
+CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+
+
+def call_circles(root):
+    """One line per circle of calls between .c files of one folder."""
+    bad = []
+    for top in ("src", "ui"):
+        for dirpath, _, files in os.walk(os.path.join(root, top)):
+            sources = sorted(f for f in files if f.endswith(".c"))
+            code = {}
+            owner = {}
+            for fn in sources:
+                code[fn] = strip_comments(open(os.path.join(dirpath, fn), encoding="utf-8").read())
+                for m in DEFINITION.finditer(code[fn]):
+                    owner.setdefault(m.group(1), fn)
+            edges = {fn: {} for fn in sources}
+            for fn in sources:
+                for m in CALL.finditer(code[fn]):
+                    them = owner.get(m.group(1))
+                    if them and them != fn:
+                        edges[fn].setdefault(them, m.group(1))
+            bad += circles_in(os.path.relpath(dirpath, root), edges)
+    return bad
+
+
+def circles_in(folder, edges):
+    """The strongly connected groups of more than one file (Tarjan's)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    lines = []
+    for group in out:
+        calls = ", ".join(f"{a} -> {b} ({edges[a][b]})" for a in group for b in sorted(edges[a])
+                          if b in group)
+        lines.append(f"{folder}: a circle of calls between {' '.join(group)}: {calls}")
+    return lines
+
+
 def check(root):
     bad = []
     for top in ("src", "ui"):
@@ -108,7 +181,7 @@ def check(root):
                     for m in NO_PRINT.finditer(code):
                         line = code.count("\n", 0, m.start()) + 1
                         bad.append(f"{rel}:{line}: the engine calls {m.group(1)}() (it returns errors, never prints or exits)")
-    return bad
+    return bad + call_circles(root)
 
 
 def main():
@@ -117,7 +190,7 @@ def main():
     for b in bad:
         print(b)
     if bad:
-        print(f"layers: {len(bad)} breach{'es' if len(bad) != 1 else ''} of the layer rule (docs/ARCHITECTURE.md)")
+        print(f"layers: {len(bad)} breach{'es' if len(bad) != 1 else ''} of the layer rule or circles of calls (docs/ARCHITECTURE.md)")
     return 1 if bad else 0
 
 

@@ -305,8 +305,9 @@ static void note_stop(int sig)
 
 /* One configuration: --warmup runs, then --runs measured into w->rec.
  * Returns the last exit code; *stop 1 when the sweep must end: a run's
- * exit code, or a stop signal cnntop caught, during a run or before one.
- * A configuration cut short by it is marked interrupted. */
+ * exit code, or a stop signal cnntop caught at any time up to the end of
+ * a run (sweep_cmd_main() checks before each configuration).  A
+ * configuration cut short by it is marked interrupted. */
 static int run_config(const Options *o, SweepRow *w, char *cmd, const char *label, int argc,
                       char **argv, int *stop)
 {
@@ -478,10 +479,10 @@ int sweep_cmd_main(const Options *o, int argc, char **argv)
 {
     char cmd[CMD_MAX], label[96];
     int n = grid_size(o), stop = 0, skipped = 0, rc = sweep_cmd_check(o, n), idx[N_HOLDERS];
-    double t0 = sweep_clock();
 
     if (rc)
         return rc;
+    double t0 = sweep_clock();
     SweepRow *rows = calloc((size_t)n, sizeof *rows);
     if (!rows) {
         fprintf(stderr, "cnntop: out of memory\n");

@@ -184,7 +184,32 @@ def check(root):
     return bad + call_circles(root)
 
 
+def self_test():
+    """Builds a small tree with a circle of calls and one without, and
+    checks that only the first is found: `layers.py --self-test`."""
+    import tempfile
+    files = {
+        "src/util/a.c": "int a_fn(int x)\n{\n    return b_fn(x) + 1;\n}\n",
+        "src/util/b.c": "static int helper(void) { return 1; }\nint b_fn(int x)\n{\n    return x ? a_fn(x - 1) : helper();\n}\n",
+        "src/prof/c.c": "int c_fn(void)\n{\n    return d_fn();\n}\n",
+        "src/prof/d.c": "int d_fn(void)\n{\n    return 0;\n}\n",
+    }
+    with tempfile.TemporaryDirectory() as root:
+        for rel, text in files.items():
+            os.makedirs(os.path.join(root, os.path.dirname(rel)), exist_ok=True)
+            with open(os.path.join(root, rel), "w", encoding="utf-8") as f:
+                f.write(text)
+        found = call_circles(root)
+    want = ["src/util: a circle of calls between a.c b.c: a.c -> b.c (b_fn), b.c -> a.c (a_fn)"]
+    if found != want:
+        print(f"layers: self-test: found {found}, want {want}")
+        return 1
+    return 0
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--self-test":
+        return self_test()
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     bad = check(os.path.abspath(root))
     for b in bad:

@@ -159,7 +159,9 @@ if [ -r /usr/share/datasets/fashion-mnist ]; then
         { echo "FAIL: oversubscribed run:" >&2; cat "$tmp/over" "$tmp/err" >&2; fails=$((fails + 1)); }
     # SIGINT stops after the current step, prints the summary, exits 130.
     checks=$((checks + 1))
-    "$CNNTOP" run --steps 1000000 --test-limit 100 >"$tmp/int" 2>"$tmp/interr" &
+    # SIGINT as a foreground job has it (a background job starts with it
+    # ignored, and cnntop keeps it so).
+    env --default-signal=INT "$CNNTOP" run --steps 1000000 --test-limit 100 >"$tmp/int" 2>"$tmp/interr" &
     pid=$!
     # Wait for the first progress line (training has started), at most 60 s.
     n=0

@@ -103,8 +103,10 @@ assert all("ipc" in l and "miss_rate" in l for l in d["layers"])
 PYEOF
 
 # 3. SIGINT in the middle of a sweep: a valid partial export.
-"$CNNTOP" sweep --batch 32,64 --workers 0 --steps 400 --limit 6400 --test-limit 200 \
-    --export "$tmp/part.json" >"$tmp/part.out" 2>"$tmp/part.err" &
+# SIGINT as a foreground job has it (a background job starts with it
+# ignored, and cnntop keeps it so).
+env --default-signal=INT "$CNNTOP" sweep --batch 32,64 --workers 0 --steps 400 --limit 6400 \
+    --test-limit 200 --export "$tmp/part.json" >"$tmp/part.out" 2>"$tmp/part.err" &
 pid=$!
 for i in $(seq 1 300); do
     grep -q "step [1-9]" "$tmp/part.err" 2>/dev/null && break

@@ -137,10 +137,12 @@ running() {
 }
 
 # start_long CMD...: starts cnntop CMD in the background ($pid) and waits
-# for its first step.
+# for its first step.  A shell starts a background job with SIGINT
+# ignored, and cnntop keeps a signal ignored at its start ignored: the
+# job gets SIGINT back, as a foreground job on a terminal has it.
 start_long() {
     rm -f "$tmp/err" # not the last run's "step 1/"
-    "$CNNTOP" "$@" >"$tmp/out" 2>"$tmp/err" &
+    env --default-signal=INT "$CNNTOP" "$@" >"$tmp/out" 2>"$tmp/err" &
     pid=$!
     n=0
     while ! grep -q "step 1/" "$tmp/err" 2>/dev/null && [ $n -lt 300 ]; do

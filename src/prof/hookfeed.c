@@ -152,7 +152,7 @@ static int take_workers(HookFeed *f, Line *l)
     for (size_t i = 0; i < n; i++) {
         const JsonValue *p = json_at(pids, i);
         long long pid = p && p->int_exact ? (long long)json_as_int(p, 0) : 0;
-        if (!json_is(p, JSON_NUMBER) || !p->int_exact || pid < 1 || pid > HOOK_MAX_PID)
+        if (!p || !json_is(p, JSON_NUMBER) || !p->int_exact || pid < 1 || pid > HOOK_MAX_PID)
             return reject(l, "workers: pids[%zu] is not a pid (1..%d)", i, HOOK_MAX_PID);
         if (pid == f->pid)
             return reject(l, "workers: pid %lld is the hook's own process", pid);

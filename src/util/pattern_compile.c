@@ -197,7 +197,7 @@ static int parse_bracket(Parser *p)
             p->s++;
             break;
         }
-        unsigned lo, hi;
+        unsigned lo = 0, hi = 0;
         int k = bracket_elem(p, s, &lo);
         if (k < 0)
             return -1;

@@ -344,8 +344,11 @@ static void test_task_clock(int pmu)
      * leaves out the time stolen by a hypervisor and spent in interrupts
      * (rq clock_task), which under contention on a VM is 10-20%.  So the
      * task-clock holds at least the CPU time measured inside the reads,
-     * and at most the wall time around them. */
-    CHECK(v >= a.cpu_ns * 0.99 - 0.5e6);
+     * and at most the wall time around them.  Less a scheduler tick (10 ms
+     * at HZ=100): under heavy contention the event's count, updated at a
+     * tick or a switch, was seen 4.8 ms (2.4%) short of the thread CPU clock
+     * read right after it (ASan build, load 19, 2 cores). */
+    CHECK(v >= a.cpu_ns * 0.98 - 10e6);
     CHECK(v <= a.wall_ns * 1.01 + 0.5e6);
     if (pmu) {
         d = counters_raw_sub(&a.after[ins], &a.before[ins]);
@@ -360,7 +363,7 @@ static void test_task_clock(int pmu)
     const CounterReading *k = find_kind(r, n, CTR_KIND_TASK_CLOCK);
     CHECK_INT(k->status, ==, CTR_OK);
     CHECK_INT(k->threads, ==, 1);
-    CHECK(k->value >= a.cpu_ns * 0.99 - 0.5e6);
+    CHECK(k->value >= a.cpu_ns * 0.98 - 10e6); /* as above */
     CHECK_STR_HAS(k->unit, "ns");
     k = find_kind(r, n, CTR_KIND_PAGE_FAULTS);
     CHECK_INT(k->status, ==, CTR_OK);

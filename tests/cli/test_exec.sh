@@ -88,7 +88,7 @@ grep -q "^cnntop: exec: /nonexistent/cmd: No such file or directory$" "$tmp/err"
 [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "missing command: error is not one line"
 [ -s "$tmp/out" ] && fail "missing command: a summary was printed"
 run 126 exec -- "$tmp"
-grep -q "Permission denied" "$tmp/err" || fail "a directory as the command: not 'Permission denied'"
+grep -q ": Is a directory$" "$tmp/err" || fail "a directory as the command: not 'Is a directory'"
 run 2 exec -e 'task-clock,,x' -- true
 grep -q "^cnntop: -e: .*empty event name$" "$tmp/err" || fail "bad -e list: no one-line error"
 # A name that no table or PMU knows is a command-line error before the

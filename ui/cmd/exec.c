@@ -1,181 +1,46 @@
 /*
- * exec.c: `cnntop exec [options] -- CMD [ARGS...]`: runs any command and
- * profiles its whole process tree by role (cnntop/proctree.h), then prints
- * a perf-stat-style summary on stdout (exec_summary.c).
- *
- * The command is forked and held at a gate (a pipe it reads) until its
- * first thread's counters are open with enable_on_exec, so the counts
- * start at its execve().  A second pipe, close-on-exec, carries execvp's
- * errno back: a command that does not exist is a one-line error and exit
- * 127 (126 when it cannot be executed), as shells say it.  While it runs,
- * the tree is polled every EXEC_POLL_MS; when the command has exited it is
- * polled once more before it is reaped (waitid WNOWAIT), so the last
- * figures of its threads are read.
+ * exec.c: `cnntop exec [options] -- CMD [ARGS...]`, headless: drives the
+ * exec session (cnntop/exec.h), which runs the command and profiles its
+ * whole process tree by role, and says what it finds: the notes and a
+ * progress line on stderr while it runs, then the summary on stdout
+ * (exec_summary.c) and, with --export, the record.
  *
  * The exit status is the command's; a command killed by a signal gives
- * 128+N and the summary says which signal.  SIGTERM and SIGHUP sent to
- * cnntop are passed on to the command; SIGINT is not, because Ctrl-C on a
- * terminal reaches the command through its process group already (passing
- * it on would interrupt the command's own handler twice).  cnntop waits for
- * the command to end either way and still prints the summary.  A signal
- * cnntop was started ignoring (nohup, a background job) stays ignored, in
- * cnntop and in the command (common/signals.h).
- *
- * With its output piped (--progress, the dashboard), a process the command
- * left behind may still hold the pipes when it exits: they are read on for
- * at most EXEC_DRAIN_S more (as `CMD | cat` would pass the late lines on),
- * saying so, so that a daemon that never closes them cannot hang cnntop.
- *
- * One session (exec_session_*: start, step, finish) is the poll loop; two
- * front ends drive it: exec_run() here, headless, and the dashboard
- * (tui/exec_dash.c), which passes its keyboard's descriptor so that a key
- * ends the step's wait, and captures the command's output (ExecRun.output)
- * instead of letting it write over the screen.
+ * 128+N and the summary says which signal; one that could not be run, 127
+ * or 126 after a one-line error, as shells say it.  SIGTERM and SIGHUP sent
+ * to cnntop are passed on to the command by the session
+ * (exec_session_signal(), from the handlers installed here); SIGINT is
+ * not, because Ctrl-C on a terminal reaches the command through its
+ * process group already.  cnntop waits for the command to end either way
+ * and still prints the summary.  A signal cnntop was started ignoring
+ * (nohup, a background job) stays ignored, in cnntop and in the command
+ * (common/signals.h).
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cmd/exec.h"
 #include "cmd/run.h"
+#include "cnntop/err.h"
 #include "common/exit.h"
 #include "common/signals.h"
 
 #define EXEC_POLL_MS 50         /* between samples of the tree */
 #define EXEC_PROGRESS_S 5.0     /* between progress lines on stderr */
-#define EXEC_DRAIN_S 5.0        /* the output read after the command exited */
 
-static volatile sig_atomic_t child_pid;
-static volatile sig_atomic_t stop_sig;   /* the first stop signal caught */
-static volatile sig_atomic_t stop_count; /* stop signals caught */
+/* The session the stop signals go to. */
+static ExecSession *volatile signalled;
 
-/* SIGTERM and SIGHUP go on to the command (see the file comment). */
 static void on_stop(int sig)
 {
-    if (!stop_sig)
-        stop_sig = sig;
-    stop_count++;
-    if (sig != SIGINT && child_pid > 0)
-        kill((pid_t)child_pid, sig);
+    exec_session_signal(signalled, sig);
 }
 
-static double mono_s(void)
+void exec_signals_install(ExecSession *s)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* In the child: the descriptor fd opened on /dev/null (O_RDONLY for
- * stdin, O_WRONLY for stdout); 0 or -1. */
-static int child_null(int fd, int flags)
-{
-    int null = open("/dev/null", flags);
-
-    if (null < 0 || dup2(null, fd) < 0)
-        return -1;
-    close(null);
-    return 0;
-}
-
-/* In the forked child: back to the signals cnntop was given (it ignores
- * SIGPIPE and SIGXFSZ, and an ignored signal stays ignored across execve;
- * one ignored at cnntop's start must stay so), wait at the gate, exec; on
- * failure send errno up the pipe.
- * Captured (the dashboard), its stdin is /dev/null: the keys are the
- * dashboard's. */
-static void child_run(char **argv, const int gate[2], const int errpipe[2],
-                      const ExecProgress *p, int quiet, int captured)
-{
-    char c;
-
-    /* The parent's ends: the gate opens only when no write end is left. */
-    close(gate[1]);
-    close(errpipe[0]);
-    if (p->rd[0] >= 0 && (dup2(p->wr[0], STDOUT_FILENO) < 0 || dup2(p->wr[1], STDERR_FILENO) < 0))
-        _exit(126);
-    if (quiet && p->rd[0] < 0 && child_null(STDOUT_FILENO, O_WRONLY) != 0)
-        _exit(126);
-    if (captured && child_null(STDIN_FILENO, O_RDONLY) != 0)
-        _exit(126);
-    signals_child_reset();
-    while (read(gate[0], &c, 1) < 0 && errno == EINTR)
-        ;
-    execvp(argv[0], argv);
-    int e = errno;
-    ssize_t w = write(errpipe[1], &e, sizeof e);
-    (void)w;
-    _exit(e == ENOENT ? 127 : 126);
-}
-
-/* Forks the command, held at its gate: *gate_w releases it (close it),
- * *err_r gives execvp's errno or EOF once the exec succeeded.  0 or -1
- * with err.  A stop signal that comes meanwhile waits, blocked, until
- * child_pid is set: then on_stop passes it on. */
-static int child_fork(char **argv, const ExecProgress *p, int quiet, int captured, pid_t *pid,
-                      int *gate_w, int *err_r, char *err, size_t len)
-{
-    int gate[2], ep[2];
-    sigset_t stops, old;
-
-    if (pipe2(gate, O_CLOEXEC) != 0) {
-        snprintf(err, len, "pipe: %s", strerror(errno));
-        return -1;
-    }
-    if (pipe2(ep, O_CLOEXEC) != 0) {
-        snprintf(err, len, "pipe: %s", strerror(errno));
-        close(gate[0]);
-        close(gate[1]);
-        return -1;
-    }
-    fflush(stdout);
-    fflush(stderr);
-    sigemptyset(&stops);
-    sigaddset(&stops, SIGINT);
-    sigaddset(&stops, SIGTERM);
-    sigaddset(&stops, SIGHUP);
-    sigprocmask(SIG_BLOCK, &stops, &old);
-    *pid = fork();
-    if (*pid == 0)
-        child_run(argv, gate, ep, p, quiet, captured); /* its mask: cnntop's at start */
-    int e = errno;
-    if (*pid > 0)
-        child_pid = *pid;
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    close(gate[0]);
-    close(ep[1]);
-    if (*pid < 0) {
-        close(gate[1]);
-        close(ep[0]);
-        snprintf(err, len, "fork: %s", strerror(e));
-        return -1;
-    }
-    *gate_w = gate[1];
-    *err_r = ep[0];
-    return 0;
-}
-
-/* Releases the command and learns whether its exec worked: 0, or the
- * errno execvp failed with. */
-static int child_release(int gate_w, int err_r)
-{
-    int e = 0;
-    ssize_t n;
-
-    close(gate_w);
-    do
-        n = read(err_r, &e, sizeof e);
-    while (n < 0 && errno == EINTR);
-    close(err_r);
-    return n == (ssize_t)sizeof e ? e : 0;
+    signalled = s;
+    signals_install(on_stop);
 }
 
 /* The progress line: a plain line every EXEC_PROGRESS_S seconds. */
@@ -196,233 +61,47 @@ static void progress(ProcTree *t, double elapsed, double *last)
             live == 1 ? "" : "es", cpu);
 }
 
-/* Waits up to ms for the hook's lines, the command's output or wake_fd
- * (>= 0: the dashboard's keys), and takes what came. */
-static void wait_input(ExecSession *s, int ms, int wake_fd)
-{
-    struct pollfd fds[4];
-    nfds_t n = 0;
-    int want[4] = {s->hook.fd, s->prog.rd[0], s->prog.rd[1], wake_fd};
-
-    for (int i = 0; i < 4; i++)
-        if (want[i] >= 0)
-            fds[n++] = (struct pollfd){.fd = want[i], .events = POLLIN};
-    if (n == 0) {
-        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-        nanosleep(&ts, NULL); /* a signal cuts it short: fine */
-        return;
-    }
-    if (poll(fds, n, ms) <= 0)
-        return;
-    exec_hook_drain(&s->hook, s->tree);
-    exec_progress_drain(&s->prog);
-}
-
-/* Reaps the command into *res; its exit code as a shell gives it. */
-static int child_reap(pid_t pid, ExecResult *res)
-{
-    int status = 0;
-    pid_t r;
-
-    do
-        r = wait4(pid, &status, 0, &res->rusage);
-    while (r < 0 && errno == EINTR);
-    if (r < 0)
-        return EXIT_FAIL;
-    if (WIFSIGNALED(status)) {
-        res->signal = WTERMSIG(status);
-        return 128 + res->signal;
-    }
-    res->status = WEXITSTATUS(status);
-    return res->status;
-}
-
-/* Opens what a session needs before the fork: the output pipes (with
- * --progress or a capture), the tree, the hook.  0, or cnntop's exit code
- * after a one-line error. */
-static int session_open(ExecSession *s, const ExecRun *x)
+int exec_start(ExecSession *s, ExecRun *x)
 {
     char err[512];
 
-    memset(s, 0, sizeof *s);
-    s->pid = -1;
-    s->res.argv = x->argv;
-    if (exec_progress_open(&s->prog, x->progress, x->output != NULL, err, sizeof err) != 0) {
-        fprintf(stderr, "cnntop: %s\n", err);
-        return EXIT_USAGE;
-    }
-    s->prog.sink = x->output;
-    s->prog.sink_u = x->output_u;
-    s->res.progress = s->prog.on ? &s->prog : NULL;
-    if (proctree_new(&s->tree, x->events, err, sizeof err) != 0) {
-        fprintf(stderr, "cnntop: -e: %s\n", err);
-        exec_progress_close(&s->prog);
-        return EXIT_USAGE;
-    }
-    exec_hook_open(&s->hook, x->hook, err, sizeof err);
-    if (err[0])
-        snprintf(s->note, sizeof s->note, "%s", err);
-    s->res.hook = s->hook.on ? &s->hook : NULL;
-    return 0;
-}
-
-int exec_session_start(ExecSession *s, const ExecRun *x)
-{
-    char err[512];
-    pid_t pid;
-    int gate_w, err_r;
-
-    int rc = session_open(s, x);
-    if (rc)
-        return rc;
-    if (s->note[0] && !x->output)
-        fprintf(stderr, "cnntop: exec: %s\n", s->note);
+    exec_session_init(s);
+    x->child_reset = signals_child_reset;
     /* On every path, the dashboard's too until its terminal is up (its
      * handlers, tui/terminal.c, then take over the stop signals): one that
      * finds no terminal runs headless and must not die of a SIGTERM. */
-    signals_install(on_stop);
-    if (child_fork(x->argv, &s->prog, x->quiet, x->output != NULL, &pid, &gate_w, &err_r, err,
-                   sizeof err) != 0) {
+    exec_signals_install(s);
+    fflush(stdout); /* nothing buffered is written twice or after the command's */
+    fflush(stderr);
+    int rc = exec_session_start(s, x, err, sizeof err);
+    if (rc == -CN_EINVAL) {
+        fprintf(stderr, "cnntop: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (rc) {
         fprintf(stderr, "cnntop: exec: %s\n", err);
-        exec_session_close(s);
-        return EXIT_FAIL;
+        return s->rc ? s->rc : EXIT_FAIL;
     }
-    exec_hook_forked(&s->hook);
-    exec_progress_forked(&s->prog);
-    s->pid = pid;
-    if (proctree_watch(s->tree, pid, 1, err, sizeof err) != 0)
-        fprintf(stderr, "cnntop: exec: %s (no counters)\n", err);
-    s->t0 = mono_s();
-    int e = child_release(gate_w, err_r);
-    if (e) {
-        rc = child_reap(pid, &s->res);
-        child_pid = 0;
-        exec_why_print(stderr, x->argv[0], e);
-        exec_session_close(s);
-        return rc;
-    }
-    s->running = 1;
-    s->say = x->output ? NULL : stderr;
+    if (s->note[0] && !x->output)
+        fprintf(stderr, "cnntop: exec: %s\n", s->note);
+    if (s->watch_note[0])
+        fprintf(stderr, "cnntop: exec: %s (no counters)\n", s->watch_note);
     return 0;
 }
 
-/* A note about the output's drain: said on s->say, or kept for
- * exec_session_note(). */
-static void drain_note(ExecSession *s, const char *msg)
+void exec_say_note(ExecSession *s)
 {
-    snprintf(s->drain_note, sizeof s->drain_note, "%s", msg);
-    s->drain_said = 0;
-    if (s->say)
-        exec_session_notes_to(s, s->say);
+    const char *note = exec_session_note(s);
+
+    if (note)
+        fprintf(stderr, "cnntop: exec: %s\n", note);
 }
 
-/* The command has been reaped: 1 when its output is still open (a
- * process it left holds the pipes) and is read on for EXEC_DRAIN_S. */
-static int drain_begin(ExecSession *s)
-{
-    char msg[160];
-
-    if (s->prog.rd[0] < 0 && s->prog.rd[1] < 0)
-        return 0;
-    s->draining = 1;
-    s->drain_end = mono_s() + EXEC_DRAIN_S;
-    s->drain_stops = stop_count;
-    snprintf(msg, sizeof msg,
-             "output still open after the command exited; read for at most %.0f more s",
-             EXEC_DRAIN_S);
-    drain_note(s, msg);
-    return 1;
-}
-
-/* One step of the drain: 0 once the output has closed, the time is up or
- * a stop signal came. */
-static int drain_step(ExecSession *s, int ms, int wake_fd)
-{
-    double left = s->drain_end - mono_s();
-
-    if (left > 0 && stop_count == s->drain_stops)
-        wait_input(s, left * 1000.0 < ms ? (int)(left * 1000.0) + 1 : ms, wake_fd);
-    if (s->prog.rd[0] < 0 && s->prog.rd[1] < 0) {
-        s->draining = 0;
-        drain_note(s, ""); /* nothing lost: nothing more to say */
-        return 0;
-    }
-    if (s->drain_end - mono_s() > 0 && stop_count == s->drain_stops)
-        return 1;
-    exec_progress_stop(&s->prog);
-    s->draining = 0;
-    s->drain_cut = 1;
-    drain_note(s, "stopped reading the output: a process the command left still holds it open");
-    return 0;
-}
-
-void exec_session_notes_to(ExecSession *s, FILE *f)
-{
-    s->say = f;
-    if (f && s->drain_note[0]) {
-        fprintf(f, "cnntop: exec: %s\n", s->drain_note);
-        s->drain_said = 1;
-    }
-}
-
-const char *exec_session_note(ExecSession *s)
-{
-    if (s->drain_said || !s->drain_note[0])
-        return NULL;
-    s->drain_said = 1;
-    return s->drain_note;
-}
-
-int exec_session_stop_signal(void)
-{
-    return stop_sig;
-}
-
-int exec_session_step(ExecSession *s, int ms, int wake_fd)
-{
-    siginfo_t si;
-
-    if (s->draining)
-        return drain_step(s, ms, wake_fd);
-    if (!s->running)
-        return 0;
-    memset(&si, 0, sizeof si);
-    int r = waitid(P_PID, (id_t)s->pid, &si, WEXITED | WNOHANG | WNOWAIT);
-    double now = mono_s();
-    exec_hook_drain(&s->hook, s->tree); /* workers named before the poll judges roles */
-    proctree_poll(s->tree);
-    s->elapsed = now - s->t0;
-    if ((r == 0 && si.si_pid == s->pid) || (r < 0 && errno != EINTR)) {
-        /* Exited (not yet reaped) and polled once more: its last figures. */
-        s->res.wall = s->elapsed;
-        s->rc = child_reap(s->pid, &s->res);
-        child_pid = 0;
-        exec_hook_drain(&s->hook, s->tree);
-        exec_progress_drain(&s->prog);
-        s->running = 0;
-        s->ran = 1;
-        return drain_begin(s);
-    }
-    wait_input(s, ms, wake_fd);
-    return 1;
-}
-
-void exec_session_kill(ExecSession *s, int sig)
-{
-    if (s->running && s->pid > 0)
-        kill(s->pid, sig);
-}
-
-double exec_session_elapsed(const ExecSession *s)
-{
-    return s->running ? mono_s() - s->t0 : s->elapsed;
-}
-
-int exec_session_finish(ExecSession *s, RunRecord *rec, int argc, char **argv, FILE *summary)
+int exec_finish(ExecSession *s, RunRecord *rec, int argc, char **argv, FILE *summary)
 {
     if (s->ran && summary)
         exec_summary_print(summary, s->tree, &s->res);
-    if (s->ran && rec && exec_record_fill(rec, s->tree, &s->res, argc, argv) != 0) {
+    if (s->ran && rec && exec_session_record(s, rec, argc, argv) != 0) {
         fprintf(stderr, "cnntop: exec: out of memory for the record\n");
         rec->have_exec = 0;
     }
@@ -431,26 +110,26 @@ int exec_session_finish(ExecSession *s, RunRecord *rec, int argc, char **argv, F
     return rc;
 }
 
-void exec_session_close(ExecSession *s)
-{
-    exec_hook_close(&s->hook);
-    exec_progress_close(&s->prog);
-    proctree_free(s->tree);
-    s->tree = NULL;
-}
-
 int exec_run(const ExecRun *x, RunRecord *rec, int argc, char **argv, FILE *summary)
 {
     ExecSession s;
+    ExecRun run = *x;
     double last = 0.0;
 
-    int rc = exec_session_start(&s, x);
-    if (rc)
+    int rc = exec_start(&s, &run);
+    if (rc) {
+        signalled = NULL;
         return rc;
-    while (exec_session_step(&s, EXEC_POLL_MS, -1))
+    }
+    while (exec_session_step(&s, EXEC_POLL_MS, -1)) {
+        exec_say_note(&s);
         if (s.running)
             progress(s.tree, s.elapsed, &last);
-    return exec_session_finish(&s, rec, argc, argv, summary);
+    }
+    exec_say_note(&s);
+    rc = exec_finish(&s, rec, argc, argv, summary);
+    signalled = NULL;
+    return rc;
 }
 
 int exec_export_write(const Options *o, RunRecord *rec, int rc)

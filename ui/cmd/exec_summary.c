@@ -21,10 +21,6 @@
 #include "common/fmt.h"
 #include "common/counters_fmt.h"
 
-/* A thread on a CPU more than this share of its time counts as a compute
- * thread for the verdict (PyTorch keeps idle helper threads too). */
-#define EXEC_BUSY_SHARE 0.10
-
 void exec_command_print(FILE *f, char **argv)
 {
     for (int i = 0; argv[i]; i++) {
@@ -151,52 +147,6 @@ static void print_progress(FILE *f, const ExecProgress *p)
             p->matches, fmt_plural(p->matches));
 }
 
-void exec_verdict_of(ProcTree *t, const HookFigures *fig, VerdictInput *in)
-{
-    MachineInfo m;
-    CounterSched s;
-    double wait = 0.0, wall = 0.0;
-    int have = 0;
-
-    machine_info(&m);
-    for (int r = 0; r < PROC_ROLES; r++) {
-        proctree_sched(t, (ProcRole)r, &s);
-        if (!s.available || !s.have_wait)
-            continue;
-        wait += s.wait;
-        wall += s.thread_wall;
-        have = 1;
-    }
-    *in = (VerdictInput){
-        .data_wait_share = fig && fig->ok ? fig->data_wait_share : NAN,
-        .workers = proctree_role_peak_live(t, PROC_ROLE_WORKER),
-        .threads = proctree_busy_threads(t, PROC_ROLE_MAIN, EXEC_BUSY_SHARE),
-        .cores = m.cores,
-        .run_queue_wait = have && wall >= CTR_OVERSUB_MIN_WALL ? wait / wall : NAN,
-        .knobs = fig && fig->hello ? &verdict_knobs_pytorch : &verdict_knobs_none,
-    };
-}
-
-void exec_verdict(ProcTree *t, const HookFigures *fig, VerdictInput *in, Verdict *v)
-{
-    exec_verdict_of(t, fig, in);
-    if (isnan(in->data_wait_share))
-        in->data_wait_share = 0.0; /* no hook figures: judged as not loader-bound */
-    verdict_judge(in, v);
-}
-
-void exec_verdict_of_record(const RunRecord *r, VerdictInput *in)
-{
-    *in = (VerdictInput){
-        .data_wait_share = r->exec.data_wait_share,
-        .workers = r->exec.worker_procs > 0 ? r->exec.worker_procs : 0,
-        .threads = r->exec.busy_threads > 0 ? r->exec.busy_threads : 0,
-        .cores = r->machine.cores,
-        .run_queue_wait = r->run_queue_wait,
-        .knobs = r->exec.torch[0] ? &verdict_knobs_pytorch : &verdict_knobs_none,
-    };
-}
-
 void exec_verdict_print(FILE *f, const VerdictInput *given)
 {
     VerdictInput in = *given;
@@ -277,4 +227,65 @@ void exec_summary_print(FILE *f, ProcTree *t, const ExecResult *res)
     exec_verdict_print(f, &vi);
     print_roles(f, t);
     print_procs(f, t);
+}
+
+/* A figure, or n/a when it is unknown. */
+static void print_num(FILE *f, const char *what, double v, int decimals, const char *unit,
+                      const char *na)
+{
+    if (isnan(v))
+        fprintf(f, "  %-22sn/a: %s\n", what, na);
+    else
+        fprintf(f, "  %-22s%.*f%s\n", what, decimals, v, unit);
+}
+
+static const char *const proc_role_noun[] = {"main process", "data-loader workers",
+                                             "other children"};
+
+void exec_record_print(FILE *f, const RunRecord *r, const char *what)
+{
+    const RecordExec *x = &r->exec;
+
+    fprintf(f, "\n %s of cnntop exec: %s (%s, cnntop %s):\n", what, x->command ? x->command : "?",
+            r->date, r->version);
+    if (x->signal)
+        fprintf(f, "  %-22skilled by signal %d\n", "Exit:", x->signal);
+    else
+        fprintf(f, "  %-22sstatus %d\n", "Exit:", x->status);
+    print_num(f, "Wall time:", x->wall, 3, " s", "not recorded");
+    print_num(f, "Images/s:", x->images_per_s, 1, " (the Python hook's DataLoader count)",
+              "no DataLoader figures from the hook");
+    print_num(f, "Data wait:", 100 * x->data_wait_share, 1, "% of the time",
+              "no DataLoader figures from the hook");
+    print_num(f, "Torch threads:", r->threads_used >= 0 ? r->threads_used : NAN, 0,
+              " intra-op (torch.get_num_threads())", "not reported by the hook");
+    print_num(f, "DataLoader workers:", r->exec.loader_workers >= 0 ? r->exec.loader_workers : NAN,
+              0, " (num_workers)", "not reported by the hook");
+    print_num(f, "Peak RSS:", r->peak_rss_kib >= 0 ? r->peak_rss_kib / 1024.0 : NAN, 1, " MiB",
+              "unknown");
+    if (x->hook_rejected > 0)
+        fprintf(f, "  %-22s%ld line%s rejected (never in a figure)\n", "Hook:", x->hook_rejected,
+                fmt_plural(x->hook_rejected));
+    VerdictInput vi;
+    exec_verdict_of_record(r, &vi);
+    exec_verdict_print(f, &vi);
+    if (x->runs > 1)
+        fprintf(f, "\n Counters summed over the %d measured runs:\n", x->runs);
+    for (int role = 0; role < PROC_ROLES; role++) {
+        int head = 0;
+        for (size_t i = 0; i < r->n_exec_counters; i++) {
+            const RecordCounter *c = &r->exec_counters[i];
+            if ((int)c->role != role)
+                continue;
+            if (!head++)
+                fprintf(f, "\n Counters, %s:\n", proc_role_noun[role]);
+            if (c->status == RECORD_CTR_OK)
+                fprintf(f, "  %20.2f %-5s %-24s (counted %.0f%%)\n", c->value, c->unit, c->name,
+                        100 * c->scaled);
+            else
+                fprintf(f, "  %20s %-5s %-24s %s\n",
+                        c->status == RECORD_CTR_UNAVAILABLE ? "<not supported>" : "<not counted>",
+                        "", c->name, c->reason);
+        }
+    }
 }

@@ -14,7 +14,8 @@
  * Without a terminal it can drive (TERM unset, dumb or unknown) the
  * command goes on headless, the session's own handlers passing the
  * signals on.  After the terminal is back: the rest of the output a
- * process the command left may still write (cmd/exec.c's bounded drain),
+ * process the command left may still write (the session's bounded drain,
+ * src/exec/session.c),
  * the command's whole output, the summary `cnntop exec` prints headless,
  * and --export; the exit status is the command's.
  */
@@ -237,7 +238,7 @@ static void on_signal(ExecDash *d)
     int sig = terminal_signal(), passed = 0;
 
     if (!sig) {
-        sig = exec_session_stop_signal();
+        sig = exec_session_stop_signal(&d->s);
         passed = 1;
     }
     if (!sig || d->sig_seen)
@@ -301,9 +302,12 @@ static int dash_finish(ExecDash *d, const Options *o)
 {
     RunRecord rec;
 
-    exec_session_notes_to(&d->s, stderr);
+    if (d->s.drain_note[0]) /* shown on the dashboard: said again where it stays */
+        fprintf(stderr, "cnntop: exec: %s\n", d->s.drain_note);
+    (void)exec_session_note(&d->s);
     while (exec_session_step(&d->s, EXEC_DASH_POLL_MS, -1))
-        ;
+        exec_say_note(&d->s);
+    exec_say_note(&d->s);
     if (exec_output_replay(&d->out, stdout, stderr) != 0)
         fprintf(stderr, "cnntop: exec: the command's output could not be written back whole\n");
     if (d->out.spool_err[0])
@@ -311,7 +315,7 @@ static int dash_finish(ExecDash *d, const Options *o)
     if (d->s.note[0])
         fprintf(stderr, "cnntop: exec: %s\n", d->s.note);
     record_init(&rec);
-    int rc = exec_session_finish(&d->s, o->export_path ? &rec : NULL, d->argc, d->argv, stdout);
+    int rc = exec_finish(&d->s, o->export_path ? &rec : NULL, d->argc, d->argv, stdout);
     return run_stdout_done(exec_export_write(o, &rec, rc));
 }
 
@@ -341,7 +345,7 @@ int exec_dash_main(const Options *o, int argc, char **argv)
     exec_output_init(&d->out);
     d->run = (ExecRun){.argv = o->exec_argv, .events = o->events, .hook = !o->no_hook,
                        .progress = o->progress, .output = exec_output_add, .output_u = &d->out};
-    int rc = exec_session_start(&d->s, &d->run);
+    int rc = exec_start(&d->s, &d->run);
     if (rc) {
         exec_output_replay(&d->out, stdout, stderr);
         return rc;

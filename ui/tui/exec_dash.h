@@ -4,8 +4,8 @@
  * tick's copies; exec_view.c: the drawing).
  *
  * DESIGN
- * One thread.  The loop drives cmd/exec.c's session (the same poll loop
- * the headless summary has), waking for its pipes or a key; each tick
+ * One thread.  The loop drives the exec session (cnntop/exec.h, the same
+ * poll loop the headless summary has), waking for its pipes or a key; each tick
  * (10 Hz) exec_dash_tick() copies what is shown into ExecDash, and
  * exec_view_draw() draws only those copies.  ExecDash begins with a Tui,
  * so that the dashboard's machinery (terminal.c, draw.c, the charts, the

@@ -3,8 +3,8 @@
  * is up (see exec_output.h).
  *
  * The dashboard owns the terminal, so the command's stdout and stderr come
- * through pipes (cmd/exec.c) and nothing of it may reach the screen
- * behind curses' back.  Nothing of it is lost either: every byte goes into
+ * through pipes (the exec session, src/exec/session.c) and nothing of it
+ * may reach the screen behind curses' back.  Nothing of it is lost either: every byte goes into
  * one unlinked temporary file per stream, and when the dashboard has
  * closed cnntop writes each back to its own stream (stdout's to stdout,
  * stderr's to stderr, whole; how the two interleaved is not kept), before

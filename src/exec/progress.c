@@ -1,5 +1,5 @@
 /*
- * exec_progress.c: `cnntop exec --progress REGEX`: throughput (or loss,
+ * progress.c: `cnntop exec --progress REGEX`: throughput (or loss,
  * or any figure) read from a command's own output, for commands the
  * Python hook cannot see into.
  *
@@ -27,7 +27,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/exec.h"
+#include "exec/pipes.h"
+#include "util/err.h"
 
 /* The pipes for the command's stdout and stderr. */
 static int pipes_open(ExecProgress *p, char *err, size_t len)
@@ -38,7 +39,7 @@ static int pipes_open(ExecProgress *p, char *err, size_t len)
         if (pipe2(fd, O_CLOEXEC | O_NONBLOCK) != 0 || fcntl(fd[1], F_SETFL, 0) != 0) {
             snprintf(err, len, "%s: pipe: %s", p->on ? "--progress" : "exec", strerror(errno));
             exec_progress_close(p);
-            return -1;
+            return -CN_EIO;
         }
         p->rd[i] = fd[0];
         p->wr[i] = fd[1];
@@ -58,16 +59,14 @@ int exec_progress_open(ExecProgress *p, const char *regex, int capture, char *er
     if (!regex)
         return capture ? pipes_open(p, err, len) : 0;
     if (pattern_compile(regex, &p->re, why, sizeof why) != 0) {
-        snprintf(err, len, "--progress: '%s': %s", regex, why);
-        return -1;
+        return cn_fail(err, len, -CN_EINVAL, "--progress: '%s': %s", regex, why);
     }
     p->regex = regex;
     p->on = 1;
     for (int i = 0; i < 2; i++)
         if (!(p->rec[i].scan = pattern_scan_new(p->re))) {
-            snprintf(err, len, "--progress: out of memory");
             exec_progress_close(p);
-            return -1;
+            return cn_fail(err, len, -CN_ENOMEM, "--progress: out of memory");
         }
     return pipes_open(p, err, len);
 }

@@ -1,5 +1,5 @@
 /*
- * exec_hook.c: `cnntop exec`'s side of the Python hook
+ * hook.c: `cnntop exec`'s side of the Python hook
  * (assets/python/sitecustomize.py; the protocol is cnntop/hookfeed.h).
  *
  * The hook's directory is found relative to the executable,
@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd/exec.h"
+#include "exec/pipes.h"
 
 #ifndef CNNTOP_HOOK_DIR
 #define CNNTOP_HOOK_DIR "/usr/local/share/cnntop/python"

@@ -1,5 +1,5 @@
 /*
- * exec_record.c: the record of a `cnntop exec` run (exec.h), in the
+ * fill.c: the record of a `cnntop exec` run (cnntop/exec.h), in the
  * schema `cnntop report` reads (cnntop/record.h): the command profiled,
  * how it ended, its wall time, peak RSS, the counters per process role,
  * and the Python hook's images/s and data wait when it reported.  What
@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/exec.h"
+#include "cnntop/exec.h"
 #include "cnntop/machine.h"
-#include "common/fmt.h"
+#include "util/err.h"
 
 /* The tree's counters, role by role, into r->exec_counters. */
 static int fill_counters(RunRecord *r, ProcTree *t)
@@ -27,7 +27,7 @@ static int fill_counters(RunRecord *r, ProcTree *t)
             RecordCounter c;
             record_counter_from(&c, &cr[i], role);
             if (record_add_exec_counter(r, &c) != 0)
-                return -1;
+                return -CN_ENOMEM;
         }
     }
     return 0;
@@ -64,7 +64,7 @@ int exec_record_fill(RunRecord *r, ProcTree *t, const ExecResult *res, int argc,
     r->threads_used = -1;
     machine_info(&r->machine);
     if (record_set_command(r, argc, argv) != 0 || record_set_exec_command(r, res->argv) != 0)
-        return -1;
+        return -CN_ENOMEM;
     r->exec.status = res->signal ? -1 : res->status;
     r->exec.signal = res->signal;
     r->exec.wall = res->wall;
@@ -114,7 +114,7 @@ int exec_record_merge(RunRecord *into, const RunRecord *run)
         if (i < into->n_exec_counters)
             counter_sum(&into->exec_counters[i], c, k);
         else if (record_add_exec_counter(into, c) != 0)
-            return -1;
+            return -CN_ENOMEM;
     }
     x->wall = mean_in(x->wall, k, y->wall);
     x->images_per_s = mean_in(x->images_per_s, k, y->images_per_s);
@@ -132,65 +132,4 @@ int exec_record_merge(RunRecord *into, const RunRecord *run)
         into->peak_rss_kib = run->peak_rss_kib;
     x->runs = k + 1;
     return 0;
-}
-
-/* A figure, or n/a when it is unknown. */
-static void print_num(FILE *f, const char *what, double v, int decimals, const char *unit,
-                      const char *na)
-{
-    if (isnan(v))
-        fprintf(f, "  %-22sn/a: %s\n", what, na);
-    else
-        fprintf(f, "  %-22s%.*f%s\n", what, decimals, v, unit);
-}
-
-static const char *const proc_role_noun[] = {"main process", "data-loader workers",
-                                             "other children"};
-
-void exec_record_print(FILE *f, const RunRecord *r, const char *what)
-{
-    const RecordExec *x = &r->exec;
-
-    fprintf(f, "\n %s of cnntop exec: %s (%s, cnntop %s):\n", what, x->command ? x->command : "?",
-            r->date, r->version);
-    if (x->signal)
-        fprintf(f, "  %-22skilled by signal %d\n", "Exit:", x->signal);
-    else
-        fprintf(f, "  %-22sstatus %d\n", "Exit:", x->status);
-    print_num(f, "Wall time:", x->wall, 3, " s", "not recorded");
-    print_num(f, "Images/s:", x->images_per_s, 1, " (the Python hook's DataLoader count)",
-              "no DataLoader figures from the hook");
-    print_num(f, "Data wait:", 100 * x->data_wait_share, 1, "% of the time",
-              "no DataLoader figures from the hook");
-    print_num(f, "Torch threads:", r->threads_used >= 0 ? r->threads_used : NAN, 0,
-              " intra-op (torch.get_num_threads())", "not reported by the hook");
-    print_num(f, "DataLoader workers:", r->exec.loader_workers >= 0 ? r->exec.loader_workers : NAN,
-              0, " (num_workers)", "not reported by the hook");
-    print_num(f, "Peak RSS:", r->peak_rss_kib >= 0 ? r->peak_rss_kib / 1024.0 : NAN, 1, " MiB",
-              "unknown");
-    if (x->hook_rejected > 0)
-        fprintf(f, "  %-22s%ld line%s rejected (never in a figure)\n", "Hook:", x->hook_rejected,
-                fmt_plural(x->hook_rejected));
-    VerdictInput vi;
-    exec_verdict_of_record(r, &vi);
-    exec_verdict_print(f, &vi);
-    if (x->runs > 1)
-        fprintf(f, "\n Counters summed over the %d measured runs:\n", x->runs);
-    for (int role = 0; role < PROC_ROLES; role++) {
-        int head = 0;
-        for (size_t i = 0; i < r->n_exec_counters; i++) {
-            const RecordCounter *c = &r->exec_counters[i];
-            if ((int)c->role != role)
-                continue;
-            if (!head++)
-                fprintf(f, "\n Counters, %s:\n", proc_role_noun[role]);
-            if (c->status == RECORD_CTR_OK)
-                fprintf(f, "  %20.2f %-5s %-24s (counted %.0f%%)\n", c->value, c->unit, c->name,
-                        100 * c->scaled);
-            else
-                fprintf(f, "  %20s %-5s %-24s %s\n",
-                        c->status == RECORD_CTR_UNAVAILABLE ? "<not supported>" : "<not counted>",
-                        "", c->name, c->reason);
-        }
-    }
 }

@@ -1,6 +1,6 @@
 /*
- * exec_why.c: why a command could not be exec'ed, said as a shell says it
- * (exec.h's exec_why_print()).
+ * why.c: why a command could not be exec'ed, said as a shell says it
+ * (cnntop/exec.h's exec_why()).
  *
  * execve()'s errno is about the file named, or about its interpreter: a
  * script's #! line or an ELF program's loader (PT_INTERP).  ENOENT for a
@@ -15,13 +15,14 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd/exec.h"
+#include "cnntop/exec.h"
 
 /* The file execvp() would have tried for name: name itself when it has a
  * slash, else the first that exists on PATH.  0, or -1: none exists. */
@@ -114,43 +115,69 @@ static int elf_interp_of(const char *path, char *interp, size_t len)
     return found;
 }
 
+/* A text being built in a caller's buffer: appends that keep it whole
+ * and cut it at the buffer's end. */
+typedef struct Say {
+    char *buf;
+    size_t len, at;
+} Say;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void say(Say *w, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (w->at + 1 >= w->len)
+        return;
+    va_start(ap, fmt);
+    int n = vsnprintf(w->buf + w->at, w->len - w->at, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        w->at = w->at + (size_t)n < w->len ? w->at + (size_t)n : w->len - 1;
+}
+
 /* interp as it can be read on a terminal: a control byte as \r or \xNN. */
-static void print_visible(FILE *f, const char *interp)
+static void say_visible(Say *w, const char *interp)
 {
     for (const unsigned char *c = (const unsigned char *)interp; *c; c++) {
         if (*c == '\r')
-            fputs("\\r", f);
+            say(w, "\\r");
         else if (*c < 32 || *c == 127)
-            fprintf(f, "\\x%02x", *c);
+            say(w, "\\x%02x", *c);
         else
-            fputc(*c, f);
+            say(w, "%c", *c);
     }
 }
 
-void exec_why_print(FILE *f, const char *argv0, int e)
+void exec_why(const char *argv0, int e, char *buf, size_t len)
 {
     char path[4096], interp[512];
     struct stat st;
     int found = (e == ENOENT || e == EACCES) && find_file(argv0, path, sizeof path, &st) == 0;
     int runnable = found && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+    Say w = {buf, len, 0};
 
-    fprintf(f, "cnntop: exec: %s", argv0);
+    if (len)
+        buf[0] = '\0';
+    say(&w, "%s", argv0);
     if (found && strcmp(path, argv0) != 0)
-        fprintf(f, " (%s)", path);
+        say(&w, " (%s)", path);
     if (found && e == EACCES && S_ISDIR(st.st_mode)) {
-        fprintf(f, ": Is a directory\n");
+        say(&w, ": Is a directory");
         return;
     }
     if (runnable && script_interp(path, interp, sizeof interp)) {
-        fprintf(f, ": bad interpreter ");
-        print_visible(f, interp);
+        say(&w, ": bad interpreter ");
+        say_visible(&w, interp);
         if (interp[strlen(interp) - 1] == '\r')
-            fprintf(f, " (the #! line ends in a carriage return: DOS line endings)");
-        fprintf(f, ": %s\n", strerror(e));
+            say(&w, " (the #! line ends in a carriage return: DOS line endings)");
+        say(&w, ": %s", strerror(e));
     } else if (runnable && e == ENOENT && elf_interp_of(path, interp, sizeof interp))
-        fprintf(f, ": its program interpreter %s: %s\n", interp, strerror(e));
+        say(&w, ": its program interpreter %s: %s", interp, strerror(e));
     else if (runnable && e == ENOENT)
-        fprintf(f, ": cannot execute: a file it needs is missing: %s\n", strerror(e));
+        say(&w, ": cannot execute: a file it needs is missing: %s", strerror(e));
     else
-        fprintf(f, ": %s\n", strerror(e));
+        say(&w, ": %s", strerror(e));
 }

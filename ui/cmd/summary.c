@@ -252,7 +252,7 @@ static void print_profile(FILE *f, const RunRecord *r)
 void summary_print_repeats(FILE *f, const RunRecord *r)
 {
     size_t n;
-    double *t;
+    double *t = NULL;
     StatsSummary s;
 
     if (r->n_repeats < 2 || record_times_summary(r, &t, &n, &s) != 0) {

@@ -344,9 +344,10 @@ static double cpu_seconds(const RunRecord *r)
 {
     double s = NAN;
 
-    for (size_t i = 0; i < r->n_exec_counters; i++) {
-        const RecordCounter *c = &r->exec_counters[i];
-        if (!strcmp(c->name, "task-clock") && c->status == RECORD_CTR_OK)
+    for (int role = 0; role < PROC_ROLES; role++) {
+        const RecordCounter *c =
+            record_counter_find(r->exec_counters, r->n_exec_counters, role, "task-clock");
+        if (c && c->status == RECORD_CTR_OK)
             s = (isnan(s) ? 0 : s) + c->value * 1e-9;
     }
     return s / (r->exec.runs > 0 ? r->exec.runs : 1);

@@ -38,21 +38,44 @@ static double rate_at(const Calibration *c, int batch)
 int calibrate_sketch(const Calibration *c, long images, int batch, Sketch *out)
 {
     memset(out, 0, sizeof *out);
-    if (!c || images < 0 || batch < 1 || c->batch[0] < 1 || !(c->model_gflops[0] > 0.0) ||
-        !(c->model_gflops[1] > 0.0) || !(c->triad_gbps > 0.0))
+    if (!c || batch < 1 || c->batch[0] < 1 || !(c->model_gflops[0] > 0.0) ||
+        !(c->model_gflops[1] > 0.0))
+        return -CN_EINVAL;
+    double peak = calibrate_peak(c, NULL);
+    return calibrate_sketch_at(peak > 0.0 ? peak : rate_at(c, batch), peak > 0.0, c->triad_gbps,
+                               images, batch, out);
+}
+
+int calibrate_sketch_at(double gflops, int peak, double gbps, long images, int batch,
+                        Sketch *out)
+{
+    memset(out, 0, sizeof *out);
+    if (images < 0 || batch < 1 || !(gflops > 0.0) || !(gbps > 0.0))
         return -CN_EINVAL;
     out->images = images;
     out->batch = batch;
     out->flops = (double)images * model_flops_executed();
     out->bytes = (double)images * calibrate_bytes_per_image();
-    double peak = calibrate_peak(c, NULL);
-    out->peak = peak > 0.0;
-    out->gflops = out->peak ? peak : rate_at(c, batch);
-    out->gbps = c->triad_gbps;
+    out->peak = peak != 0;
+    out->gflops = gflops;
+    out->gbps = gbps;
     out->compute_s = out->flops / (out->gflops * 1e9);
     out->memory_s = out->bytes / (out->gbps * 1e9);
     out->seconds = out->compute_s + out->memory_s;
     return 0;
+}
+
+/* The rate the sketch assumes at batch: the FMA peak, else the SGEMM rate
+ * there; 0 when the calibration has neither.  *peak: which. */
+double calibrate_sketch_gflops(const Calibration *c, int batch, int *peak)
+{
+    double p = calibrate_peak(c, NULL);
+
+    *peak = p > 0.0;
+    if (*peak)
+        return p;
+    return c->batch[0] >= 1 && c->model_gflops[0] > 0.0 && c->model_gflops[1] > 0.0
+               ? rate_at(c, batch) : 0.0;
 }
 
 int calibrate_check(const Sketch *s, double measured_s, char *msg, size_t len)

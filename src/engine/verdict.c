@@ -88,11 +88,17 @@ void verdict_judge(const VerdictInput *in, Verdict *out)
 
     memset(out, 0, sizeof *out);
     out->loader_bound = in->data_wait_share > CN_LOADER_BOUND;
-    snprintf(out->bound, sizeof out->bound, "%s (data wait %.1f%% of the step, %s %.0f%%)",
-             out->loader_bound ? "loader-bound" : "compute-bound", 100 * in->data_wait_share,
-             out->loader_bound ? "above" : "at most", 100 * CN_LOADER_BOUND);
-    snprintf(out->bound_brief, sizeof out->bound_brief, "%s: data wait %.1f%%",
-             out->loader_bound ? "loader-bound" : "compute-bound", 100 * in->data_wait_share);
+    if (isnan(in->data_wait_share)) {
+        /* Unknown is said so, never judged as a wait of 0. */
+        snprintf(out->bound, sizeof out->bound, "n/a: no data-wait figure");
+        snprintf(out->bound_brief, sizeof out->bound_brief, "n/a: no data wait");
+    } else {
+        snprintf(out->bound, sizeof out->bound, "%s (data wait %.1f%% of the step, %s %.0f%%)",
+                 out->loader_bound ? "loader-bound" : "compute-bound", 100 * in->data_wait_share,
+                 out->loader_bound ? "above" : "at most", 100 * CN_LOADER_BOUND);
+        snprintf(out->bound_brief, sizeof out->bound_brief, "%s: data wait %.1f%%",
+                 out->loader_bound ? "loader-bound" : "compute-bound", 100 * in->data_wait_share);
+    }
     out->oversubscribed = over || waits;
     if (!out->oversubscribed)
         return;

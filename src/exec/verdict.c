@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "cnntop/exec.h"
+#include "cnntop/figures.h"
 #include "cnntop/machine.h"
 
 /* A thread on a CPU more than this share of its time counts as a compute
@@ -48,12 +49,5 @@ void exec_verdict(ProcTree *t, const HookFigures *fig, VerdictInput *in, Verdict
 
 void exec_verdict_of_record(const RunRecord *r, VerdictInput *in)
 {
-    *in = (VerdictInput){
-        .data_wait_share = r->exec.data_wait_share,
-        .workers = r->exec.worker_procs > 0 ? r->exec.worker_procs : 0,
-        .threads = r->exec.busy_threads > 0 ? r->exec.busy_threads : 0,
-        .cores = r->machine.cores,
-        .run_queue_wait = r->run_queue_wait,
-        .knobs = r->exec.torch[0] ? &verdict_knobs_pytorch : &verdict_knobs_none,
-    };
+    record_verdict_input(r, in);
 }

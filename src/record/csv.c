@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cnntop/json.h"
-#include "record/figures.h"
+#include "cnntop/figures.h"
 #include "record/formats.h"
 #include "util/err.h"
 

@@ -61,6 +61,24 @@ static const FieldName statuses[] = {
 };
 const FieldNames record_status_names = {"status", sizeof statuses / sizeof *statuses, statuses};
 
+static const FieldName ctr_statuses[] = {
+    {CTR_OK, "ok"}, {CTR_NOT_COUNTED, "not-counted"}, {CTR_UNSUPPORTED, "not-supported"},
+    {CTR_NO_ACCESS, "no-access"}, {CTR_UNKNOWN_EVENT, "unknown-event"}, {CTR_ERROR, "error"},
+};
+const FieldNames record_ctr_status_names = {"counter status",
+                                            sizeof ctr_statuses / sizeof *ctr_statuses,
+                                            ctr_statuses};
+
+static const FieldName kinds[] = {
+    {CTR_KIND_OTHER, "other"}, {CTR_KIND_CYCLES, "cycles"},
+    {CTR_KIND_INSTRUCTIONS, "instructions"}, {CTR_KIND_CACHE_REFS, "cache-references"},
+    {CTR_KIND_CACHE_MISSES, "cache-misses"}, {CTR_KIND_BRANCHES, "branches"},
+    {CTR_KIND_BRANCH_MISSES, "branch-misses"}, {CTR_KIND_TASK_CLOCK, "task-clock"},
+    {CTR_KIND_CPU_CLOCK, "cpu-clock"}, {CTR_KIND_CTX_SWITCHES, "context-switches"},
+    {CTR_KIND_MIGRATIONS, "cpu-migrations"}, {CTR_KIND_PAGE_FAULTS, "page-faults"},
+};
+const FieldNames record_kind_names = {"counter kind", sizeof kinds / sizeof *kinds, kinds};
+
 const char *field_name(const FieldNames *names, unsigned value)
 {
     for (size_t i = 0; i < names->n; i++)
@@ -159,6 +177,9 @@ static const Field machine_fields[] = {
     F("peak_gflops", FT_NUM, R(peak_gflops), FIRST, "calibrated SGEMM rate at the model's shapes"),
     F("fma_peak_gflops", FT_NUM, R(fma_peak_gflops), RECORD_REV_FMA_PEAK, "the FMA peak"),
     F("fma_peak_isa", FT_STR, R(fma_peak_isa), RECORD_REV_FMA_PEAK, "the FMA peak's vectors"),
+    F("sketch_gflops", FT_NUM, R(sketch_gflops), RECORD_REV_SUMMARY,
+      "the compute rate of the time on paper"),
+    F("triad_gbps", FT_NUM, R(triad_gbps), RECORD_REV_SUMMARY, "the calibrated bandwidth"),
     F("sgemm_of_peak", FT_DERIVED, NOWHERE, RECORD_REV_FMA_PEAK, "peak_gflops / fma_peak_gflops",
      .derive = sgemm_of_peak),
     END,
@@ -288,6 +309,30 @@ static const Field counter_fields[] = {
     F("role", FT_NAME, AT(RecordCounter, role), FIRST, "train or load",
      .names = &record_role_names),
     COUNTER_MEMBERS(FIRST),
+    F("ctr_status", FT_NAME, AT(RecordCounter, ctr_status), RECORD_REV_SUMMARY,
+      "the counter set's status", .names = &record_ctr_status_names),
+    F("kind", FT_NAME, AT(RecordCounter, kind), RECORD_REV_SUMMARY, "what it counts",
+      .names = &record_kind_names),
+    END,
+};
+
+#define RS(m) AT(RecordRole, sched.m)
+
+/* A role of the counter set: what the counters block prints beside them. */
+static const Field role_fields[] = {
+    F("role", FT_NAME, AT(RecordRole, role), RECORD_REV_SUMMARY, "train or load",
+      .names = &record_role_names),
+    FV("threads", FT_INT, RS(threads), RECORD_REV_SUMMARY, "threads seen"),
+    FV("wall", FT_NUM, AT(RecordRole, wall), RECORD_REV_SUMMARY, "seconds the rates cover"),
+    F("sched", FT_BOOL, RS(available), RECORD_REV_SUMMARY, "scheduler figures read"),
+    F("have_wait", FT_BOOL, RS(have_wait), RECORD_REV_SUMMARY, "schedstat present"),
+    F("reason", FT_STR, RS(reason), RECORD_REV_SUMMARY, "why not"),
+    FV("wait_share", FT_NUM, RS(wait_share), RECORD_REV_SUMMARY, "run-queue wait share"),
+    FV("cs_per_s", FT_NUM, RS(cs_per_s), RECORD_REV_SUMMARY, "context switches a second"),
+    FV("vol_cs", FT_UINT64, RS(vol_cs), RECORD_REV_SUMMARY, "voluntary context switches"),
+    FV("invol_cs", FT_UINT64, RS(invol_cs), RECORD_REV_SUMMARY, "involuntary ones"),
+    FV("oversubscribed", FT_BOOL, RS(oversubscribed), RECORD_REV_SUMMARY,
+       "waited for a CPU too long"),
     END,
 };
 
@@ -380,6 +425,8 @@ const Field record_run_fields[] = {
      .sub = layer_fields, COUNTS(layers)),
     F("counters", FT_ARRAY, ARRAY(counters, RecordCounter), FIRST, "counters per role",
      .sub = counter_fields, COUNTS(counters)),
+    F("roles", FT_ARRAY, ARRAY(roles, RecordRole), RECORD_REV_SUMMARY,
+      "the counter set's roles", .sub = role_fields, COUNTS(roles)),
     F("repeats", FT_ARRAY, ARRAY(repeats, RecordRepeat), FIRST, "each run of --runs",
      .sub = repeat_fields, COUNTS(repeats)),
     F("exec", FT_MAYBE, NOWHERE, REXEC, "the command `cnntop exec` ran", .sub = record_exec_fields,
@@ -430,6 +477,9 @@ void field_set_unknown(const Field *f, void *base)
             *(long *)p = -1;
         else
             *(int *)p = -1;
+        break;
+    case FT_NAME:
+        *(unsigned *)p = f->names->v[0].value; /* the first name: "ok", "other" */
         break;
     default:
         break; /* an absent array stays empty, a string NULL; nothing else is optional */

@@ -44,6 +44,8 @@ enum {
     RECORD_REV_EXEC_HOOK,      /* exec.hook_rejected */
     RECORD_REV_SAMPLE_SPAN,    /* samples[].dt */
     RECORD_REV_LAYER_EXECUTED, /* layers[].flops_executed, gflops_executed */
+    RECORD_REV_SUMMARY,        /* sketch_gflops, triad_gbps, counters[].ctr_status and kind,
+                                  roles[]: what the run's text summary prints */
     RECORD_REVS                /* how many */
 };
 
@@ -133,6 +135,9 @@ extern const FieldNames record_aug_names;
 extern const FieldNames record_role_names;
 extern const FieldNames record_proc_role_names;
 extern const FieldNames record_status_names;
+/* The counter set's own statuses and the counters' kinds (cnntop/counters.h). */
+extern const FieldNames record_ctr_status_names;
+extern const FieldNames record_kind_names;
 
 /* The name of value in names (FT_NAME); names->v[0] for one it lacks. */
 const char *field_name(const FieldNames *names, unsigned value);

@@ -1,13 +1,14 @@
 /*
- * figures.c: figures derived from a record for its exports (figures.h).
+ * figures.c: figures derived from a record, for the exports and every
+ * front end (cnntop/figures.h).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cnntop/figures.h"
 #include "record/fields.h"
-#include "record/figures.h"
 #include "util/err.h"
 
 double record_mean_cpu(const RunRecord *r, int which)
@@ -35,17 +36,26 @@ int record_times_summary(const RunRecord *r, double **times, size_t *n, StatsSum
     return stats_summarize(*times, *n, s) == 0 ? 0 : -CN_ENOMEM;
 }
 
+/* An empty summary: no runs, every figure unknown. */
+static void summary_unknown(StatsSummary *s)
+{
+    memset(s, 0, sizeof *s);
+    s->mean = s->sd = s->median = s->min = s->max = NAN;
+}
+
 void record_throughput_summary(const RunRecord *r, StatsSummary *s)
 {
-    size_t cap = r->n_repeats ? r->n_repeats : 1;
+    size_t cap = r->n_repeats ? r->n_repeats : 1, n, k;
     double *v = malloc(cap * sizeof *v);
 
-    if (!v) {
-        memset(s, 0, sizeof *s);
-        s->mean = s->sd = s->median = s->min = s->max = NAN;
+    summary_unknown(s);
+    if (!v)
         return;
-    }
-    stats_summarize(v, record_throughputs(r, v, cap), s);
+    n = record_throughputs(r, v, cap);
+    for (k = 0; k < n && !isnan(v[k]); k++)
+        ;
+    if (n && k == n)
+        stats_summarize(v, n, s);
     free(v);
 }
 
@@ -56,7 +66,13 @@ int record_figures(const RunRecord *r, RecordFigures *f)
     int rc = record_times_summary(r, &tm, &nt, &f->time);
 
     free(tm);
+    if (rc != 0)
+        summary_unknown(&f->time);
     record_throughput_summary(r, &f->ips);
+    f->accuracy = record_mean_accuracy(r);
+    f->wait_share = record_wait_share(r);
+    f->mfu = record_mfu(r, f->ips.mean);
+    f->executed = record_executed_share(r, f->ips.mean);
     return rc;
 }
 
@@ -71,6 +87,84 @@ double record_mean_accuracy(const RunRecord *r)
     if (n)
         return s / (double)n;
     return r->have_eval ? r->eval.accuracy : NAN;
+}
+
+double figures_wait_share(const StepSplit *sp)
+{
+    double t = sp->data + sp->forward + sp->backward + sp->optimizer;
+
+    return t > 0 ? sp->data / t : NAN;
+}
+
+double record_wait_share(const RunRecord *r)
+{
+    if (r->have_exec)
+        return r->exec.data_wait_share;
+    return r->have_train ? figures_wait_share(&r->train.split) : NAN;
+}
+
+double figures_peak_share(double images_per_s, double flops, double peak_gflops)
+{
+    if (!(peak_gflops > 0.0) || !isfinite(flops) || !isfinite(images_per_s))
+        return NAN;
+    return images_per_s * flops / (peak_gflops * 1e9);
+}
+
+double record_mfu(const RunRecord *r, double images_per_s)
+{
+    return figures_peak_share(images_per_s, r->flops_per_image, r->fma_peak_gflops);
+}
+
+double record_executed_share(const RunRecord *r, double images_per_s)
+{
+    return figures_peak_share(images_per_s, r->flops_executed_per_image, r->fma_peak_gflops);
+}
+
+const RecordCounter *record_counter_find(const RecordCounter *v, size_t n, int role,
+                                         const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((int)v[i].role == role && !strcmp(v[i].name, name))
+            return &v[i];
+    return NULL;
+}
+
+/* The loader threads of cnntop's own run: its last segment's, else the
+ * configuration's. */
+static int train_workers(const RunRecord *r)
+{
+    return r->n_segments ? r->segments[r->n_segments - 1].workers : r->config.workers;
+}
+
+void record_verdict_input(const RunRecord *r, VerdictInput *in)
+{
+    if (r->have_exec) {
+        *in = (VerdictInput){
+            .data_wait_share = r->exec.data_wait_share,
+            .workers = r->exec.worker_procs > 0 ? r->exec.worker_procs : 0,
+            .threads = r->exec.busy_threads > 0 ? r->exec.busy_threads : 0,
+            .cores = r->machine.cores,
+            .run_queue_wait = r->run_queue_wait,
+            .knobs = r->exec.torch[0] ? &verdict_knobs_pytorch : &verdict_knobs_none,
+        };
+        return;
+    }
+    *in = (VerdictInput){
+        .data_wait_share = record_wait_share(r),
+        .workers = train_workers(r),
+        .threads = r->threads_used,
+        .cores = r->machine.cores,
+        .run_queue_wait = r->run_queue_wait,
+        .knobs = NULL,
+    };
+}
+
+int record_sketch(const RunRecord *r, Sketch *out)
+{
+    if (!r->have_train || r->train.images <= 0)
+        return -CN_EINVAL;
+    return calibrate_sketch_at(r->sketch_gflops, isfinite(r->fma_peak_gflops), r->triad_gbps,
+                               r->train.images, r->config.batch, out);
 }
 
 void record_augment_text(unsigned aug, char *buf, size_t len)

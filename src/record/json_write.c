@@ -16,7 +16,7 @@
 #include "cnntop/json.h"
 #include "cnntop/version.h"
 #include "record/fields.h"
-#include "record/figures.h"
+#include "cnntop/figures.h"
 #include "record/formats.h"
 #include "util/err.h"
 

@@ -35,6 +35,7 @@ void record_init(RunRecord *r)
     r->train_images = r->test_images = -1;
     r->peak_gflops = NAN;
     r->fma_peak_gflops = NAN;
+    r->sketch_gflops = r->triad_gbps = NAN;
     r->flops_executed_per_image = NAN;
     r->target_accuracy = NAN;
     r->time_to_target = NAN;
@@ -50,21 +51,21 @@ void record_init(RunRecord *r)
     r->exec.runs = 1;
 }
 
-static double peak_share(const RunRecord *r, double images_per_s, double flops)
+void record_set_calibration(RunRecord *r, const Calibration *c)
 {
-    if (!(r->fma_peak_gflops > 0.0) || !isfinite(flops) || !isfinite(images_per_s))
-        return NAN;
-    return images_per_s * flops / (r->fma_peak_gflops * 1e9);
-}
+    int k = 0, w, peak;
 
-double record_mfu(const RunRecord *r, double images_per_s)
-{
-    return peak_share(r, images_per_s, r->flops_per_image);
-}
-
-double record_executed_share(const RunRecord *r, double images_per_s)
-{
-    return peak_share(r, images_per_s, r->flops_executed_per_image);
+    /* the SGEMM rate measured at the nearest batch size's shapes */
+    for (int i = 1; i < CALIB_NBATCH; i++)
+        if (abs(c->batch[i] - r->config.batch) < abs(c->batch[k] - r->config.batch))
+            k = i;
+    r->peak_gflops = c->model_gflops[k];
+    double fma = calibrate_peak(c, &w);
+    r->fma_peak_gflops = fma > 0.0 ? fma : NAN;
+    snprintf(r->fma_peak_isa, sizeof r->fma_peak_isa, "%s", fma > 0.0 ? calibrate_width_name(w) : "");
+    double g = calibrate_sketch_gflops(c, r->config.batch, &peak);
+    r->sketch_gflops = g > 0.0 ? g : NAN;
+    r->triad_gbps = c->triad_gbps > 0.0 ? c->triad_gbps : NAN;
 }
 
 void record_done(RunRecord *r)
@@ -78,6 +79,7 @@ void record_done(RunRecord *r)
     free(r->segments);
     free(r->layers);
     free(r->counters);
+    free(r->roles);
     free(r->repeats);
     free(r->evals);
     free(r->exec.command);
@@ -195,6 +197,7 @@ int record_add_epoch(RunRecord *r, const RecordEpoch *e) { return PUSH(r, epochs
 int record_add_eval(RunRecord *r, const RecordEval *ev) { return PUSH(r, evals, ev); }
 int record_add_segment(RunRecord *r, const Segment *s) { return PUSH(r, segments, s); }
 int record_add_counter(RunRecord *r, const RecordCounter *c) { return PUSH(r, counters, c); }
+int record_add_role(RunRecord *r, const RecordRole *role) { return PUSH(r, roles, role); }
 int record_add_repeat(RunRecord *r, const RecordRepeat *rep) { return PUSH(r, repeats, rep); }
 int record_add_exec_counter(RunRecord *r, const RecordCounter *c)
 {

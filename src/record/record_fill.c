@@ -101,7 +101,9 @@ void record_counter_from(RecordCounter *c, const CounterReading *cr, int role)
                                                 : RECORD_CTR_UNAVAILABLE;
     c->value = cr->status == CTR_OK ? cr->value : NAN;
     c->scaled = cr->status == CTR_OK ? cr->fraction : NAN;
-    snprintf(c->reason, sizeof c->reason, "%.127s", cr->reason);
+    snprintf(c->reason, sizeof c->reason, "%s", cr->reason);
+    c->ctr_status = cr->status;
+    c->kind = cr->kind;
 }
 
 /* The set's counters by role, as counters_read() gives them now, and the
@@ -120,6 +122,11 @@ static int fill_counters(RunRecord *r, CounterSet *cs)
         }
         if (role == CN_ROLE_TRAIN)
             fill_ratios(r, cr, n);
+        RecordRole ro = {.role = (ThreadRole)role};
+        counters_sched(cs, (ThreadRole)role, &ro.sched);
+        ro.wall = counters_role_wall_ns(cs, (ThreadRole)role) / 1e9;
+        if (rc == 0)
+            rc = record_add_role(r, &ro);
     }
     return rc;
 }

@@ -209,6 +209,7 @@ static inline int field_unknown(const Field *f, const void *base)
     case FT_FILL: return *(const float *)p < 0;
     case FT_ARRAY: return *(const size_t *)((const char *)base + f->n_off) == 0;
     case FT_MAYBE: return *(const int *)((const char *)base + f->n_off) == 0; /* null */
+    case FT_NAME: return *(const unsigned *)p == f->names->v[0].value;
     default: return 0;
     }
 }

@@ -47,6 +47,16 @@ static void fill_rest(RunRecord *r)
     r->layers[0].miss_rate = 0.0625;
     r->segments[1].t0 = 0.75;
     r->repeats[1].exit_code = 3;
+    r->sketch_gflops = 123.5;
+    r->triad_gbps = 10.75;
+    r->counters[0].kind = CTR_KIND_INSTRUCTIONS;
+    r->counters[1].ctr_status = CTR_NO_ACCESS;
+    RecordRole role = {.role = CN_ROLE_LOAD, .wall = 1.75,
+                       .sched = {.available = 1, .have_wait = 1, .threads = 2,
+                                 .wait_share = 0.625, .cs_per_s = 158.5, .vol_cs = 195,
+                                 .invol_cs = 81, .oversubscribed = 1}};
+    snprintf(role.sched.reason, sizeof role.sched.reason, "no schedstat");
+    CHECK_INT(record_add_role(r, &role), ==, 0);
     /* An exec run's members (a table test: both kinds in one record). */
     char *argv[] = {"python3", "train.py", "--batch", "64", NULL};
     CHECK_INT(record_set_exec_command(r, argv), ==, 0);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cnntop/figures.h"
 #include "cnntop/machine.h"
 #include "cnntop/verdict.h"
 #include "cmd/exec.h"

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cnntop/figures.h"
 #include "cnntop/record.h"
 #include "cnntop/stats.h"
 #include "cmd/exec.h"
@@ -31,24 +32,8 @@
 typedef struct Entry {
     RunRecord r;
     char name[80];     /* the file's base name, "#i" added for a sweep's runs */
-    StatsSummary ips;  /* images/s over the repeats */
-    StatsSummary wall; /* seconds over the repeats */
+    RecordFigures f;   /* its figures over the repeats (cnntop/figures.h) */
 } Entry;
-
-static void summarize(Entry *e)
-{
-    size_t cap = e->r.n_repeats ? e->r.n_repeats : 1;
-    double *v = malloc(cap * sizeof *v);
-
-    memset(&e->ips, 0, sizeof e->ips);
-    memset(&e->wall, 0, sizeof e->wall);
-    e->ips.mean = e->ips.sd = e->wall.mean = e->wall.sd = NAN;
-    if (!v)
-        return;
-    stats_summarize(v, record_throughputs(&e->r, v, cap), &e->ips);
-    stats_summarize(v, record_times(&e->r, v, cap), &e->wall);
-    free(v);
-}
 
 /* A file's records make sense, and there is at least one to report. */
 static int check_all(const char *path, const RunRecord *recs, size_t k, char *err, size_t len)
@@ -115,7 +100,7 @@ static Entry *load_all(const Options *o, size_t *n)
                 snprintf(e->name, sizeof e->name, "%.50s#%zu", base ? base + 1 : path, j + 1);
             else
                 snprintf(e->name, sizeof e->name, "%s", base ? base + 1 : path);
-            summarize(e);
+            record_figures(&e->r, &e->f);
         }
         free(recs);
     }
@@ -177,16 +162,16 @@ static void cell(const char *s, int last)
 static void speedup_by(const Entry *e, const Entry *ref, int by_time, char *sp, char *dist,
                        size_t len)
 {
-    const StatsSummary *a = by_time ? &ref->wall : &e->ips, *b = by_time ? &e->wall : &ref->ips;
     double x, u;
     StatsWelch w;
 
-    stats_ratio(a->mean, a->sd, b->mean, b->sd, &x, &u);
     /* The reference against itself is 1 by definition, as in hyperfine. */
-    fmt_pm(sp, len, x, e == ref ? NAN : u, 2);
+    record_speedup(&e->r, &ref->r, by_time, &x, &u);
+    fmt_pm(sp, len, x, u, 2);
     if (e == ref)
         snprintf(dist, len, "(reference)");
-    else if (stats_welch(by_time ? &e->wall : &e->ips, by_time ? &ref->wall : &ref->ips, &w) != 0)
+    else if (stats_welch(by_time ? &e->f.time : &e->f.ips, by_time ? &ref->f.time : &ref->f.ips,
+                         &w) != 0)
         snprintf(dist, len, "too few runs");
     else
         snprintf(dist, len, "%s (p %s %.3f)", w.distinguishable ? "yes" : "no",
@@ -216,15 +201,6 @@ static const char *config_part(char *label, int part)
     return label;
 }
 
-/* The data-wait share: of the step time t, or the hook's for an exec
- * record; NAN when unknown. */
-static double data_wait(const RunRecord *r, double t)
-{
-    if (!r->have_train)
-        return r->exec.data_wait_share;
-    return t > 0 ? r->train.split.data / t : NAN;
-}
-
 static void row(const char *label, const Entry *e, size_t n, size_t from, const Entry *ref, int what)
 {
     char b[96], d[96];
@@ -233,8 +209,6 @@ static void row(const char *label, const Entry *e, size_t n, size_t from, const 
     for (size_t i = from; i < n && i < from + COLS; i++) {
         const RunRecord *r = &e[i].r;
         int last = i + 1 == n || i + 1 == from + COLS;
-        double t = r->train.split.data + r->train.split.forward + r->train.split.backward +
-                   r->train.split.optimizer;
         switch (what) {
         case 0: cell_cut(e[i].name, last, 1); continue;
         case 1:
@@ -242,11 +216,11 @@ static void row(const char *label, const Entry *e, size_t n, size_t from, const 
             record_label(r, b, sizeof b);
             cell(config_part(b, what == 14), last);
             continue;
-        case 2: fmt_pm(b, sizeof b, e[i].wall.mean, e[i].wall.sd, 2); break;
-        case 3: fmt_pm(b, sizeof b, e[i].ips.mean, e[i].ips.sd, 1); break;
-        case 4: fmt_pm(b, sizeof b, e[i].ips.mean * r->flops_per_image * 1e-9, NAN, 1); break;
-        case 5: fmt_pm(b, sizeof b, 100 * record_mfu(r, e[i].ips.mean), NAN, 1); break;
-        case 6: fmt_pm(b, sizeof b, 100 * record_executed_share(r, e[i].ips.mean), NAN, 1); break;
+        case 2: fmt_pm(b, sizeof b, e[i].f.time.mean, e[i].f.time.sd, 2); break;
+        case 3: fmt_pm(b, sizeof b, e[i].f.ips.mean, e[i].f.ips.sd, 1); break;
+        case 4: fmt_pm(b, sizeof b, e[i].f.ips.mean * r->flops_per_image * 1e-9, NAN, 1); break;
+        case 5: fmt_pm(b, sizeof b, 100 * e[i].f.mfu, NAN, 1); break;
+        case 6: fmt_pm(b, sizeof b, 100 * e[i].f.executed, NAN, 1); break;
         case 7:
             fmt_pm(b, sizeof b, r->have_train ? r->train.cpu_user + r->train.cpu_sys : NAN, NAN, 2);
             break;
@@ -257,7 +231,7 @@ static void row(const char *label, const Entry *e, size_t n, size_t from, const 
                 snprintf(b, sizeof b, "n/a");
             break;
         case 9: fmt_pm(b, sizeof b, r->have_train ? r->train.final_loss : NAN, NAN, 4); break;
-        case 10: fmt_pm(b, sizeof b, 100 * data_wait(r, t), NAN, 1); break;
+        case 10: fmt_pm(b, sizeof b, 100 * e[i].f.wait_share, NAN, 1); break;
         case 11:
             fmt_pm(b, sizeof b, r->peak_rss_kib >= 0 ? r->peak_rss_kib / 1024.0 : NAN, NAN, 1);
             break;
@@ -312,9 +286,9 @@ static void exec_cell(const Entry *e, const Entry *ref, int what, char *b, size_
         snprintf(b, len, r->exec.signal ? "signal %d" : "status %d",
                  r->exec.signal ? r->exec.signal : r->exec.status);
         break;
-    case XR_WALL: fmt_pm(b, len, e->wall.mean, e->wall.sd, 3); break;
-    case XR_IPS: fmt_pm(b, len, e->ips.mean, e->ips.sd, 1); break;
-    case XR_WAIT: fmt_pm(b, len, 100 * r->exec.data_wait_share, NAN, 1); break;
+    case XR_WALL: fmt_pm(b, len, e->f.time.mean, e->f.time.sd, 3); break;
+    case XR_IPS: fmt_pm(b, len, e->f.ips.mean, e->f.ips.sd, 1); break;
+    case XR_WAIT: fmt_pm(b, len, 100 * e->f.wait_share, NAN, 1); break;
     case XR_THREADS: count_text(b, len, r->threads_used); break;
     case XR_WORKERS: count_text(b, len, r->exec.loader_workers); break;
     case XR_RSS: fmt_pm(b, len, r->peak_rss_kib >= 0 ? r->peak_rss_kib / 1024.0 : NAN, NAN, 1); break;
@@ -345,11 +319,9 @@ static void exec_row(const char *label, const Entry *e, size_t n, size_t from, i
 /* A counter of one run: the record's sum over its runs, divided by them. */
 static void counter_cell(const RunRecord *r, const RecordCounter *like, char *b, size_t len)
 {
-    const RecordCounter *c = NULL;
+    const RecordCounter *c = record_counter_find(r->exec_counters, r->n_exec_counters,
+                                                 (int)like->role, like->name);
 
-    for (size_t i = 0; i < r->n_exec_counters && !c; i++)
-        if (r->exec_counters[i].role == like->role && !strcmp(r->exec_counters[i].name, like->name))
-            c = &r->exec_counters[i];
     if (!c)
         snprintf(b, len, "-");
     else if (c->status != RECORD_CTR_OK)
@@ -368,14 +340,11 @@ static void exec_counter_rows(const Entry *e, size_t n, size_t from)
     for (size_t k = 0; k < n; k++)
         for (size_t j = 0; j < e[k].r.n_exec_counters; j++) {
             const RecordCounter *c = &e[k].r.exec_counters[j];
-            int seen = 0;
+            /* Its row was printed at its first appearance. */
+            int seen = record_counter_find(e[k].r.exec_counters, j, (int)c->role, c->name) != NULL;
             for (size_t m = 0; m < k && !seen; m++)
-                for (size_t q = 0; q < e[m].r.n_exec_counters && !seen; q++)
-                    seen = e[m].r.exec_counters[q].role == c->role &&
-                           !strcmp(e[m].r.exec_counters[q].name, c->name);
-            for (size_t q = 0; q < j && !seen; q++)
-                seen = e[k].r.exec_counters[q].role == c->role &&
-                       !strcmp(e[k].r.exec_counters[q].name, c->name);
+                seen = record_counter_find(e[m].r.exec_counters, e[m].r.n_exec_counters,
+                                           (int)c->role, c->name) != NULL;
             if (seen)
                 continue;
             snprintf(label, sizeof label, "%s %s%s%s%s", proc_role_tag[c->role % 3], c->name,
@@ -401,7 +370,7 @@ static void print_compare_exec(const Entry *e, size_t n)
     int ips = 1;
 
     for (size_t i = 0; i < n; i++)
-        ips &= isfinite(e[i].ips.mean);
+        ips &= isfinite(e[i].f.ips.mean);
     printf("\n Comparison of %zu commands (mean ± σ over the runs; speedups over %s; counters "
            "per run):\n", n, e[0].name);
     for (size_t from = 0; from < n; from += COLS) {
@@ -503,7 +472,7 @@ int report_main(const Options *o)
     if (n == 1 && e[0].r.have_exec)
         exec_record_print(stdout, &e[0].r, "Report");
     else if (n == 1)
-        summary_print(stdout, &e[0].r, "report");
+        summary_print(stdout, &e[0].r); /* as `run` printed it */
     else if (all_exec(e, n))
         print_compare_exec(e, n);
     else

@@ -24,7 +24,6 @@
 #include "cnntop/fileio.h"
 #include "common/exit.h"
 #include "common/fmt.h"
-#include "common/counters_fmt.h"
 #include "cmd/run.h"
 #include "cmd/runner.h"
 #include "cmd/summary.h"
@@ -80,30 +79,6 @@ static int open_engine(const Options *o, Engine **e)
     return 0;
 }
 
-/* The time on paper next to the measured one, and the measured rate
- * against the FMA peak. */
-static void print_sketch(const RunRecord *rec, const Calibration *c)
-{
-    Sketch sk;
-    char msg[256];
-    const TrainStats *st = &rec->train;
-
-    if (!c || st->images <= 0 || calibrate_sketch(c, st->images, rec->config.batch, &sk) != 0)
-        return;
-    char rate[64] = "the SGEMM rate";
-    if (sk.peak)
-        snprintf(rate, sizeof rate, "the FMA peak (%s)", rec->fma_peak_isa);
-    printf("  On paper:             %.2f s  (%.2f GFLOP executed at %.1f GFLOP/s, %s + %.2f GB "
-           "at %.1f GB/s); measured %.2f s", sk.seconds, sk.flops * 1e-9, sk.gflops, rate,
-           sk.bytes * 1e-9, sk.gbps, st->wall);
-    if (sk.peak)
-        printf(": MFU %.1f%%, executed %.1f%% of the peak", 100 * record_mfu(rec, st->images_per_s),
-               100 * record_executed_share(rec, st->images_per_s));
-    printf("\n");
-    if (calibrate_check(&sk, st->wall, msg, sizeof msg))
-        printf("  Warning:              %s\n", msg);
-}
-
 int run_main(const Options *o, int argc, char **argv)
 {
     RunnerOpts ro = {.cfg = o->cfg, .runs = o->runs, .warmup = o->warmup,
@@ -143,14 +118,8 @@ int run_main(const Options *o, int argc, char **argv)
     if (rec.train.steps > 0 && !runner_signal() &&
         (ro.calib = runner_calibration(o->cfg.threads, o->recalibrate, &calib)))
         runner_set_peak(&rec, ro.calib);
-    if (e || rec.train.steps > 0) {
-        summary_print(stdout, &rec, "run");
-        print_sketch(&rec, ro.calib);
-        if (cs) {
-            printf("\n Counters (the threads of every measured run, by role):\n");
-            counters_fmt_print(stdout, cs);
-        }
-    }
+    if (e || rec.train.steps > 0)
+        summary_print(stdout, &rec); /* what `report` of its export prints */
     engine_free(e);
     counters_free(cs);
     /* A run that failed or was stopped before its first step has nothing

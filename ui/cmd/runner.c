@@ -100,17 +100,7 @@ const Calibration *runner_calibration(int threads, int force, Calibration *c)
 
 void runner_set_peak(RunRecord *rec, const Calibration *c)
 {
-    /* the SGEMM rate measured at the nearest batch size's shapes */
-    int k = 0;
-    for (int i = 1; i < CALIB_NBATCH; i++)
-        if (abs(c->batch[i] - rec->config.batch) < abs(c->batch[k] - rec->config.batch))
-            k = i;
-    rec->peak_gflops = c->model_gflops[k];
-    int w;
-    double peak = calibrate_peak(c, &w);
-    rec->fma_peak_gflops = peak > 0.0 ? peak : NAN;
-    snprintf(rec->fma_peak_isa, sizeof rec->fma_peak_isa, "%s",
-             peak > 0.0 ? calibrate_width_name(w) : "");
+    record_set_calibration(rec, c);
 }
 
 /* Makes repeat r's engine (loaded from --load, tracing when it is the

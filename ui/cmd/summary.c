@@ -11,10 +11,12 @@
 #include <string.h>
 
 #include "cnntop/calibrate.h"
+#include "cnntop/figures.h"
 #include "cnntop/settings.h"
 #include "cnntop/stats.h"
 #include "cnntop/verdict.h"
 #include "cmd/summary.h"
+#include "common/counters_fmt.h"
 #include "common/fmt.h"
 
 void summary_print_header(FILE *f, const RunRecord *r, const char *what)
@@ -125,15 +127,13 @@ static void print_augment(FILE *f, unsigned aug)
     fprintf(f, ", augment %s\n", names);
 }
 
-static void print_loader(FILE *f, const RunRecord *r)
+/* The queue's mean fill in batches over time: each sample weighted by its
+ * span (merged ones are longer; a record without spans, older, weights
+ * them alike); NAN when no sample says. */
+static double queue_fill(const RunRecord *r)
 {
-    const TrainStats *st = &r->train;
-    double fill = 0, nfill = 0,
-           t = st->split.data + st->split.forward + st->split.backward + st->split.optimizer;
-    int workers = r->n_segments ? r->segments[r->n_segments - 1].workers : r->config.workers;
+    double fill = 0, nfill = 0;
 
-    /* The mean over time: each sample weighted by its span (merged ones
-     * are longer); a record without spans (older) weights them alike. */
     for (size_t i = 0; i < r->n_samples; i++) {
         const Sample *s = &r->samples[i].s;
         double w = s->dt > 0 ? s->dt : 1.0;
@@ -142,26 +142,34 @@ static void print_loader(FILE *f, const RunRecord *r)
             nfill += w;
         }
     }
-    double share = t > 0 ? st->split.data / t : 0.0;
-    if (workers)
-        fprintf(f, "  Loader:               %d thread%s, prefetch %d", workers,
-                fmt_plural(workers), queue_cap(r));
+    return nfill > 0 ? queue_cap(r) * fill / nfill : NAN;
+}
+
+static void print_loader(FILE *f, const RunRecord *r)
+{
+    const TrainStats *st = &r->train;
+    VerdictInput vi;
+    Verdict v;
+
+    record_verdict_input(r, &vi);
+    if (vi.workers)
+        fprintf(f, "  Loader:               %d thread%s, prefetch %d", vi.workers,
+                fmt_plural(vi.workers), queue_cap(r));
     else
         fprintf(f, "  Loader:               inline on the trainer (workers 0)");
     print_augment(f, r->config.augment);
-    fprintf(f, "  Data wait:            %.1f%% of step time (%.3f ms/step)", 100 * share,
-            st->steps ? 1e3 * st->split.data / (double)st->steps : 0.0);
-    if (nfill > 0)
-        fprintf(f, ", queue %.1f of %d full on average", queue_cap(r) * fill / nfill,
-                queue_cap(r));
+    if (isnan(vi.data_wait_share))
+        fprintf(f, "  Data wait:            n/a: no step time measured");
+    else
+        fprintf(f, "  Data wait:            %.1f%% of step time (%.3f ms/step)",
+                100 * vi.data_wait_share, 1e3 * st->split.data / (double)st->steps);
+    double fill = queue_fill(r);
+    if (!isnan(fill))
+        fprintf(f, ", queue %.1f of %d full on average", fill, queue_cap(r));
     fprintf(f, "\n");
     if (r->loader_samples_per_s > 0 && st->images_per_s > 0)
         fprintf(f, "  Loader alone:         %.0f samples/s (%.1fx the trainer's images/s)\n",
                 r->loader_samples_per_s, r->loader_samples_per_s / st->images_per_s);
-    VerdictInput vi = {.data_wait_share = share, .workers = workers,
-                       .threads = r->threads_used, .cores = r->machine.cores,
-                       .run_queue_wait = r->run_queue_wait};
-    Verdict v;
     verdict_judge(&vi, &v);
     fprintf(f, "  Verdict:              %s\n", v.bound);
     if (v.oversubscribed)
@@ -243,14 +251,14 @@ static void print_profile(FILE *f, const RunRecord *r)
 
 void summary_print_repeats(FILE *f, const RunRecord *r)
 {
-    size_t n = r->n_repeats;
-    double *t;
+    size_t n;
+    double *t = NULL;
     StatsSummary s;
 
-    if (n < 2 || !(t = malloc(n * sizeof *t)))
+    if (r->n_repeats < 2 || record_times_summary(r, &t, &n, &s) != 0) {
+        free(t);
         return;
-    n = record_times(r, t, n);
-    stats_summarize(t, n, &s);
+    }
     fprintf(f, "  Time (mean ± σ):      %.3f s ± %.3f s    [median %.3f s, range %.3f … %.3f s, %zu runs]\n",
             s.mean, s.sd, s.median, s.min, s.max, n);
     long out = stats_outliers(t, n, STATS_OUTLIER_Z, NULL);
@@ -272,9 +280,80 @@ void summary_print_eval(FILE *f, const RunRecord *r)
                 r->eval.loss, r->eval.wall);
 }
 
-void summary_print(FILE *f, const RunRecord *r, const char *what)
+/* The time on paper next to the measured one, and the measured rate
+ * against the FMA peak (record_sketch(): when the record has the rates). */
+static void print_sketch(FILE *f, const RunRecord *r)
 {
-    summary_print_header(f, r, what);
+    Sketch sk;
+    char msg[256];
+    const TrainStats *st = &r->train;
+
+    if (record_sketch(r, &sk) != 0)
+        return;
+    char rate[64] = "the SGEMM rate";
+    if (sk.peak)
+        snprintf(rate, sizeof rate, "the FMA peak (%s)", r->fma_peak_isa);
+    fprintf(f, "  On paper:             %.2f s  (%.2f GFLOP executed at %.1f GFLOP/s, %s + %.2f GB "
+            "at %.1f GB/s); measured %.2f s", sk.seconds, sk.flops * 1e-9, sk.gflops, rate,
+            sk.bytes * 1e-9, sk.gbps, st->wall);
+    if (sk.peak)
+        fprintf(f, ": MFU %.1f%%, executed %.1f%% of the peak",
+                100 * record_mfu(r, st->images_per_s), 100 * record_executed_share(r, st->images_per_s));
+    fprintf(f, "\n");
+    if (calibrate_check(&sk, st->wall, msg, sizeof msg))
+        fprintf(f, "  Warning:              %s\n", msg);
+}
+
+/* The counters of role as the counter set read them, from the record; n
+ * of them into out (at most max). */
+static int role_readings(const RunRecord *r, ThreadRole role, CounterReading *out, int max)
+{
+    int n = 0;
+
+    for (size_t i = 0; i < r->n_counters && n < max; i++) {
+        const RecordCounter *c = &r->counters[i];
+        if (c->role != role)
+            continue;
+        CounterReading *cr = &out[n++];
+        memset(cr, 0, sizeof *cr);
+        snprintf(cr->name, sizeof cr->name, "%s", c->name);
+        cr->unit = c->unit;
+        cr->kind = c->kind;
+        /* A record without the set's own status (older) says it in three. */
+        cr->status = c->status == RECORD_CTR_OK            ? CTR_OK
+                     : c->ctr_status != CTR_OK             ? c->ctr_status
+                     : c->status == RECORD_CTR_NOT_COUNTED ? CTR_NOT_COUNTED
+                                                           : CTR_UNSUPPORTED;
+        snprintf(cr->reason, sizeof cr->reason, "%s", c->reason);
+        cr->value = c->status == RECORD_CTR_OK ? c->value : 0.0;
+        cr->fraction = c->status == RECORD_CTR_OK ? c->scaled : 0.0;
+    }
+    return n;
+}
+
+/* The counters block (with -e): one block per thread role, as perf stat
+ * shows them, from the record's counters and roles. */
+static void print_counters(FILE *f, const RunRecord *r)
+{
+    CounterReading cr[CTR_MAX_EVENTS];
+
+    if (r->n_roles == 0)
+        return;
+    fprintf(f, "\n Counters (the threads of every measured run, by role):\n");
+    for (size_t i = 0; i < r->n_roles; i++) {
+        const RecordRole *ro = &r->roles[i];
+        if (ro->sched.threads == 0) {
+            fprintf(f, " Counters, %s: none ran\n", counters_fmt_role_title(ro->role));
+            continue;
+        }
+        int n = role_readings(r, ro->role, cr, CTR_MAX_EVENTS);
+        counters_fmt_role(f, ro->role, cr, n, ro->wall * 1e9, &ro->sched);
+    }
+}
+
+void summary_print(FILE *f, const RunRecord *r)
+{
+    summary_print_header(f, r, "run");
     print_train(f, r);
     summary_print_repeats(f, r);
     print_loader(f, r);
@@ -292,4 +371,6 @@ void summary_print(FILE *f, const RunRecord *r, const char *what)
     }
     if (r->peak_rss_kib >= 0)
         fprintf(f, "  Peak memory (RSS):    %.1f MiB\n", r->peak_rss_kib / 1024.0);
+    print_sketch(f, r);
+    print_counters(f, r);
 }

@@ -13,11 +13,13 @@
 #include "cnntop/record.h"
 
 /*
- * Prints the summary of r to f: "what" names the command in the heading
- * ("run", "report").  Figures the record does not hold (an older or partial
- * record) are left out rather than printed as 0.
+ * Prints the summary of r to f, from the record alone: the heading, the
+ * figures, the time on paper and its warning, and with -e the counters
+ * block.  `run` prints it from the record it exports and `report` of that
+ * export prints the same text.  Figures the record does not hold (an older
+ * or partial record) are left out or said to be n/a, never printed as 0.
  */
-void summary_print(FILE *f, const RunRecord *r, const char *what);
+void summary_print(FILE *f, const RunRecord *r);
 
 /* Its parts that `cnntop eval` prints too: the heading with the data and
  * the machine, and the test accuracy (when r->have_eval). */

@@ -16,31 +16,6 @@
 #include "common/exit.h"
 #include "common/fmt.h"
 
-static void summarize(SweepRow *w)
-{
-    double v[1024];
-    size_t n = record_throughputs(&w->rec, v, 1024);
-
-    stats_summarize(v, n, &w->ips);
-    n = record_times(&w->rec, v, 1024);
-    stats_summarize(v, n, &w->wall);
-    double acc = 0.0;
-    size_t na = 0;
-    for (size_t i = 0; i < w->rec.n_repeats; i++)
-        if (!isnan(w->rec.repeats[i].accuracy)) {
-            acc += w->rec.repeats[i].accuracy;
-            na++;
-        }
-    if (na)
-        w->accuracy = acc / (double)na;
-    else
-        w->accuracy = w->rec.have_eval ? w->rec.eval.accuracy : NAN;
-    const StepSplit *sp = &w->rec.train.split;
-    double t = sp->data + sp->forward + sp->backward + sp->optimizer;
-    w->wait_share = t > 0 ? sp->data / t : NAN;
-    w->tta = w->rec.time_to_target;
-}
-
 /* The FMA peak of each configuration's thread count, for MFU: after every
  * run (a calibration, measured on first use, would disturb the timing). */
 static void set_peaks(SweepRow *rows, int n)
@@ -86,14 +61,7 @@ static void print_table(SweepRow *rows, int n, const Options *o)
         double m = record_mfu(&w->rec, w->ips.mean), x = record_executed_share(&w->rec, w->ips.mean);
         snprintf(mfu, sizeof mfu, isnan(m) ? "n/a" : "%.1f%%", 100 * m);
         snprintf(ex, sizeof ex, isnan(x) ? "n/a" : "%.1f%%", 100 * x);
-        if (w == base)
-            snprintf(sp, sizeof sp, "1 (baseline)");
-        else {
-            double r, u;
-            stats_ratio(w->ips.mean, isnan(w->ips.sd) ? 0 : w->ips.sd, base->ips.mean,
-                        isnan(base->ips.sd) ? 0 : base->ips.sd, &r, &u);
-            fmt_pm(sp, sizeof sp, r, w->ips.n > 1 ? u : NAN, 2);
-        }
+        sweep_speedup_text(w, base, 0, sp, sizeof sp);
         snprintf(tta, sizeof tta, isnan(w->tta) ? "not reached" : "%.1f s", w->tta);
         printf(" %-34s %-20s %-18s %6s %6s %6s %6s %6s %8s %-14s%s%s%s\n", label, t, ips, mfu, ex,
                ipc_s, miss_s, wait, acc, sp, o->target_accuracy > 0 ? "  " : "",
@@ -162,7 +130,7 @@ int sweep_main(const Options *o, int argc, char **argv)
         w->done = w->rec.train.steps > 0;
         if (r == EXIT_DIVERGED)
             rc = EXIT_DIVERGED; /* shown in the table, never recommended */
-        summarize(w);
+        sweep_row_figures(w);
         ran++;
     }
     set_peaks(rows, n);

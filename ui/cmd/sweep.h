@@ -44,6 +44,15 @@ int sweep_cmd_main(const Options *o, int argc, char **argv);
  */
 int sweep_recommend(SweepRow *rows, int n, int by_time);
 
+/* Fills the row's figures over its repeats from its record (record_figures():
+ * images/s only when every run has one), for the table and the ranking. */
+void sweep_row_figures(SweepRow *w);
+
+/* The speedup of w over base, ± its uncertainty (record_speedup(): by
+ * images/s, or with by_time by wall time), or "1 (baseline)", into buf. */
+void sweep_speedup_text(const SweepRow *w, const SweepRow *base, int by_time, char *buf,
+                        size_t len);
+
 /* Seconds on a monotonic clock, for --budget. */
 double sweep_clock(void);
 

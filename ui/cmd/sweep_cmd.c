@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cnntop/figures.h"
 #include "cmd/exec.h"
 #include "cmd/sweep.h"
 #include "common/exit.h"
@@ -336,23 +337,6 @@ static int run_config(const Options *o, SweepRow *w, char *cmd, const char *labe
     return rc;
 }
 
-/* The row's figures over its repeats: wall time, and images/s only when
- * every measured run had the hook's figure. */
-static void summarize(SweepRow *w)
-{
-    double v[RUNS_MAX];
-    size_t n = record_times(&w->rec, v, RUNS_MAX), k;
-
-    stats_summarize(v, n, &w->wall);
-    n = record_throughputs(&w->rec, v, RUNS_MAX);
-    for (k = 0; k < n && !isnan(v[k]); k++)
-        ;
-    stats_summarize(v, k == n ? n : 0, &w->ips);
-    w->accuracy = NAN;
-    w->wait_share = w->rec.exec.data_wait_share;
-    w->tta = NAN;
-}
-
 /* CPU seconds a run: task-clock over every role, summed over the
  * measured runs (exec_record_merge()) and divided by them; NAN: not
  * counted. */
@@ -360,26 +344,13 @@ static double cpu_seconds(const RunRecord *r)
 {
     double s = NAN;
 
-    for (size_t i = 0; i < r->n_exec_counters; i++) {
-        const RecordCounter *c = &r->exec_counters[i];
-        if (!strcmp(c->name, "task-clock") && c->status == RECORD_CTR_OK)
+    for (int role = 0; role < PROC_ROLES; role++) {
+        const RecordCounter *c =
+            record_counter_find(r->exec_counters, r->n_exec_counters, role, "task-clock");
+        if (c && c->status == RECORD_CTR_OK)
             s = (isnan(s) ? 0 : s) + c->value * 1e-9;
     }
     return s / (r->exec.runs > 0 ? r->exec.runs : 1);
-}
-
-/* The speedup of w over base (±σ) by the rank figure, into buf. */
-static void speedup(const SweepRow *w, const SweepRow *base, int by_time, char *buf, size_t len)
-{
-    double r, u;
-    const StatsSummary *a = by_time ? &base->wall : &w->ips, *b = by_time ? &w->wall : &base->ips;
-
-    if (w == base) {
-        snprintf(buf, len, "1 (baseline)");
-        return;
-    }
-    stats_ratio(a->mean, isnan(a->sd) ? 0 : a->sd, b->mean, isnan(b->sd) ? 0 : b->sd, &r, &u);
-    fmt_pm(buf, len, r, a->n > 1 && b->n > 1 ? u : NAN, 2);
 }
 
 static void print_table(const SweepRow *rows, int n, int by_time)
@@ -406,7 +377,7 @@ static void print_table(const SweepRow *rows, int n, int by_time)
             snprintf(ex, sizeof ex, "signal %d", w->rec.exec.signal);
         else
             snprintf(ex, sizeof ex, "%d", w->rec.exec.status);
-        speedup(w, base, by_time, sp, sizeof sp);
+        sweep_speedup_text(w, base, by_time, sp, sizeof sp);
         printf(" %-34s %-20s %-18s %6s %8s %-8s %-14s%s\n", label, t, ips, wait, cpu, ex, sp,
                w->rec.interrupted ? "  (interrupted)" : "");
     }
@@ -435,14 +406,13 @@ static void print_advice(const Options *o, const SweepRow *w)
     VerdictKnobs k;
     Verdict v;
 
-    exec_verdict_of_record(&w->rec, &vi);
+    record_verdict_input(&w->rec, &vi);
     k = *vi.knobs;
     if (holder_used(o->sweep_cmd, 1))
         k.workers = "{workers} #";
     if (holder_used(o->sweep_cmd, 2))
         k.threads = "{threads} #";
     vi.knobs = &k;
-    vi.data_wait_share = isnan(vi.data_wait_share) ? 0.0 : vi.data_wait_share;
     verdict_judge(&vi, &v);
     if (v.oversubscribed)
         printf(" Its verdict: %s.\n", v.oversub);
@@ -501,7 +471,7 @@ int sweep_cmd_main(const Options *o, int argc, char **argv)
         int r = run_config(o, &rows[i], cmd, label, argc, argv, &stop);
         rc = stop ? r : rc;
         if (rows[i].done) {
-            summarize(&rows[i]);
+            sweep_row_figures(&rows[i]);
             if (rows[i].rec.error && !rc)
                 rc = EXIT_FAIL; /* shown in the table, never recommended */
         }

@@ -1,6 +1,7 @@
 /*
  * sweep_grid.c: what the two sweeps share (sweep.h): the budget, the
- * ranking and recommendation under the table, and the export.  sweep.c
+ * ranking and recommendation under the table, the rows' figures and
+ * speedups (from cnntop/figures.h), and the export.  sweep.c
  * (cnntop's own grid) and sweep_cmd.c (a command's) build on it and never
  * on each other's internals.
  */
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cnntop/figures.h"
 #include "cnntop/stats.h"
 #include "cmd/sweep.h"
 #include "common/exit.h"
@@ -135,6 +137,31 @@ int sweep_recommend(SweepRow *rows, int n, int by_time)
     }
     printf(" Recommended: %s.\n", a);
     return best;
+}
+
+void sweep_row_figures(SweepRow *w)
+{
+    RecordFigures f;
+
+    record_figures(&w->rec, &f);
+    w->wall = f.time;
+    w->ips = f.ips;
+    w->accuracy = f.accuracy;
+    w->wait_share = f.wait_share;
+    w->tta = w->rec.time_to_target;
+}
+
+void sweep_speedup_text(const SweepRow *w, const SweepRow *base, int by_time, char *buf,
+                        size_t len)
+{
+    double x, u;
+
+    if (w == base) {
+        snprintf(buf, len, "1 (baseline)");
+        return;
+    }
+    record_speedup(&w->rec, &base->rec, by_time, &x, &u);
+    fmt_pm(buf, len, x, u, 2);
 }
 
 int sweep_export(const Options *o, const SweepRow *rows, int n, int partial)

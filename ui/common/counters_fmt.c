@@ -144,11 +144,15 @@ static void print_sched(FILE *f, const CounterSched *s)
         fprintf(f, "  scheduler: %s\n", s->reason);
 }
 
+const char *counters_fmt_role_title(ThreadRole role)
+{
+    return ((int)role >= 0 && role < CN_ROLES) ? role_titles[role] : "?";
+}
+
 void counters_fmt_role(FILE *f, ThreadRole role, const CounterReading *r, int n, double wall_ns,
                        const CounterSched *s)
 {
-    counters_fmt_block(f, ((int)role >= 0 && role < CN_ROLES) ? role_titles[role] : "?", r, n,
-                       wall_ns, s);
+    counters_fmt_block(f, counters_fmt_role_title(role), r, n, wall_ns, s);
 }
 
 void counters_fmt_block(FILE *f, const char *title, const CounterReading *r, int n,
@@ -166,21 +170,4 @@ void counters_fmt_block(FILE *f, const char *title, const CounterReading *r, int
         print_event(f, &r[i], &d);
     if (s)
         print_sched(f, s);
-}
-
-void counters_fmt_print(FILE *f, CounterSet *set)
-{
-    CounterReading r[CTR_MAX_EVENTS];
-    CounterSched s;
-
-    for (int role = 0; role < CN_ROLES; role++) {
-        counters_sched(set, (ThreadRole)role, &s);
-        if (s.threads == 0) {
-            fprintf(f, " Counters, %s: none ran\n", role_titles[role]);
-            continue;
-        }
-        int n = counters_read(set, (ThreadRole)role, r, CTR_MAX_EVENTS);
-        counters_fmt_role(f, (ThreadRole)role, r, n, counters_role_wall_ns(set, (ThreadRole)role),
-                          &s);
-    }
 }

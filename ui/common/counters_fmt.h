@@ -33,8 +33,7 @@ void counters_fmt_role(FILE *f, ThreadRole role, const CounterReading *r, int n,
 void counters_fmt_block(FILE *f, const char *title, const CounterReading *r, int n,
                         double wall_ns, const CounterSched *s);
 
-/* Reads both roles from `set` and prints a block for each role that has
- * had a thread, or one line saying none has. */
-void counters_fmt_print(FILE *f, CounterSet *set);
+/* A role's title in the block: "compute (trainer threads)", "loader threads". */
+const char *counters_fmt_role_title(ThreadRole role);
 
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cnntop/calibrate.h"
+#include "cnntop/figures.h"
 #include "cnntop/verdict.h"
 #include "common/fmt.h"
 #include "tui/draw.h"
@@ -206,8 +207,8 @@ static void peak_line(Tui *t, Lines *l, double ips, int have)
         snprintf(brief, sizeof brief, "FMA peak %.0f GFLOP/s", peak);
         line_fit(l, A_DIM, "vs peak", full, brief);
     } else {
-        double mfu = 100 * ips * t->flops_per_image / (peak * 1e9),
-               ex = 100 * ips * t->flops_executed_per_image / (peak * 1e9);
+        double mfu = 100 * figures_peak_share(ips, t->flops_per_image, peak),
+               ex = 100 * figures_peak_share(ips, t->flops_executed_per_image, peak);
         snprintf(full, sizeof full, "MFU %.1f%%  executed %.1f%% of %.0f GFLOP/s", mfu, ex, peak);
         snprintf(brief, sizeof brief, "MFU %.0f%% exec %.0f%% of %.0f GFLOP/s", mfu, ex, peak);
         line_fit(l, A_NORMAL, "vs peak", full, brief);
@@ -275,8 +276,7 @@ static void loader_lines(Tui *t, Lines *l, int running)
             line(l, A_NORMAL, "loader", "inline on the trainer (workers 0)");
         }
     } else if (t->rv.have_st && st->steps > 0) {
-        double tot = st->split.data + st->split.forward + st->split.backward + st->split.optimizer;
-        verdict_lines(t, l, A_NORMAL, tot > 0 ? st->split.data / tot : 0,
+        verdict_lines(t, l, A_NORMAL, figures_wait_share(&st->split),
                       t->nsegs ? t->segs[t->nsegs - 1].workers : t->rv.cfg.workers);
     } else {
         line(l, A_DIM, "verdict", "n/a: %s", draw_no_run_why(t, c, sizeof c));

@@ -252,6 +252,18 @@ typedef struct Sketch {
  * calibration's figures are not positive. */
 int calibrate_sketch(const Calibration *c, long images, int batch, Sketch *out);
 
+/* The same from the two rates a record keeps (cnntop/figures.h's
+ * record_sketch()): gflops (the FMA peak when peak is 1, else the SGEMM
+ * rate at batch) and gbps.  -CN_EINVAL as above when a rate is not
+ * positive. */
+int calibrate_sketch_at(double gflops, int peak, double gbps, long images, int batch,
+                        Sketch *out);
+
+/* The compute rate calibrate_sketch() assumes at batch, GFLOP/s: the FMA
+ * peak (*peak = 1), else the SGEMM rate interpolated there (*peak = 0); 0
+ * when the calibration has neither. */
+double calibrate_sketch_gflops(const Calibration *c, int batch, int *peak);
+
 /*
  * Compares a measured time with the sketch.  When either is CALIB_GAP_FACTOR
  * times the other or more, writes "measured X s, the sketch says Y s: a 10x

@@ -27,6 +27,8 @@
 
 #include <stddef.h>
 
+#include "cnntop/calibrate.h"
+#include "cnntop/counters.h"
 #include "cnntop/engine.h"
 #include "cnntop/stats.h"
 
@@ -93,8 +95,21 @@ typedef struct RecordCounter {
     char unit[16];        /* e.g. "msec", "" for plain counts */
     double scaled;        /* time running / time enabled, 0..1; NAN: unknown */
     RecordCounterStatus status;
-    char reason[128];     /* why not counted, e.g. "perf_event_paranoid is 3"; "" if OK */
+    char reason[CTR_REASON_LEN]; /* why not counted, e.g. "perf_event_paranoid is 3"; for
+                             a counted one a note or "" */
+    CtrStatus ctr_status; /* the counter set's own status (status says it in three) */
+    CtrKind kind;         /* what the derived figures take it for (by its encoding) */
 } RecordCounter;
+
+/* One thread role of a run's counter set: what the counters block says
+ * beside the counters (the threads, the time the rates cover, the
+ * scheduler's figures). */
+typedef struct RecordRole {
+    ThreadRole role;      /* CN_ROLE_TRAIN or CN_ROLE_LOAD */
+    double wall;          /* seconds the role's counters cover (for rates) */
+    CounterSched sched;   /* counters_sched() at the run's end (sched.threads 0: none ran);
+                             the record keeps the members the block prints */
+} RecordRole;
 
 /* One of --runs R repeats of the configuration. */
 typedef struct RecordRepeat {
@@ -146,6 +161,11 @@ typedef struct RunRecord {
     double fma_peak_gflops;/* FP32 FMA peak of the compute threads (calibrate_peak());
                               NAN: not calibrated or none measured */
     char fma_peak_isa[16]; /* its vector width, e.g. "AVX-512"; "" unknown */
+    double sketch_gflops;  /* the compute rate of the time on paper: the FMA peak, or
+                              where none was measured the SGEMM rate at the run's batch
+                              (calibrate_sketch_gflops()); NAN: not calibrated */
+    double triad_gbps;     /* the calibrated memory bandwidth (the triad), GB/s, of the
+                              time on paper; NAN: not calibrated */
     double flops_per_image;/* training FLOPs per image (forward + backward) as PyTorch
                               counts them, the model's: 46.2e6 */
     double flops_executed_per_image; /* FLOPs the step executes per image (Winograd's
@@ -173,6 +193,7 @@ typedef struct RunRecord {
     Segment *segments;       size_t n_segments, cap_segments;
     RecordLayer *layers;     size_t n_layers, cap_layers;
     RecordCounter *counters; size_t n_counters, cap_counters;
+    RecordRole *roles;       size_t n_roles, cap_roles; /* the counter set's roles */
     RecordRepeat *repeats;   size_t n_repeats, cap_repeats;
     RecordEval *evals;       size_t n_evals, cap_evals;
     double target_accuracy;  /* --target-accuracy, 0..1; NAN: none */
@@ -192,6 +213,11 @@ double record_mfu(const RunRecord *r, double images_per_s);
 /* The executed share: images_per_s x flops_executed_per_image / the FMA peak;
  * NAN when a figure is unknown. */
 double record_executed_share(const RunRecord *r, double images_per_s);
+
+/* Sets the machine's calibration figures of r for its batch: peak_gflops
+ * (the SGEMM rate at the nearest timed batch), the FMA peak and its width,
+ * and the rates of the time on paper (sketch_gflops, triad_gbps). */
+void record_set_calibration(RunRecord *r, const Calibration *c);
 
 /* Makes an empty record: version from CNNTOP_VERSION, date now, the
  * default config, unknown figures NAN/-1, no arrays.  Never fails. */
@@ -236,6 +262,7 @@ int record_add_layer(RunRecord *r, const LayerTime *lt); /* its flops: NAN where
  * the model's. */
 int record_layer_executed_differs(const RecordLayer *l);
 int record_add_counter(RunRecord *r, const RecordCounter *c);
+int record_add_role(RunRecord *r, const RecordRole *role);
 int record_add_repeat(RunRecord *r, const RecordRepeat *rep);
 int record_add_eval(RunRecord *r, const RecordEval *ev);
 

@@ -32,7 +32,8 @@ extern const VerdictKnobs verdict_knobs_pytorch; /* DataLoader(num_workers=#), t
 extern const VerdictKnobs verdict_knobs_none;    /* a command with no known knob */
 
 typedef struct VerdictInput {
-    double data_wait_share; /* share of the step spent waiting for data, 0..1 */
+    double data_wait_share; /* share of the step spent waiting for data, 0..1; NAN:
+                               unknown (bound says "n/a: ...", not loader-bound) */
     int workers;            /* loader threads; 0: inline on the trainer */
     int threads;            /* compute threads, e.g. 2 */
     int cores;              /* cores the process may use; <= 0: unknown */

@@ -1,0 +1,98 @@
+/*
+ * figures.h: the figures derived from a record, in one place for every
+ * front end and export (src/record/figures.c).
+ *
+ * A record holds what was measured; the figures here are what is worked
+ * out of it: the mean ± σ of the runs' wall times and throughputs, the
+ * mean accuracy and CPU time over the repeats, the share of the step spent
+ * waiting for data, the share of the FMA peak, a counter by role and name,
+ * and the verdict's input.  The summary, `report`, `sweep`, the exports and
+ * the dashboard read them here rather than work them out again.
+ *
+ * Unknown is unknown: a figure that cannot be had is NAN (a summary: mean
+ * NAN and n 0), never 0.  Pure: no I/O; only record_times_summary() and
+ * record_figures() allocate, and free what they take.
+ */
+#ifndef CNNTOP_FIGURES_H
+#define CNNTOP_FIGURES_H
+
+#include <stddef.h>
+
+#include "cnntop/calibrate.h"
+#include "cnntop/engine.h"
+#include "cnntop/record.h"
+#include "cnntop/stats.h"
+#include "cnntop/verdict.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Mean of the user (which = 0) or system (1) CPU seconds over the runs;
+ * NAN for an exec record without repeats (its CPU time is not split). */
+double record_mean_cpu(const RunRecord *r, int which);
+
+/* Summary of the runs' wall times (record_times()), and a malloc'ed copy of
+ * them in *times (*n of them; free it whatever the result).  Returns 0 or
+ * -CN_ENOMEM. */
+int record_times_summary(const RunRecord *r, double **times, size_t *n, StatsSummary *s);
+
+/* Summary of the runs' throughputs (record_throughputs()); mean NAN and n 0
+ * unless every run has one (an exec run without the hook's figures has
+ * none), and when out of memory. */
+void record_throughput_summary(const RunRecord *r, StatsSummary *s);
+
+/* A record's figures over its runs, as the tables show them. */
+typedef struct RecordFigures {
+    StatsSummary time;  /* wall seconds; time.n: the runs */
+    StatsSummary ips;   /* images/s (record_throughput_summary()) */
+    double accuracy;    /* record_mean_accuracy() */
+    double wait_share;  /* record_wait_share() */
+    double mfu;         /* record_mfu() at ips.mean */
+    double executed;    /* record_executed_share() at ips.mean */
+} RecordFigures;
+
+/* Fills f for r.  0, or -CN_ENOMEM (the time summary then NAN). */
+int record_figures(const RunRecord *r, RecordFigures *f);
+
+/* Mean test accuracy over the repeats that were evaluated, else the final
+ * evaluation's; NAN when none. */
+double record_mean_accuracy(const RunRecord *r);
+
+/* The share of a step's time spent waiting for data: split->data over the
+ * four parts; NAN when the split holds no time (nothing ran). */
+double figures_wait_share(const StepSplit *split);
+
+/* The record's data-wait share: its training's (figures_wait_share()) or,
+ * for an exec record, the Python hook's; NAN when unknown. */
+double record_wait_share(const RunRecord *r);
+
+/* images_per_s x flops / peak_gflops: MFU with the model's FLOPs per image,
+ * the executed share with the executed ones, 0..1; NAN when a figure is
+ * unknown or the peak is not positive.  record_mfu() with a record's. */
+double figures_peak_share(double images_per_s, double flops, double peak_gflops);
+
+/* The counter `name` of role (a ThreadRole, or a ProcRole among an exec
+ * record's exec_counters) among the n of v; NULL when there is none. */
+const RecordCounter *record_counter_find(const RecordCounter *v, size_t n, int role,
+                                         const char *name);
+
+/* The verdict's input from a record: cnntop's own run (the data wait of
+ * its split, the loader threads of its last segment, its compute threads,
+ * knobs: cnntop's options) or an exec run (the hook's data wait, the
+ * worker processes, the busy main threads, PyTorch's knobs when the hook
+ * spoke).  data_wait_share is NAN when unknown (verdict_judge() says so). */
+void record_verdict_input(const RunRecord *r, VerdictInput *in);
+
+/* The time on paper of r's training (calibrate_sketch_at()) from the rates
+ * the record keeps: 0, or -CN_EINVAL when it trained no image or was not
+ * calibrated (an older record, a run stopped before the calibration). */
+int record_sketch(const RunRecord *r, Sketch *out);
+
+/* The augmentation bits as "shift,elastic", or "none". */
+void record_augment_text(unsigned aug, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,147 @@
+/*
+ * test_figures.c: the figures derived from a record (cnntop/figures.h), the
+ * one place every front end reads them from.
+ *
+ * - mean ± σ of the repeats' wall times and throughputs; images/s unknown
+ *   (mean NAN, n 0) unless every run has one, as an exec run without the
+ *   hook's figures;
+ * - the data-wait share of a step split and of a record: NAN, never 0,
+ *   when nothing was timed; an exec record's is the hook's;
+ * - the share of the FMA peak, and NAN when a figure is missing;
+ * - a counter found by role and name, and NULL when absent;
+ * - the verdict's input from a training record and an exec record, and the
+ *   verdict of an unknown data wait saying n/a rather than compute-bound.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "cnntop/figures.h"
+#include "cnntop/verdict.h"
+
+static void add_repeat(RunRecord *r, double wall, double ips, double acc)
+{
+    RecordRepeat rep = {.wall = wall, .images_per_s = ips, .accuracy = acc};
+    CHECK(record_add_repeat(r, &rep) == 0);
+}
+
+static void test_summaries(void)
+{
+    RunRecord r;
+    RecordFigures f;
+
+    record_init(&r);
+    add_repeat(&r, 1.0, 100, 0.9);
+    add_repeat(&r, 3.0, 300, NAN);
+    CHECK(record_figures(&r, &f) == 0);
+    CHECK_INT(f.time.n, ==, 2);
+    CHECK_NEAR(f.time.mean, 2.0, 1e-12);
+    CHECK_NEAR(f.time.sd, sqrt(2.0), 1e-12);
+    CHECK_NEAR(f.ips.mean, 200, 1e-9);
+    CHECK_NEAR(f.accuracy, 0.9, 1e-12); /* the evaluated repeat alone */
+    CHECK(isnan(f.mfu));                /* no FMA peak */
+    r.fma_peak_gflops = 100;
+    r.flops_per_image = 1e9;
+    CHECK(record_figures(&r, &f) == 0);
+    CHECK_NEAR(f.mfu, 2.0, 1e-12);      /* 200 images/s x 1 GFLOP / 100 GFLOP/s */
+    add_repeat(&r, 2.0, NAN, NAN);      /* a run without images/s */
+    record_figures(&r, &f);
+    CHECK(isnan(f.ips.mean) && f.ips.n == 0);
+    CHECK(isnan(f.mfu));
+    CHECK_INT(f.time.n, ==, 3);
+    record_done(&r);
+}
+
+static void test_wait_share(void)
+{
+    StepSplit none = {0}, s = {.data = 1, .forward = 2, .backward = 1, .optimizer = 0};
+    RunRecord r;
+
+    CHECK(isnan(figures_wait_share(&none)));
+    CHECK_NEAR(figures_wait_share(&s), 0.25, 1e-12);
+    record_init(&r);
+    CHECK(isnan(record_wait_share(&r))); /* nothing trained: unknown, not 0 */
+    r.train.split = s;
+    CHECK_NEAR(record_wait_share(&r), 0.25, 1e-12);
+    r.have_train = 0;
+    r.have_exec = 1;
+    CHECK(isnan(record_wait_share(&r))); /* no hook figures */
+    r.exec.data_wait_share = 0.5;
+    CHECK_NEAR(record_wait_share(&r), 0.5, 1e-12);
+    record_done(&r);
+}
+
+static void test_peak_share(void)
+{
+    CHECK_NEAR(figures_peak_share(100, 1e9, 200), 0.5, 1e-12);
+    CHECK(isnan(figures_peak_share(100, 1e9, NAN)));
+    CHECK(isnan(figures_peak_share(100, 1e9, 0)));
+    CHECK(isnan(figures_peak_share(NAN, 1e9, 200)));
+    CHECK(isnan(figures_peak_share(100, NAN, 200)));
+}
+
+static void test_counter_find(void)
+{
+    RecordCounter v[3] = {{.role = CN_ROLE_TRAIN, .name = "cycles"},
+                          {.role = CN_ROLE_LOAD, .name = "cycles"},
+                          {.role = CN_ROLE_TRAIN, .name = "instructions"}};
+
+    CHECK(record_counter_find(v, 3, CN_ROLE_LOAD, "cycles") == &v[1]);
+    CHECK(record_counter_find(v, 3, CN_ROLE_TRAIN, "instructions") == &v[2]);
+    CHECK(record_counter_find(v, 3, CN_ROLE_LOAD, "instructions") == NULL);
+    CHECK(record_counter_find(v, 0, CN_ROLE_TRAIN, "cycles") == NULL);
+}
+
+static void test_verdict_input(void)
+{
+    RunRecord r;
+    VerdictInput in;
+    Verdict v;
+    Segment seg = {.workers = 3};
+
+    record_init(&r);
+    r.threads_used = 2;
+    r.machine.cores = 4;
+    r.config.workers = 1;
+    r.run_queue_wait = 0.01;
+    record_verdict_input(&r, &in);
+    CHECK(isnan(in.data_wait_share));
+    CHECK_INT(in.workers, ==, 1);
+    verdict_judge(&in, &v);
+    CHECK(!v.loader_bound);
+    CHECK(strstr(v.bound, "n/a") == v.bound); /* unknown is said so, not "compute-bound" */
+    CHECK(strstr(v.bound_brief, "n/a") == v.bound_brief);
+    r.train.split = (StepSplit){.data = 1, .forward = 1};
+    CHECK(record_add_segment(&r, &seg) == 0);
+    record_verdict_input(&r, &in);
+    CHECK_NEAR(in.data_wait_share, 0.5, 1e-12);
+    CHECK_INT(in.workers, ==, 3); /* the last segment's, not the configuration's */
+    CHECK_INT(in.threads, ==, 2);
+    CHECK_INT(in.cores, ==, 4);
+    CHECK_NEAR(in.run_queue_wait, 0.01, 1e-12);
+    CHECK(in.knobs == NULL);
+    verdict_judge(&in, &v);
+    CHECK(v.loader_bound);
+
+    r.have_train = 0;
+    r.have_exec = 1;
+    r.exec.worker_procs = 4;
+    r.exec.busy_threads = -1;
+    snprintf(r.exec.torch, sizeof r.exec.torch, "2.1.0");
+    record_verdict_input(&r, &in);
+    CHECK(isnan(in.data_wait_share));
+    CHECK_INT(in.workers, ==, 4);
+    CHECK_INT(in.threads, ==, 0);
+    CHECK(in.knobs == &verdict_knobs_pytorch);
+    record_done(&r);
+}
+
+int main(void)
+{
+    test_summaries();
+    test_wait_share();
+    test_peak_share();
+    test_counter_find();
+    test_verdict_input();
+    return check_report();
+}

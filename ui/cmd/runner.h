@@ -40,7 +40,9 @@ int runner_signal(void);
 
 /*
  * Runs the configuration into `rec` (already record_init()ed; command set
- * by the caller).  Prints progress on stderr.  Returns the exit code `cnntop
+ * by the caller) with record_train(), the -e counter set attached to the
+ * measured repeats.  Prints progress on stderr, and its error as a
+ * "cnntop: ..." line.  Returns the exit code `cnntop
  * run` should give: 0, 1 (failure; message printed), 3 (diverged), 128+sig.
  * When `last` is not NULL, the last measured engine is left open there for
  * the caller's summary (free it with engine_free), with `counters` its set.

@@ -35,7 +35,7 @@ PUBLIC = {
     "data.h": "data",
     "calibrate.h": "calibrate",
     "engine.h": "engine", "verdict.h": "engine", "settings.h": "engine",
-    "record.h": "record", "figures.h": "record",
+    "record.h": "record", "figures.h": "record", "record_train.h": "record",
     "exec.h": "exec",
 }
 

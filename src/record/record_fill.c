@@ -1,12 +1,12 @@
 /*
  * record_fill.c: a RunRecord from an engine's finished run (record.h).
  *
- * The one way a record is built from a run: `cnntop run` and `cnntop
- * sweep` (ui/cmd/runner.c) and the dashboard's run thread
- * (ui/tui/runthread.c) all call record_fill(), so that a file exported from the dashboard holds
- * what `cnntop run --export` holds for the same configuration.  Only
- * engine.h and counters.h figures go in; what only a front end knows (the
- * command line, the measured peak, the repeats) it adds itself.
+ * The one way a record is built from a run: record_train()
+ * (record_train.c), which `cnntop run`, `cnntop sweep` and the dashboard's
+ * run thread all use, calls record_fill(), so that a file exported from the
+ * dashboard holds what `cnntop run --export` holds for the same
+ * configuration.  Only engine.h and counters.h figures go in; the repeats
+ * and the peak record_train() adds, the command line the front end.
  */
 #include <math.h>
 #include <stdio.h>

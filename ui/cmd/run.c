@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cnntop/fileio.h"
+#include "cnntop/record_train.h"
 #include "common/exit.h"
 #include "common/fmt.h"
 #include "cmd/run.h"
@@ -61,24 +62,6 @@ int run_stdout_done(int rc)
     return rc == EXIT_OK ? EXIT_FAIL : rc;
 }
 
-/* Makes an engine that holds only the test split (eval reads nothing
- * else) and loads --load; prints the error and returns non-zero on failure. */
-static int open_engine(const Options *o, Engine **e)
-{
-    char err[512];
-    RunConfig cfg = o->cfg;
-
-    cfg.test_only = 1;
-    if (engine_new(e, &cfg, err, sizeof err) != 0 ||
-        (o->load && engine_load(*e, o->load, err, sizeof err) != 0)) {
-        fprintf(stderr, "cnntop: %s\n", err);
-        engine_free(*e);
-        *e = NULL;
-        return EXIT_FAIL;
-    }
-    return 0;
-}
-
 int run_main(const Options *o, int argc, char **argv)
 {
     RunnerOpts ro = {.cfg = o->cfg, .runs = o->runs, .warmup = o->warmup,
@@ -86,6 +69,7 @@ int run_main(const Options *o, int argc, char **argv)
                      .save = o->save, .trace = o->trace, .prefix = "",
                      .target = o->target_accuracy};
     Calibration calib;
+    const Calibration *cal = NULL;
     RunRecord rec;
     Engine *e = NULL;
     CounterSet *cs = NULL;
@@ -105,7 +89,6 @@ int run_main(const Options *o, int argc, char **argv)
         return EXIT_FAIL;
     }
     runner_signals();
-    ro.cfg.eval_every = o->eval_every;
     record_init(&rec);
     record_set_command(&rec, argc, argv);
     rc = runner_run(&ro, &rec, &e, &cs);
@@ -116,8 +99,8 @@ int run_main(const Options *o, int argc, char **argv)
     /* The sketch needs the machine's calibration: from the cache, or
      * measured now, after the run, on first use. */
     if (rec.train.steps > 0 && !runner_signal() &&
-        (ro.calib = runner_calibration(o->cfg.threads, o->recalibrate, &calib)))
-        runner_set_peak(&rec, ro.calib);
+        (cal = runner_calibration(o->cfg.threads, o->recalibrate, &calib)))
+        record_set_calibration(&rec, cal);
     if (e || rec.train.steps > 0)
         summary_print(stdout, &rec); /* what `report` of its export prints */
     engine_free(e);
@@ -140,28 +123,17 @@ int run_main(const Options *o, int argc, char **argv)
 int run_eval(const Options *o)
 {
     Engine *e;
-    EvalResult ev;
     char err[512];
-
-    if (open_engine(o, &e) != 0)
-        return EXIT_FAIL;
-    if (engine_evaluate(e, &ev, err, sizeof err) != 0) {
-        fprintf(stderr, "cnntop: %s\n", err);
-        engine_free(e);
-        return EXIT_FAIL;
-    }
     RunRecord rec;
     EngineSnapshot snap;
+
     record_init(&rec);
+    if (record_evaluate(&o->cfg, o->load, &rec, &e, err, sizeof err) != 0) {
+        fprintf(stderr, "cnntop: %s\n", err);
+        record_done(&rec);
+        return EXIT_FAIL;
+    }
     engine_snapshot(e, &snap);
-    record_set_config(&rec, &snap.cfg);
-    record_set_data_dir(&rec, snap.data_dir);
-    rec.train_images = -1; /* not read: eval needs the test split alone */
-    rec.test_images = snap.test_images;
-    rec.threads_used = snap.threads;
-    machine_info(&rec.machine);
-    rec.have_eval = 1;
-    rec.eval = ev;
     summary_print_header(stdout, &rec, "eval");
     long done = snap.epochs_done, part = snap.epoch_images;
     printf("  Checkpoint:           %s (%ld epoch%s complete", o->load, done, fmt_plural(done));

@@ -1,14 +1,15 @@
 /*
  * runner.h: one configuration, trained R times, into a RunRecord.
  *
- * `cnntop run` and `cnntop sweep` (and the dashboard's history) share this:
- * for each of K warm-up and R measured repeats it makes a fresh engine
- * (fresh model; the same seed unless --vary-seed), trains, evaluates, and
- * appends the repeat; the last measured repeat's details (series, segments,
- * per-layer profile, counters over all measured repeats) fill the record.
+ * `cnntop run` and `cnntop sweep` share this headless face of
+ * record_train() (cnntop/record_train.h, which the dashboard's run thread
+ * calls too): the -e counter set, progress lines on stderr, the stop
+ * signals, and its errors as "cnntop: ..." lines.
  *
- * SIGINT, SIGTERM and SIGHUP stop the current run after its step; the record is
- * kept, marked interrupted, and runner_signal() says which signal came.
+ * SIGINT, SIGTERM and SIGHUP stop the current run after its step; it is
+ * still evaluated (record_train.h's rule: a second signal before the
+ * evaluation starts skips it); the record is kept, marked interrupted, and
+ * runner_signal() says which signal came.
  */
 #ifndef CNNTOP_RUNNER_H
 #define CNNTOP_RUNNER_H
@@ -26,7 +27,6 @@ typedef struct RunnerOpts {
     const char *load;       /* checkpoint to start each repeat from, or NULL */
     const char *save;       /* checkpoint to write after the last repeat, or NULL */
     const char *trace;      /* trace of the last repeat, or NULL */
-    const Calibration *calib; /* for the sketch, or NULL */
     const char *prefix;     /* progress line prefix, e.g. "[3/16] ", or "" */
     double target;          /* --target-accuracy (0..1), 0: none */
 } RunnerOpts;
@@ -40,7 +40,9 @@ int runner_signal(void);
 
 /*
  * Runs the configuration into `rec` (already record_init()ed; command set
- * by the caller).  Prints progress on stderr.  Returns the exit code `cnntop
+ * by the caller) with record_train(), the -e counter set attached to the
+ * measured repeats.  Prints progress on stderr, and its error as a
+ * "cnntop: ..." line.  Returns the exit code `cnntop
  * run` should give: 0, 1 (failure; message printed), 3 (diverged), 128+sig.
  * When `last` is not NULL, the last measured engine is left open there for
  * the caller's summary (free it with engine_free), with `counters` its set.
@@ -52,9 +54,5 @@ int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet *
  * stderr); `force` measures again.  Returns c, or NULL after a one-line
  * message on stderr when it cannot be had. */
 const Calibration *runner_calibration(int threads, int force, Calibration *c);
-
-/* Sets rec->peak_gflops (the SGEMM rate at the record's batch size) and
- * rec->fma_peak_gflops / fma_peak_isa (the FMA peak) from the calibration. */
-void runner_set_peak(RunRecord *rec, const Calibration *c);
 
 #endif

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cnntop/record_train.h"
 #include "cnntop/stats.h"
 #include "cmd/runner.h"
 #include "cmd/sweep.h"
@@ -30,7 +31,7 @@ static void set_peaks(SweepRow *rows, int n)
         if (T != have && !runner_calibration(T, 0, &c))
             return;
         have = T;
-        runner_set_peak(&rows[i].rec, &c);
+        record_set_calibration(&rows[i].rec, &c);
     }
 }
 
@@ -109,7 +110,6 @@ int sweep_main(const Options *o, int argc, char **argv)
         ro.cfg.batch = o->n_batch ? o->batch_list[i / (nw * nt)] : o->cfg.batch;
         ro.cfg.workers = o->n_workers ? o->workers_list[i / nt % nw] : o->cfg.workers;
         ro.cfg.threads = o->n_threads ? o->threads_list[i % nt] : o->cfg.threads;
-        ro.cfg.eval_every = o->eval_every;
         double elapsed = sweep_clock() - t0;
         if (!sweep_may_start(o, elapsed, ran)) {
             skipped = n - i;

@@ -341,7 +341,6 @@ static int apply_setting(Options *o, const OptionDesc *d, const char *v, char *e
                   : in == ROW_OWN ? (char *)o + s->offset : (void *)&o->blas_keep;
     if (settings_parse_field(s, d->name, v, 1, field, err, errlen) != 0)
         return 2;
-    o->eval_every = o->cfg.eval_every;
     return 0;
 }
 

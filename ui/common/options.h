@@ -41,7 +41,6 @@ typedef struct Options {
     int warmup;            /* --warmup K (default 0) */
     int vary_seed;         /* --vary-seed */
     double budget;         /* --budget SECONDS for a sweep, 0: none */
-    long eval_every;       /* --eval-every N steps, 0: at each epoch's end (= cfg.eval_every) */
     double target_accuracy;/* --target-accuracy X (0..1), 0: none */
     int autostart;         /* --autostart (dashboard) */
     int no_color;          /* --no-color, or NO_COLOR set */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cnntop/record_train.h"
 #include "tui/counter_figs.h"
 #include "tui/runthread.h"
 
@@ -59,104 +60,91 @@ static int on_progress(const Progress *p, void *ud)
     return atomic_load(&r->stop);
 }
 
-/* The run's record, as record_fill() builds it for every front end. */
-static void build_record(TuiRun *r, Engine *e, const EvalResult *ev, const char *failed)
+/* record_train()'s phases: the engine published under the lock as soon
+ * as it exists, the figures of the training copied before the evaluation. */
+static void on_phase(void *ud, RecordTrainPhase ph, Engine *e, int rep)
 {
-    int rc = record_fill(&r->rec, e, r->cs, ev);
-
-    if (rc == 0 && failed)
-        rc = record_set_error(&r->rec, failed);
-    pthread_mutex_lock(&r->mu);
-    r->have_rec = rc == 0;
-    pthread_mutex_unlock(&r->mu);
-}
-
-static void finish(TuiRun *r, Engine *e, int trc, const char *err)
-{
+    TuiRun *r = ud;
     EngineSnapshot snap;
-    TrainStats st;
-    EvalResult ev;
-    char eerr[512];
 
-    memset(&ev, 0, sizeof ev);
-    int have_ev = 0;
-
-    engine_snapshot(e, &snap);
-    st = snap.train;
-    pthread_mutex_lock(&r->mu);
-    r->view.st = st;
-    r->view.have_st = 1;
-    r->view.nprof = engine_profile(e, r->view.prof, RUNTHREAD_MAX_LAYERS);
-    r->view.prof_steps = st.steps;
-    r->view.prof_images = st.images;
-    pthread_mutex_unlock(&r->mu);
-    if (trc != 0) {
-        build_record(r, e, NULL, err);
-        set_state(r, RUN_FAILED, err);
+    (void)rep;
+    if (ph == RECORD_TRAIN_EVALUATING) {
+        set_state(r, RUN_EVALUATING, NULL);
         return;
     }
-    /* A run stopped with x is still evaluated, so that its row in the
-     * history has an accuracy; quitting skips it. */
-    if (!atomic_load(&r->quitting) && st.steps > 0) {
-        set_state(r, RUN_EVALUATING, NULL);
-        if (engine_evaluate_final(e, &ev, eerr, sizeof eerr) == 0)
-            have_ev = 1;
-    }
+    if (ph != RECORD_TRAIN_CLOSING)
+        engine_snapshot(e, &snap);
     pthread_mutex_lock(&r->mu);
-    r->view.ev = ev;
-    r->view.have_ev = have_ev;
+    if (ph == RECORD_TRAIN_OPENED) {
+        r->engine = e;
+        r->view.threads = snap.threads;
+        r->view.train_images = snap.train_images;
+        r->view.test_images = snap.test_images;
+        snprintf(r->view.data_dir, sizeof r->view.data_dir, "%s", snap.data_dir);
+        r->view.state = RUN_TRAINING;
+        r->prof_last = 0;
+    } else if (ph == RECORD_TRAIN_TRAINED) {
+        r->view.st = snap.train;
+        r->view.have_st = 1;
+        r->view.nprof = engine_profile(e, r->view.prof, RUNTHREAD_MAX_LAYERS);
+        r->view.prof_steps = snap.train.steps;
+        r->view.prof_images = snap.train.images;
+    } else /* never for one repeat, whose engine is handed back */
+        r->engine = NULL;
     pthread_mutex_unlock(&r->mu);
-    build_record(r, e, have_ev ? &ev : NULL, NULL);
-    set_state(r, st.stopped || atomic_load(&r->stop) ? RUN_STOPPED : RUN_FINISHED, NULL);
 }
 
-/* A counter set for the run, attached the engine's way; or why not. */
-static void attach_counters(TuiRun *r, Engine *e)
+/* x stops the run (it is still evaluated), quitting skips the evaluation. */
+static int on_stopping(void *ud)
+{
+    TuiRun *r = ud;
+
+    return atomic_load(&r->quitting) ? 2 : atomic_load(&r->stop) ? 1 : 0;
+}
+
+/* A counter set for the run (record_train() attaches it), or why not. */
+static CounterSet *make_counters(TuiRun *r)
 {
     char why[CTR_REASON_LEN];
     CounterSet *cs = counter_figs_new(why, sizeof why);
 
-    if (cs)
-        engine_set_counters(e, cs);
     pthread_mutex_lock(&r->mu);
     r->cs = cs;
     if (!cs)
         snprintf(r->cs_why, sizeof r->cs_why, "%s", why);
     pthread_mutex_unlock(&r->mu);
+    return cs;
 }
 
 static void *run_main(void *arg)
 {
     TuiRun *r = arg;
+    RecordTrainJob job = {.runs = 1, .progress = on_progress, .phase = on_phase,
+                          .stopping = on_stopping, .ud = r};
+    RecordTrainResult res;
+    Calibration calib;
     Engine *e = NULL;
-    RunConfig cfg;
     char err[512];
 
     pthread_mutex_lock(&r->mu);
-    cfg = r->view.cfg;
+    job.cfg = r->view.cfg;
     pthread_mutex_unlock(&r->mu);
-    cfg.data_dir = r->data[0] ? r->data : NULL;
-    cfg.eval_epochs = 1; /* as `cnntop run`: the test accuracy at each epoch's end */
-    if (engine_new(&e, &cfg, err, sizeof err) != 0) {
-        set_state(r, RUN_FAILED, err);
-        return NULL;
-    }
-    EngineSnapshot snap;
-    engine_snapshot(e, &snap);
+    job.cfg.data_dir = r->data[0] ? r->data : NULL;
+    job.cs = make_counters(r);
+    /* the peak figures of a calibration in the cache, as the export's */
+    if (calibrate_load(job.cfg.threads, &calib) == 0)
+        job.calib = &calib;
+    int rc = record_train(&job, &r->rec, &res, &e, err, sizeof err);
     pthread_mutex_lock(&r->mu);
     r->engine = e;
-    r->view.threads = snap.threads;
-    r->view.train_images = snap.train_images;
-    r->view.test_images = snap.test_images;
-    snprintf(r->view.data_dir, sizeof r->view.data_dir, "%s", snap.data_dir);
-    r->view.state = RUN_TRAINING;
+    r->view.ev = res.eval;
+    r->view.have_ev = res.have_eval;
+    r->have_rec = res.kept;
     pthread_mutex_unlock(&r->mu);
-    attach_counters(r, e);
-    r->prof_last = 0;
-    /* engine_train() clears the engine's stop flag as it starts, so a stop
-     * asked for before this point is honoured here and by on_progress(). */
-    int trc = atomic_load(&r->stop) ? 0 : engine_train(e, on_progress, r, err, sizeof err);
-    finish(r, e, trc, err);
+    if (rc != 0)
+        set_state(r, RUN_FAILED, err);
+    else
+        set_state(r, res.stopped ? RUN_STOPPED : RUN_FINISHED, NULL);
     return NULL;
 }
 

@@ -2,9 +2,11 @@
  * runthread.h: the dashboard's run thread.
  *
  * The dashboard trains on a thread of its own, so that the UI thread never
- * waits on the engine.  A TuiRun makes an Engine (reading the data set),
- * trains it with a cheap progress callback, evaluates it on the test set
- * and stops; the UI thread copies a RunView at 10 Hz and calls the
+ * waits on the engine.  A TuiRun trains one configuration with
+ * record_train() (cnntop/record_train.h, as `cnntop run` does): it makes an
+ * Engine (reading the data set), trains it with a cheap progress callback,
+ * evaluates it on the test set (a run stopped with x too; quitting skips
+ * it), fills the record and stops; the UI thread copies a RunView at 10 Hz and calls the
  * engine's live functions (engine_snapshot, engine_set_*, engine_samples...),
  * which engine.h allows from any thread.
  *
@@ -12,13 +14,15 @@
  * - `mu` guards `view`, `engine`, `cs` and `have_rec`.  The run thread
  *   writes them; the UI thread reads them through runthread_view() /
  *   runthread_engine() / runthread_counters() / runthread_record().
- * - The run thread makes the engine and its counter set (attached with
- *   engine_set_counters(), the engine's own path, as `cnntop run` does);
+ * - The run thread makes the counter set; record_train() makes the engine,
+ *   attaches the set and hands the engine to on_phase(), which publishes
+ *   it under `mu` before the training starts;
  *   only the UI thread frees them, engine first, after joining the run
  *   thread (in runthread_start() for the next run and in runthread_done()), so a
  *   pointer the UI thread got stays valid until then.
- * - The run thread builds `rec` with record_fill() when the run ends,
- *   before it sets the final state; from then on it is the UI thread's.
+ * - record_train() builds `rec` with record_fill() when the run ends,
+ *   before the run thread sets the final state; from then on it is the UI
+ *   thread's.
  * - The view holds copies only (no pointer into the engine), so what the
  *   screen shows of a run outlives its engine.
  * - The profile in the view is copied by the progress callback, i.e. on
@@ -39,7 +43,7 @@
 
 typedef enum RunState {
     RUN_IDLE,       /* no run yet */
-    RUN_LOADING,    /* engine_new: reading data, building the model */
+    RUN_LOADING,    /* making the engine: reading data, building the model */
     RUN_TRAINING,
     RUN_EVALUATING, /* on the test set */
     RUN_FINISHED,   /* trained the planned steps and evaluated */

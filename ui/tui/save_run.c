@@ -11,7 +11,7 @@
 
 #include "cnntop/calibrate.h"
 #include "cnntop/record.h"
-#include "cmd/runner.h"
+#include "cnntop/record_train.h"
 #include "tui/save_run.h"
 
 /* The machine's calibration for rec's setup, from the cache or measured
@@ -26,7 +26,7 @@ static void add_peak(Tui *t, RunRecord *rec)
     if (!isnan(rec->peak_gflops) || rec->train.steps <= 0)
         return;
     if (t->have_calib) { /* loaded from the cache when the run started */
-        runner_set_peak(rec, &t->calib);
+        record_set_calibration(rec, &t->calib);
         return;
     }
     memset(&co, 0, sizeof co);
@@ -39,7 +39,7 @@ static void add_peak(Tui *t, RunRecord *rec)
      * line and later exports now use these figures too. */
     t->calib = c;
     t->have_calib = 1;
-    runner_set_peak(rec, &c);
+    record_set_calibration(rec, &c);
 }
 
 int save_run(Tui *t, const char *path, char *err, size_t errlen)

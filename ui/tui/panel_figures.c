@@ -218,14 +218,17 @@ static void peak_line(Tui *t, Lines *l, double ips, int have)
 /* The rows of images/s and the step split: now, the last run's, or why none. */
 static void rate_lines(Tui *t, Lines *l, int running)
 {
-    char a[64], b[64], c[64];
+    char a[64], b[64], c[64], full[256], brief[256];
     const TrainStats *st = &t->rv.st;
 
     if (running) {
-        line(l, A_BOLD, "images/s", "now %s  run %s  model GF/s %s",
-             fmt_si(a, sizeof a, t->live.images_per_s_now),
-             fmt_si(b, sizeof b, t->live.p.images_per_s),
-             fmt_si(c, sizeof c, t->live.images_per_s_now * t->flops_per_image * 1e-9));
+        fmt_si(a, sizeof a, t->live.images_per_s_now);
+        fmt_si(b, sizeof b, t->live.p.images_per_s);
+        fmt_si(c, sizeof c, t->live.images_per_s_now * t->flops_per_image * 1e-9);
+        /* At 80 columns five-figure rates need the single spaces. */
+        snprintf(full, sizeof full, "now %s  run %s  model GF/s %s", a, b, c);
+        snprintf(brief, sizeof brief, "now %s run %s model GF/s %s", a, b, c);
+        line_fit(l, A_BOLD, "images/s", full, brief);
         split_bar(t, l, &t->live.split);
     } else if (t->rv.have_st && st->steps > 0) {
         line(l, A_BOLD, "images/s", "run %s  model GF/s %s", fmt_si(a, sizeof a, st->images_per_s),

@@ -225,9 +225,9 @@ static void rate_lines(Tui *t, Lines *l, int running)
         fmt_si(a, sizeof a, t->live.images_per_s_now);
         fmt_si(b, sizeof b, t->live.p.images_per_s);
         fmt_si(c, sizeof c, t->live.images_per_s_now * t->flops_per_image * 1e-9);
-        /* At 80 columns five-figure rates need the single spaces. */
+        /* At 80 columns the rates need the room of "now". */
         snprintf(full, sizeof full, "now %s  run %s  model GF/s %s", a, b, c);
-        snprintf(brief, sizeof brief, "now %s run %s model GF/s %s", a, b, c);
+        snprintf(brief, sizeof brief, "%s  run %s  model GF/s %s", a, b, c);
         line_fit(l, A_BOLD, "images/s", full, brief);
         split_bar(t, l, &t->live.split);
     } else if (t->rv.have_st && st->steps > 0) {

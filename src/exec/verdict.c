@@ -6,7 +6,6 @@
 #include <math.h>
 
 #include "cnntop/exec.h"
-#include "cnntop/figures.h"
 #include "cnntop/machine.h"
 
 /* A thread on a CPU more than this share of its time counts as a compute
@@ -45,9 +44,4 @@ void exec_verdict(ProcTree *t, const HookFigures *fig, VerdictInput *in, Verdict
     if (isnan(in->data_wait_share))
         in->data_wait_share = 0.0; /* no hook figures: judged as not loader-bound */
     verdict_judge(in, v);
-}
-
-void exec_verdict_of_record(const RunRecord *r, VerdictInput *in)
-{
-    record_verdict_input(r, in);
 }

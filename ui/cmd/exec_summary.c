@@ -268,7 +268,7 @@ void exec_record_print(FILE *f, const RunRecord *r, const char *what)
         fprintf(f, "  %-22s%ld line%s rejected (never in a figure)\n", "Hook:", x->hook_rejected,
                 fmt_plural(x->hook_rejected));
     VerdictInput vi;
-    exec_verdict_of_record(r, &vi);
+    record_verdict_input(r, &vi);
     exec_verdict_print(f, &vi);
     if (x->runs > 1)
         fprintf(f, "\n Counters summed over the %d measured runs:\n", x->runs);

@@ -198,12 +198,11 @@ int exec_record_merge(RunRecord *into, const RunRecord *run);
 
 /*
  * The verdict's figures for an exec run (src/exec/verdict.c): from the
- * tree and the hook's figures fig (hookfeed_figures(); NULL: none), or
- * from its record; the knobs named are a PyTorch script's when the hook
+ * tree and the hook's figures fig (hookfeed_figures(); NULL: none); from
+ * a record it is record_verdict_input() (cnntop/figures.h).  The knobs named are a PyTorch script's when the hook
  * saw torch, else none.  data_wait_share is NAN without the hook's figures.
  */
 void exec_verdict_of(ProcTree *t, const HookFigures *fig, VerdictInput *in);
-void exec_verdict_of_record(const RunRecord *r, VerdictInput *in);
 
 /* The verdict over the whole tree, verdict_judge's rules: exec_verdict_of()'s
  * figures, judged; loader-bound from the hook's data wait (0 without it),

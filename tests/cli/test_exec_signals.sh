@@ -73,6 +73,15 @@ fi
 # ---- 1. signals ignored at start stay ignored ----
 
 # The command's ignored and blocked signals are those it gets without cnntop.
+# Signals 32 and 33 aside: glibc keeps them for itself (thread cancellation,
+# set*id across threads), refuses sigaction() on them and installs its own
+# handler for 33 when a process starts its first thread -- in cnntop that
+# is OpenBLAS's constructor, before main -- so no threaded program can pass
+# on a launcher's SIG_IGN for them (a CI launcher that ignores them exists).
+# sig_masked LINE: the line's hex mask without bits 31 and 32, in decimal.
+sig_masked() {
+    echo $(( 0x${1##*[	 ]} & ~0x180000000 ))
+}
 IGN=HUP,INT,QUIT,TERM,PIPE,XFSZ,USR1,USR2,ALRM,XCPU
 for how in "--ignore-signal=HUP,INT" "--ignore-signal=$IGN" "--block-signal=USR1,TERM" \
     "--ignore-signal=QUIT --block-signal=INT" ""; do
@@ -82,10 +91,14 @@ for how in "--ignore-signal=HUP,INT" "--ignore-signal=$IGN" "--block-signal=USR1
     env $how "$CNNTOP" exec --no-hook --no-dashboard -- grep -E '^Sig(Ign|Blk)' /proc/self/status \
         >"$tmp/out" 2>"$tmp/err"
     rc_is $? 0 "env $how exec -- grep"
-    while IFS= read -r line; do
+    for f in SigIgn SigBlk; do
         checks=$((checks + 1))
-        grep -Fqx -- "$line" "$tmp/out" || fail "env $how: the command's $line: not in its output"
-    done <"$tmp/want"
+        want=$(grep "^$f:" "$tmp/want")
+        got=$(grep "^$f:" "$tmp/out")
+        [ -n "$want" ] && [ -n "$got" ] &&
+            [ "$(sig_masked "$want")" = "$(sig_masked "$got")" ] ||
+            fail "env $how: the command's $f: '$got', want '$want' (signals 32, 33 aside)"
+    done
 done
 # Through sweep --cmd (/bin/sh -c, the grid's runs) as well, and cnntop's
 # own dispositions while it runs the command: SIGHUP ignored, not caught.

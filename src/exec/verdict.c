@@ -40,8 +40,8 @@ void exec_verdict_of(ProcTree *t, const HookFigures *fig, VerdictInput *in)
 
 void exec_verdict(ProcTree *t, const HookFigures *fig, VerdictInput *in, Verdict *v)
 {
+    /* Without the hook's figures the data wait stays unknown: the verdict
+     * says n/a with its reason rather than judge a wait of 0. */
     exec_verdict_of(t, fig, in);
-    if (isnan(in->data_wait_share))
-        in->data_wait_share = 0.0; /* no hook figures: judged as not loader-bound */
     verdict_judge(in, v);
 }

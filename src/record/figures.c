@@ -24,6 +24,28 @@ double record_mean_cpu(const RunRecord *r, int which)
     return s / (double)r->n_repeats;
 }
 
+size_t record_times(const RunRecord *r, double *out, size_t max)
+{
+    size_t n = 0;
+
+    if (r->n_repeats == 0 && max > 0)
+        out[n++] = r->have_exec ? r->exec.wall : r->train.wall;
+    for (size_t i = 0; i < r->n_repeats && n < max; i++)
+        out[n++] = r->repeats[i].wall;
+    return n;
+}
+
+size_t record_throughputs(const RunRecord *r, double *out, size_t max)
+{
+    size_t n = 0;
+
+    if (r->n_repeats == 0 && max > 0)
+        out[n++] = r->have_exec ? r->exec.images_per_s : r->train.images_per_s;
+    for (size_t i = 0; i < r->n_repeats && n < max; i++)
+        out[n++] = r->repeats[i].images_per_s;
+    return n;
+}
+
 int record_times_summary(const RunRecord *r, double **times, size_t *n, StatsSummary *s)
 {
     size_t cap = r->n_repeats ? r->n_repeats : 1;
@@ -71,6 +93,7 @@ int record_figures(const RunRecord *r, RecordFigures *f)
     record_throughput_summary(r, &f->ips);
     f->accuracy = record_mean_accuracy(r);
     f->wait_share = record_wait_share(r);
+    f->gflops = figures_gflops(f->ips.mean, r->flops_per_image);
     f->mfu = record_mfu(r, f->ips.mean);
     f->executed = record_executed_share(r, f->ips.mean);
     return rc;
@@ -89,11 +112,21 @@ double record_mean_accuracy(const RunRecord *r)
     return r->have_eval ? r->eval.accuracy : NAN;
 }
 
+void figures_split_shares(const StepSplit *sp, double share[4])
+{
+    const double part[4] = {sp->data, sp->forward, sp->backward, sp->optimizer};
+    double t = part[0] + part[1] + part[2] + part[3];
+
+    for (int k = 0; k < 4; k++)
+        share[k] = t > 0 ? part[k] / t : NAN;
+}
+
 double figures_wait_share(const StepSplit *sp)
 {
-    double t = sp->data + sp->forward + sp->backward + sp->optimizer;
+    double share[4];
 
-    return t > 0 ? sp->data / t : NAN;
+    figures_split_shares(sp, share);
+    return share[0];
 }
 
 double record_wait_share(const RunRecord *r)
@@ -108,6 +141,40 @@ double figures_peak_share(double images_per_s, double flops, double peak_gflops)
     if (!(peak_gflops > 0.0) || !isfinite(flops) || !isfinite(images_per_s))
         return NAN;
     return images_per_s * flops / (peak_gflops * 1e9);
+}
+
+double figures_gflops(double images_per_s, double flops_per_image)
+{
+    if (!isfinite(images_per_s) || !isfinite(flops_per_image) || images_per_s < 0 ||
+        flops_per_image < 0)
+        return NAN;
+    return images_per_s * flops_per_image * 1e-9;
+}
+
+double figures_rate_gflops(double flops, double seconds)
+{
+    return isfinite(flops) && flops > 0 && seconds > 0 ? flops / seconds * 1e-9 : NAN;
+}
+
+double figures_cores_busy(double cpu_s, double wall_s)
+{
+    return isfinite(cpu_s) && wall_s > 0 ? cpu_s / wall_s : NAN;
+}
+
+int figures_segment_change(const Segment *now, const Segment *before, double *ratio,
+                           double *err, int *real)
+{
+    long nc = now->steps - now->warmup_steps, np = before->steps - before->warmup_steps;
+
+    *ratio = *err = NAN;
+    *real = 0;
+    if (nc < 2 || np < 2 || !(before->images_per_s > 0))
+        return -1;
+    double se_c = now->images_per_s_sd / sqrt((double)nc);
+    double se_p = before->images_per_s_sd / sqrt((double)np);
+    stats_ratio(now->images_per_s, se_c, before->images_per_s, se_p, ratio, err);
+    *real = fabs(now->images_per_s - before->images_per_s) > 2 * sqrt(se_c * se_c + se_p * se_p);
+    return 0;
 }
 
 double record_mfu(const RunRecord *r, double images_per_s)

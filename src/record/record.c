@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cnntop/figures.h"
 #include "cnntop/record.h"
 #include "cnntop/version.h"
 #include "record/fields.h"
@@ -225,12 +226,6 @@ int record_add_sample(RunRecord *r, const Sample *s, int epoch, double ipc, doub
     return PUSH(r, samples, &rs);
 }
 
-/* The rate of flops in seconds, in GFLOP/s; NAN when either is unknown. */
-static double layer_rate(double flops, double seconds)
-{
-    return isfinite(flops) && seconds > 0 ? flops / seconds * 1e-9 : NAN;
-}
-
 int record_add_layer(RunRecord *r, const LayerTime *lt)
 {
     RecordLayer l;
@@ -240,9 +235,9 @@ int record_add_layer(RunRecord *r, const LayerTime *lt)
     l.seconds = lt->seconds;
     l.calls = lt->calls;
     l.flops = lt->flops > 0 ? lt->flops : NAN;
-    l.gflops = layer_rate(l.flops, lt->seconds);
+    l.gflops = figures_rate_gflops(l.flops, lt->seconds);
     l.flops_executed = lt->flops_executed > 0 ? lt->flops_executed : NAN;
-    l.gflops_executed = layer_rate(l.flops_executed, lt->seconds);
+    l.gflops_executed = figures_rate_gflops(l.flops_executed, lt->seconds);
     l.ipc = l.miss_rate = NAN;
     return PUSH(r, layers, &l);
 }
@@ -263,26 +258,4 @@ const char *record_label(const RunRecord *r, char *buf, size_t len)
         snprintf(buf, len, "batch %d, %d worker%s, %d thread%s", r->config.batch, w,
                  w == 1 ? "" : "s", t, t == 1 ? "" : "s");
     return buf;
-}
-
-size_t record_times(const RunRecord *r, double *out, size_t max)
-{
-    size_t n = 0;
-
-    if (r->n_repeats == 0 && max > 0)
-        out[n++] = r->have_exec ? r->exec.wall : r->train.wall;
-    for (size_t i = 0; i < r->n_repeats && n < max; i++)
-        out[n++] = r->repeats[i].wall;
-    return n;
-}
-
-size_t record_throughputs(const RunRecord *r, double *out, size_t max)
-{
-    size_t n = 0;
-
-    if (r->n_repeats == 0 && max > 0)
-        out[n++] = r->have_exec ? r->exec.images_per_s : r->train.images_per_s;
-    for (size_t i = 0; i < r->n_repeats && n < max; i++)
-        out[n++] = r->repeats[i].images_per_s;
-    return n;
 }

@@ -7,8 +7,10 @@
  * output captured to a sink, whole and in order per stream; a bad
  * --progress pattern and -e list -CN_EINVAL before anything runs; the
  * record filled once it ran and refused before; the kill function and the
- * stop signal a handler would give.
+ * stop signal a handler would give; the live verdict without the hook's
+ * figures keeps the data wait unknown (NAN, its bound n/a), never 0.
  */
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -162,8 +164,33 @@ static void test_kill(void)
     exec_session_close(&s);
 }
 
+/* The live verdict of a tree: no hook figures leave the data wait
+ * unknown and the bound says n/a; the hook's figures judge it. */
+static void test_verdict_unknown_wait(void)
+{
+    ProcTree *t = NULL;
+    char err[256] = "";
+    VerdictInput in;
+    Verdict v;
+    HookFigures fig = {.ok = 1, .data_wait_share = 0.6};
+
+    CHECK_INT(proctree_new(&t, "", err, sizeof err), ==, 0);
+    if (!t)
+        return;
+    exec_verdict(t, NULL, &in, &v);
+    CHECK(isnan(in.data_wait_share));
+    CHECK(!v.loader_bound);
+    CHECK(strncmp(v.bound, "n/a", 3) == 0);
+    CHECK(strncmp(v.bound_brief, "n/a", 3) == 0);
+    exec_verdict(t, &fig, &in, &v);
+    CHECK_NEAR(in.data_wait_share, 0.6, 1e-12);
+    CHECK(v.loader_bound);
+    proctree_free(t);
+}
+
 int main(void)
 {
+    test_verdict_unknown_wait();
     test_true();
     test_missing();
     test_directory();

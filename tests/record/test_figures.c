@@ -8,6 +8,9 @@
  * - the data-wait share of a step split and of a record: NAN, never 0,
  *   when nothing was timed; an exec record's is the hook's;
  * - the share of the FMA peak, and NAN when a figure is missing;
+ * - the model's GFLOP/s (images/s x FLOPs per image), a layer's rate, the
+ *   step split's shares, the cores kept busy and a segment's change: NAN
+ *   (or refused) when a figure is unknown, never 0;
  * - a counter found by role and name, and NULL when absent;
  * - the verdict's input from a training record and an exec record, and the
  *   verdict of an unknown data wait saying n/a rather than compute-bound.
@@ -80,6 +83,77 @@ static void test_peak_share(void)
     CHECK(isnan(figures_peak_share(100, NAN, 200)));
 }
 
+static void test_rates(void)
+{
+    RunRecord r;
+    RecordFigures f;
+
+    CHECK_NEAR(figures_gflops(1000, 2e6), 2.0, 1e-12);
+    CHECK_NEAR(figures_gflops(0, 2e6), 0.0, 1e-12); /* measured 0 stays 0 */
+    CHECK(isnan(figures_gflops(NAN, 2e6)));
+    CHECK(isnan(figures_gflops(1000, NAN)));
+    CHECK(isnan(figures_gflops(INFINITY, 2e6)));
+    CHECK(isnan(figures_gflops(-1, 2e6)));
+    CHECK_NEAR(figures_rate_gflops(3e9, 2.0), 1.5, 1e-12);
+    CHECK(isnan(figures_rate_gflops(3e9, 0))); /* nothing timed: unknown, not 0 */
+    CHECK(isnan(figures_rate_gflops(0, 2.0)));  /* an elementwise layer */
+    CHECK(isnan(figures_rate_gflops(NAN, 2.0)));
+    CHECK_NEAR(figures_cores_busy(3.0, 2.0), 1.5, 1e-12);
+    CHECK(isnan(figures_cores_busy(3.0, 0)));
+    CHECK(isnan(figures_cores_busy(NAN, 2.0)));
+
+    record_init(&r);
+    add_repeat(&r, 1.0, 100, NAN);
+    add_repeat(&r, 1.0, 300, NAN);
+    r.flops_per_image = 1e7;
+    CHECK(record_figures(&r, &f) == 0);
+    CHECK_NEAR(f.gflops, 2.0, 1e-12); /* the mean images/s x FLOPs per image */
+    r.flops_per_image = NAN;
+    CHECK(record_figures(&r, &f) == 0);
+    CHECK(isnan(f.gflops));
+    record_done(&r);
+}
+
+static void test_split_shares(void)
+{
+    StepSplit none = {0}, s = {.data = 1, .forward = 2, .backward = 4, .optimizer = 1};
+    double sh[4];
+
+    figures_split_shares(&s, sh);
+    CHECK_NEAR(sh[0], 0.125, 1e-12);
+    CHECK_NEAR(sh[1], 0.25, 1e-12);
+    CHECK_NEAR(sh[2], 0.5, 1e-12);
+    CHECK_NEAR(sh[3], 0.125, 1e-12);
+    figures_split_shares(&none, sh);
+    for (int k = 0; k < 4; k++)
+        CHECK(isnan(sh[k]));
+}
+
+static void test_segment_change(void)
+{
+    Segment before = {.steps = 12, .warmup_steps = 2, .images_per_s = 100, .images_per_s_sd = 10};
+    Segment now = {.steps = 12, .warmup_steps = 2, .images_per_s = 150, .images_per_s_sd = 10};
+    double x, u;
+    int real;
+
+    CHECK(figures_segment_change(&now, &before, &x, &u, &real) == 0);
+    CHECK_NEAR(x, 1.5, 1e-12);
+    /* Each mean's standard error is 10 / sqrt(10). */
+    double se = 10 / sqrt(10.0);
+    CHECK_NEAR(u, 1.5 * sqrt(pow(se / 150, 2) + pow(se / 100, 2)), 1e-12);
+    CHECK_INT(real, ==, 1);
+    now.images_per_s = 102; /* 2 img/s is under 2 SE (about 8.9) */
+    CHECK(figures_segment_change(&now, &before, &x, &u, &real) == 0);
+    CHECK_INT(real, ==, 0);
+    now.steps = 3; /* one measured step after the warm-up */
+    CHECK(figures_segment_change(&now, &before, &x, &u, &real) == -1);
+    CHECK(isnan(x) && isnan(u));
+    CHECK_INT(real, ==, 0);
+    now.steps = 12;
+    before.images_per_s = 0;
+    CHECK(figures_segment_change(&now, &before, &x, &u, &real) == -1);
+}
+
 static void test_counter_find(void)
 {
     RecordCounter v[3] = {{.role = CN_ROLE_TRAIN, .name = "cycles"},
@@ -141,6 +215,9 @@ int main(void)
     test_summaries();
     test_wait_share();
     test_peak_share();
+    test_rates();
+    test_split_shares();
+    test_segment_change();
     test_counter_find();
     test_verdict_input();
     return check_report();

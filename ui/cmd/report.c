@@ -218,7 +218,7 @@ static void row(const char *label, const Entry *e, size_t n, size_t from, const 
             continue;
         case 2: fmt_pm(b, sizeof b, e[i].f.time.mean, e[i].f.time.sd, 2); break;
         case 3: fmt_pm(b, sizeof b, e[i].f.ips.mean, e[i].f.ips.sd, 1); break;
-        case 4: fmt_pm(b, sizeof b, e[i].f.ips.mean * r->flops_per_image * 1e-9, NAN, 1); break;
+        case 4: fmt_pm(b, sizeof b, e[i].f.gflops, NAN, 1); break;
         case 5: fmt_pm(b, sizeof b, 100 * e[i].f.mfu, NAN, 1); break;
         case 6: fmt_pm(b, sizeof b, 100 * e[i].f.executed, NAN, 1); break;
         case 7:

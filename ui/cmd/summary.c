@@ -79,30 +79,34 @@ void summary_print_peak(FILE *f, const RunRecord *r, double images_per_s)
 
 static void print_split(FILE *f, const StepSplit *s)
 {
-    double t = s->data + s->forward + s->backward + s->optimizer;
+    double sh[4];
 
-    if (!(t > 0))
+    figures_split_shares(s, sh);
+    if (isnan(sh[0]))
         return;
     fprintf(f, "  Step time split:      data %.1f%%  forward %.1f%%  backward %.1f%%  optimizer %.1f%%\n",
-            100 * s->data / t, 100 * s->forward / t, 100 * s->backward / t, 100 * s->optimizer / t);
+            100 * sh[0], 100 * sh[1], 100 * sh[2], 100 * sh[3]);
 }
 
 static void print_train(FILE *f, const RunRecord *r)
 {
     const TrainStats *st = &r->train;
+    double gf = figures_gflops(st->images_per_s, r->flops_per_image);
+    double busy = figures_cores_busy(st->cpu_user + st->cpu_sys, st->wall);
+    char cores[32] = "n/a";
 
+    if (!isnan(busy))
+        snprintf(cores, sizeof cores, "%.2f", busy);
     fprintf(f, "  Training wall time:   %.2f s%s\n", st->wall, st->stopped ? "  (stopped early)" : "");
     fprintf(f, "  Steps, images:        %ld step%s, %ld image%s, %d epoch%s complete\n", st->steps,
             fmt_plural(st->steps), st->images, fmt_plural(st->images), st->epochs_done, fmt_plural(st->epochs_done));
     fprintf(f, "  Throughput:           %.1f images/s", st->images_per_s);
-    if (isfinite(r->flops_per_image))
-        fprintf(f, "  (%.1f GFLOP/s by the model's count)",
-                st->images_per_s * r->flops_per_image * 1e-9);
+    if (!isnan(gf))
+        fprintf(f, "  (%.1f GFLOP/s by the model's count)", gf);
     fprintf(f, "\n");
     summary_print_peak(f, r, st->images_per_s);
-    fprintf(f, "  CPU:                  %.2f s user, %.2f s sys  (%.2f cores busy of %d thread%s)\n",
-            st->cpu_user, st->cpu_sys, st->wall > 0 ? (st->cpu_user + st->cpu_sys) / st->wall : 0.0,
-            r->threads_used, fmt_plural(r->threads_used));
+    fprintf(f, "  CPU:                  %.2f s user, %.2f s sys  (%s cores busy of %d thread%s)\n",
+            st->cpu_user, st->cpu_sys, cores, r->threads_used, fmt_plural(r->threads_used));
     fprintf(f, "  Minor page faults:    %ld\n", st->minor_faults);
     fprintf(f, "  Final training loss:  %.4f  (mean over the last epoch's steps; last step %.4f)\n",
             st->final_loss, st->last_loss);

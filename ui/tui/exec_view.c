@@ -64,9 +64,9 @@ static void draw_header(ExecDash *d, Rect r)
     else
         snprintf(vd, sizeof vd, "oversubscription n/a: no run-queue figures (schedstat missing "
                  "or under %.1f s of thread time)", CTR_OVERSUB_MIN_WALL);
-    if (d->fig.ok)
-        snprintf(vd + strlen(vd), sizeof vd - strlen(vd), ";  %s",
-                 r.w < 120 ? v->bound_brief : v->bound);
+    /* Without the hook's figures the bound is n/a with its reason. */
+    snprintf(vd + strlen(vd), sizeof vd - strlen(vd), ";  %s",
+             r.w < 120 ? v->bound_brief : v->bound);
     draw_put(r.y + 2, r.x, r.w, v->oversubscribed || v->loader_bound ? draw_pair(t, PAIR_WARN)
                                                                       : A_NORMAL, "%s", vd);
 }

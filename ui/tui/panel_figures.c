@@ -48,23 +48,23 @@ static void line_fit(Lines *l, attr_t a, const char *label, const char *full, co
 /* The step split as a bar of letters d f b o, coloured when colours work. */
 static void split_bar(Tui *t, Lines *l, const StepSplit *s)
 {
-    double tot = s->data + s->forward + s->backward + s->optimizer;
-    const double part[4] = {s->data, s->forward, s->backward, s->optimizer};
+    double sh[4];
     static const char letter[4] = {'d', 'f', 'b', 'o'};
     static const int pairs[4] = {PAIR_DATA, PAIR_FWD, PAIR_BWD, PAIR_OPT};
     int w = l->r.w - 11, x = l->r.x + 9, used = 0;
 
     if (l->y >= l->r.y + l->r.h)
         return;
-    if (!(tot > 0)) {
+    figures_split_shares(s, sh);
+    if (isnan(sh[0])) {
         line(l, A_DIM, "step", "n/a: no step timed yet");
         return;
     }
     draw_put(l->y, l->r.x, 9, A_BOLD, "step");
     double acc = 0;
     for (int k = 0; k < 4 && w > 0; k++) {
-        acc += part[k];
-        int end = (int)(acc / tot * w + 0.5);
+        acc += sh[k];
+        int end = (int)(acc * w + 0.5);
         move(l->y, x + used);
         attrset(draw_pair(t, pairs[k]));
         for (; used < end; used++)
@@ -73,11 +73,10 @@ static void split_bar(Tui *t, Lines *l, const StepSplit *s)
     attrset(A_NORMAL);
     l->y++;
     char full[128], brief[96];
-    snprintf(full, sizeof full, "data %.1f%%  fwd %.1f%%  bwd %.1f%%  opt %.1f%%",
-             100 * s->data / tot, 100 * s->forward / tot, 100 * s->backward / tot,
-             100 * s->optimizer / tot);
-    snprintf(brief, sizeof brief, "d %.1f%%  f %.1f%%  b %.1f%%  o %.1f%%", 100 * s->data / tot,
-             100 * s->forward / tot, 100 * s->backward / tot, 100 * s->optimizer / tot);
+    snprintf(full, sizeof full, "data %.1f%%  fwd %.1f%%  bwd %.1f%%  opt %.1f%%", 100 * sh[0],
+             100 * sh[1], 100 * sh[2], 100 * sh[3]);
+    snprintf(brief, sizeof brief, "d %.1f%%  f %.1f%%  b %.1f%%  o %.1f%%", 100 * sh[0],
+             100 * sh[1], 100 * sh[2], 100 * sh[3]);
     line_fit(l, A_NORMAL, "", full, brief);
 }
 
@@ -126,16 +125,13 @@ static void segment_lines(Tui *t, Lines *l)
     else
         line(l, A_NORMAL, "before", "%d b%d w%d p%d img/s n/a: too short", t->nsegs - 1,
              p->batch, p->workers, p->prefetch);
-    if (nc < 2 || np < 2 || !(p->images_per_s > 0)) {
+    double ratio, rerr;
+    int real;
+    if (figures_segment_change(c, p, &ratio, &rerr, &real) != 0) {
         line_fit(l, A_DIM, "change", "n/a: needs 2 measured steps in each segment",
                  "n/a: too few steps in a segment");
         return;
     }
-    double se_c = c->images_per_s_sd / sqrt((double)nc), se_p = p->images_per_s_sd / sqrt((double)np);
-    double se = sqrt(se_c * se_c + se_p * se_p), d = c->images_per_s - p->images_per_s;
-    double ratio = c->images_per_s / p->images_per_s;
-    double rerr = ratio * sqrt(pow(se_c / c->images_per_s, 2) + pow(se_p / p->images_per_s, 2));
-    int real = fabs(d) > 2 * se;
     char pm[40], full[96], brief[64];
     fmt_pm(pm, sizeof pm, ratio, rerr, 3);
     snprintf(full, sizeof full, "x%s: %s", pm, real ? "real (> 2 SE)" : "within noise (< 2 SE)");
@@ -224,7 +220,7 @@ static void rate_lines(Tui *t, Lines *l, int running)
     if (running) {
         fmt_si(a, sizeof a, t->live.images_per_s_now);
         fmt_si(b, sizeof b, t->live.p.images_per_s);
-        fmt_si(c, sizeof c, t->live.images_per_s_now * t->flops_per_image * 1e-9);
+        fmt_si(c, sizeof c, figures_gflops(t->live.images_per_s_now, t->flops_per_image));
         /* At 80 columns the rates need the room of "now". */
         snprintf(full, sizeof full, "now %s  run %s  model GF/s %s", a, b, c);
         snprintf(brief, sizeof brief, "%s  run %s  model GF/s %s", a, b, c);
@@ -232,7 +228,7 @@ static void rate_lines(Tui *t, Lines *l, int running)
         split_bar(t, l, &t->live.split);
     } else if (t->rv.have_st && st->steps > 0) {
         line(l, A_BOLD, "images/s", "run %s  model GF/s %s", fmt_si(a, sizeof a, st->images_per_s),
-             fmt_si(c, sizeof c, st->images_per_s * t->flops_per_image * 1e-9));
+             fmt_si(c, sizeof c, figures_gflops(st->images_per_s, t->flops_per_image)));
         split_bar(t, l, &st->split);
     } else {
         line(l, A_DIM, "images/s", "n/a: %s", draw_no_run_why(t, c, sizeof c));

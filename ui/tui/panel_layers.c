@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cnntop/figures.h"
 #include "common/fmt.h"
 #include "tui/draw.h"
 #include "tui/panel.h"
@@ -30,16 +31,17 @@ static int layer_cmp(const void *a, const void *b)
  * executed rate where it differs (else ""), each in len bytes. */
 static void layer_rates(const LayerTime *lt, char *model, char *exec, size_t len)
 {
-    double s = lt->seconds > 0 ? lt->seconds : NAN;
+    double g = figures_rate_gflops(lt->flops, lt->seconds);
+    double x = figures_rate_gflops(lt->flops_executed, lt->seconds);
 
     snprintf(exec, len, "%s", "");
     if (lt->flops <= 0) {
         snprintf(model, len, "-");
         return;
     }
-    snprintf(model, len, "%.1f", isnan(s) ? 0.0 : lt->flops / s * 1e-9);
+    snprintf(model, len, isnan(g) ? "n/a" : "%.1f", g);
     if (lt->flops_executed > 0 && fabs(lt->flops_executed - lt->flops) > 1e-9 * lt->flops)
-        snprintf(exec, len, "%.1f", isnan(s) ? 0.0 : lt->flops_executed / s * 1e-9);
+        snprintf(exec, len, isnan(x) ? "n/a" : "%.1f", x);
 }
 
 static void layers_draw(Tui *t, Rect r)

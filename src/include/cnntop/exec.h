@@ -205,7 +205,8 @@ int exec_record_merge(RunRecord *into, const RunRecord *run);
 void exec_verdict_of(ProcTree *t, const HookFigures *fig, VerdictInput *in);
 
 /* The verdict over the whole tree, verdict_judge's rules: exec_verdict_of()'s
- * figures, judged; loader-bound from the hook's data wait (0 without it),
+ * figures, judged; loader-bound from the hook's data wait (without it the
+ * share stays NAN and the verdict's bound says n/a with its reason),
  * oversubscribed when busy threads outnumber the cores or wait above
  * CTR_OVERSUB_WAIT.  Reads the tree only. */
 void exec_verdict(ProcTree *t, const HookFigures *fig, VerdictInput *in, Verdict *v);

@@ -5,8 +5,9 @@
  * A record holds what was measured; the figures here are what is worked
  * out of it: the mean ± σ of the runs' wall times and throughputs, the
  * mean accuracy and CPU time over the repeats, the share of the step spent
- * waiting for data, the share of the FMA peak, a counter by role and name,
- * and the verdict's input.  The summary, `report`, `sweep`, the exports and
+ * waiting for data and the step split's shares, the share of the FMA peak,
+ * the model's GFLOP/s and a layer's, the cores kept busy, a segment's
+ * change, a counter by role and name, and the verdict's input.  The summary, `report`, `sweep`, the exports and
  * the dashboard read them here rather than work them out again.
  *
  * Unknown is unknown: a figure that cannot be had is NAN (a summary: mean
@@ -48,6 +49,7 @@ typedef struct RecordFigures {
     StatsSummary ips;   /* images/s (record_throughput_summary()) */
     double accuracy;    /* record_mean_accuracy() */
     double wait_share;  /* record_wait_share() */
+    double gflops;      /* figures_gflops() of ips.mean: the model's GFLOP/s */
     double mfu;         /* record_mfu() at ips.mean */
     double executed;    /* record_executed_share() at ips.mean */
 } RecordFigures;
@@ -71,6 +73,33 @@ double record_wait_share(const RunRecord *r);
  * the executed share with the executed ones, 0..1; NAN when a figure is
  * unknown or the peak is not positive.  record_mfu() with a record's. */
 double figures_peak_share(double images_per_s, double flops, double peak_gflops);
+
+/* The model's GFLOP/s at images_per_s: images/s x FLOPs per image / 1e9;
+ * NAN when either is unknown (not finite) or negative. */
+double figures_gflops(double images_per_s, double flops_per_image);
+
+/* The rate of flops done in seconds, in GFLOP/s (a layer's); NAN when
+ * flops is unknown or not positive (an elementwise layer) or seconds is
+ * not positive (nothing timed). */
+double figures_rate_gflops(double flops, double seconds);
+
+/* The step split's shares of its time: share[0..3] for data, forward,
+ * backward and optimizer, each 0..1; every one NAN when the split holds no
+ * time.  figures_wait_share() is share[0]. */
+void figures_split_shares(const StepSplit *split, double share[4]);
+
+/* CPUs kept busy: cpu_s CPU seconds over wall_s; NAN when either is
+ * unknown or wall_s is not positive. */
+double figures_cores_busy(double cpu_s, double wall_s);
+
+/* The change from segment `before` to `now` of a run: *ratio their
+ * images/s now / before, *err its uncertainty from each mean's standard
+ * error (independent errors), *real 1 when the difference is over twice
+ * its standard error.  0, or -1 (the figures left NAN and 0) when either
+ * segment has fewer than 2 measured steps or before's rate is not
+ * positive. */
+int figures_segment_change(const Segment *now, const Segment *before, double *ratio,
+                           double *err, int *real);
 
 /* The counter `name` of role (a ThreadRole, or a ProcRole among an exec
  * record's exec_counters) among the n of v; NULL when there is none. */

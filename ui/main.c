@@ -15,6 +15,7 @@
 #include "common/signals.h"
 #include "cmd/sweep.h"
 #include "cmd/report.h"
+#include "cmd/validate.h"
 #include "tui/dashboard.h"
 #include "tui/exec_dash.h"
 #include "cnntop/version.h"
@@ -89,6 +90,13 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     const CommandEntry *c = options_command(&commands, o.cmd);
+    /* Every input checked in one pass before any work; the dashboard's
+     * own once its settings file is read. */
+    int rc = o.cmd == CMD_TUI ? 0 : validate_command(&o, &o.cfg, err, sizeof err);
+    if (rc != 0) {
+        fprintf(stderr, "cnntop: %s\n", err);
+        return rc;
+    }
     /* A headless summary goes out in one piece at its explicit flush, where
      * a failed write keeps its errno (a full disk is "No space left on
      * device"): with stdio's own buffer (st_blksize, 4 KiB) a longer

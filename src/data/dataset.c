@@ -133,18 +133,22 @@ static int ds_files_find(DatasetFiles *f, char *err, size_t errlen)
     return 0;
 }
 
-static int ds_files_read(DatasetFiles *f, char *err, size_t errlen)
+/* Reads each file wanted, whole, or with headers_only its header alone
+ * (idx_read_header()). */
+static int ds_files_read(DatasetFiles *f, int headers_only, char *err, size_t errlen)
 {
     for (int i = f->first; i < DS_FILES; i++) {
         int ndims = i == DS_TRAIN_IMAGES || i == DS_TEST_IMAGES ? 3 : 1;
-        int rc = idx_read(&f->arr[i], f->path[i], ndims, err, errlen);
+        int rc = headers_only ? idx_read_header(&f->arr[i], f->path[i], ndims, err, errlen)
+                              : idx_read(&f->arr[i], f->path[i], ndims, err, errlen);
         if (rc < 0)
             return rc;
     }
     return 0;
 }
 
-/* idx_read() refuses a count of 0, so each split holds at least one item. */
+/* idx_read() refuses a count of 0, so each split holds at least one item.
+ * The labels' values are checked where they were read (data not NULL). */
 static int ds_pair_check(const DatasetFiles *f, int images, char *err, size_t errlen)
 {
     const IdxArray *im = &f->arr[images], *lb = &f->arr[images + 1];
@@ -152,7 +156,7 @@ static int ds_pair_check(const DatasetFiles *f, int images, char *err, size_t er
     if (lb->dims[0] != im->dims[0])
         return cn_fail(err, errlen, -CN_EFORMAT, "%s: %ld labels, but %ld images in %s",
                        f->path[images + 1], lb->dims[0], im->dims[0], f->path[images]);
-    for (long i = 0; i < lb->dims[0]; i++)
+    for (long i = 0; lb->data && i < lb->dims[0]; i++)
         if (lb->data[i] >= IDX_MAX_CLASSES)
             return cn_fail(err, errlen, -CN_EFORMAT,
                            "%s: label %d at index %ld out of range (the model has %d classes)",
@@ -192,7 +196,10 @@ static void ds_fill(Dataset *ds, DatasetFiles *f)
     memset(f->arr, 0, sizeof f->arr);
 }
 
-static int ds_load(Dataset *ds, const char *dir, int first, char *err, size_t errlen)
+/* Loads the data set (or with headers_only checks the headers alone, ds
+ * then holding the sizes and the directory and no arrays). */
+static int ds_load(Dataset *ds, const char *dir, int first, int headers_only, char *err,
+                   size_t errlen)
 {
     DatasetFiles *f;
     int rc;
@@ -211,7 +218,7 @@ static int ds_load(Dataset *ds, const char *dir, int first, char *err, size_t er
         goto fail;
     if ((rc = ds_files_find(f, err, errlen)) < 0)
         goto fail;
-    if ((rc = ds_files_read(f, err, errlen)) < 0)
+    if ((rc = ds_files_read(f, headers_only, err, errlen)) < 0)
         goto fail;
     if ((rc = ds_files_check(f, err, errlen)) < 0)
         goto fail;
@@ -227,12 +234,17 @@ fail:
 
 int dataset_load(Dataset *ds, const char *dir, char *err, size_t errlen)
 {
-    return ds_load(ds, dir, DS_TRAIN_IMAGES, err, errlen);
+    return ds_load(ds, dir, DS_TRAIN_IMAGES, 0, err, errlen);
 }
 
 int dataset_load_test(Dataset *ds, const char *dir, char *err, size_t errlen)
 {
-    return ds_load(ds, dir, DS_TEST_IMAGES, err, errlen);
+    return ds_load(ds, dir, DS_TEST_IMAGES, 0, err, errlen);
+}
+
+int dataset_check(Dataset *ds, const char *dir, int test_only, char *err, size_t errlen)
+{
+    return ds_load(ds, dir, test_only ? DS_TEST_IMAGES : DS_TRAIN_IMAGES, 1, err, errlen);
 }
 
 void dataset_free(Dataset *ds)

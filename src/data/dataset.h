@@ -38,6 +38,17 @@ int dataset_load(Dataset *ds, const char *dir, char *err, size_t errlen);
  * arrays), for an engine that only evaluates. */
 int dataset_load_test(Dataset *ds, const char *dir, char *err, size_t errlen);
 
+/*
+ * What dataset_load() (or with test_only dataset_load_test()) would find,
+ * checked before anything is loaded: the directory, the four files (two
+ * for test_only), each header (idx_read_header(): a plain file cut short
+ * or too long is refused here), images and labels agreeing in count, the
+ * two splits in shape.  Fills ds's sizes and dir, no arrays.  Errors as
+ * dataset_load(); the labels' values and gzip data are checked as they
+ * are loaded.
+ */
+int dataset_check(Dataset *ds, const char *dir, int test_only, char *err, size_t errlen);
+
 /* Frees a Dataset's arrays; safe on an empty or freed one. */
 void dataset_free(Dataset *ds);
 

@@ -235,7 +235,7 @@ static int header_read(IdxReader *r, IdxArray *a, int want_ndims, size_t *n,
                        char *err, size_t errlen)
 {
     uint8_t h[4 + 4 * 3];
-    uint32_t dims[3];
+    uint32_t dims[3] = {0};
     int rc;
 
     if ((rc = header_fill(r, h, 0, 4, err, errlen)) < 0)
@@ -333,6 +333,16 @@ static int end_check(IdxReader *r, char *err, size_t errlen)
     return 0;
 }
 
+/* Opens path for idx_read_fd(); the descriptor, or -CN_EIO with a message. */
+static int idx_open(const char *path, char *err, size_t errlen)
+{
+    /* O_NONBLOCK: opening a FIFO would otherwise wait for a writer forever;
+     * it has no effect on the regular files that reader_sniff() lets through. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+    return fd >= 0 ? fd : cn_fail(err, errlen, -CN_EIO, "%s: %s", path, strerror(errno));
+}
+
 int idx_read(IdxArray *out, const char *path, int want_ndims, char *err, size_t errlen)
 {
     int fd;
@@ -342,11 +352,32 @@ int idx_read(IdxArray *out, const char *path, int want_ndims, char *err, size_t 
     if (!out || !path || want_ndims < 1 || want_ndims > 3)
         return cn_fail(err, errlen, -CN_EINVAL, "idx_read: bad arguments (want_ndims %d)",
                        want_ndims);
-    /* O_NONBLOCK: opening a FIFO would otherwise wait for a writer forever;
-     * it has no effect on the regular files that reader_sniff() lets through. */
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
-        return cn_fail(err, errlen, -CN_EIO, "%s: %s", path, strerror(errno));
+    if ((fd = idx_open(path, err, errlen)) < 0)
+        return fd;
     return idx_read_fd(out, fd, path, want_ndims, err, errlen);
+}
+
+int idx_read_header(IdxArray *out, const char *path, int want_ndims, char *err, size_t errlen)
+{
+    IdxReader r = {.path = path};
+    size_t n = 0;
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    if (!path || want_ndims < 1 || want_ndims > 3)
+        return cn_fail(err, errlen, -CN_EINVAL, "idx_read_header: bad arguments (want_ndims %d)",
+                       want_ndims);
+    if ((rc = idx_open(path, err, errlen)) < 0)
+        return rc;
+    if ((rc = reader_open(&r, rc, err, errlen)) < 0)
+        return rc;
+    rc = header_read(&r, out, want_ndims, &n, err, errlen);
+    if (rc == 0 && !r.gzip)
+        rc = size_check(&r, n, err, errlen);
+    reader_close(&r);
+    if (rc < 0)
+        memset(out, 0, sizeof *out);
+    return rc;
 }
 
 int idx_read_fd(IdxArray *out, int fd, const char *name, int want_ndims, char *err,

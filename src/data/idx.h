@@ -43,6 +43,15 @@ int idx_read(IdxArray *out, const char *path, int want_ndims, char *err, size_t 
 int idx_read_fd(IdxArray *out, int fd, const char *name, int want_ndims, char *err,
                 size_t errlen);
 
+/*
+ * The header of one IDX file alone, as idx_read() checks it (the magic,
+ * the type, want_ndims sizes within the limits) and, for a plain file, its
+ * size against the header: truncated or trailing bytes are refused here.
+ * A gzip file's data is checked when idx_read() reads it.  Fills out's
+ * ndims and dims, data NULL; errors as idx_read().  Reads 16 bytes at most.
+ */
+int idx_read_header(IdxArray *out, const char *path, int want_ndims, char *err, size_t errlen);
+
 /* Frees the data of an IdxArray; safe on an empty or freed one. */
 void idx_free(IdxArray *a);
 

@@ -121,11 +121,8 @@ int engine_new(Engine **out, const RunConfig *cfg, char *err, size_t errlen)
                         : dataset_load(&e->ds, e->data_dir, err, errlen);
     if (rc != 0)
         goto fail;
-    if (e->ds.rows != MODEL_H || e->ds.cols != MODEL_W) {
-        rc = cn_fail(err, errlen, -CN_EFORMAT, "%s: images are %dx%d, the model takes %dx%d",
-                     e->ds.dir, e->ds.rows, e->ds.cols, MODEL_H, MODEL_W);
+    if ((rc = engine_check_shape(&e->ds, err, errlen)) != 0)
         goto fail;
-    }
     snprintf(e->data_dir, sizeof e->data_dir, "%s", e->ds.dir);
     e->n_train = cfg->limit && cfg->limit < e->ds.n_train ? cfg->limit : e->ds.n_train;
     e->n_test = cfg->test_limit && cfg->test_limit < e->ds.n_test ? cfg->test_limit : e->ds.n_test;

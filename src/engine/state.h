@@ -93,6 +93,9 @@ struct Engine {
 
 /* engine.c */
 
+/* check.c: refuses images of another shape than the model's, naming ds->dir. */
+int engine_check_shape(const Dataset *ds, char *err, size_t errlen);
+
 /* Refuses a batch whose memory the machine, or the process's address-space
  * limit (ulimit -v), cannot give; 0 or -CN_ENOMEM with a message. */
 int engine_check_memory(int batch, int threads, char *err, size_t errlen);

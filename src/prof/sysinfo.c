@@ -139,6 +139,21 @@ size_t sysinfo_ram_bytes(void)
     return pages > 0 && psize > 0 ? (size_t)pages * (size_t)psize : 0;
 }
 
+size_t sysinfo_mem_available_bytes(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[128];
+    unsigned long long kib = 0;
+
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+            break;
+    fclose(f);
+    return (size_t)kib * 1024;
+}
+
 long sysinfo_peak_rss_kib(void)
 {
     struct rusage ru;

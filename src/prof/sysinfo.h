@@ -33,6 +33,11 @@ unsigned sysinfo_cpu_features(void);
 /* Physical memory in bytes (0 if unknown). */
 size_t sysinfo_ram_bytes(void);
 
+/* Memory available for a new process's work, in bytes: /proc/meminfo's
+ * MemAvailable (the kernel's estimate, page cache that can be dropped
+ * included); 0 if unknown. */
+size_t sysinfo_mem_available_bytes(void);
+
 /* Peak resident set size of this process so far, in KiB. */
 long sysinfo_peak_rss_kib(void);
 

@@ -6,7 +6,9 @@
  * (bad magic, type, dimensions, sizes, truncated, damaged, too long) and
  * small data sets in the layouts dataset_load() searches.  Each failure
  * case checks the code, that the message names the file, and a word naming
- * the problem.  When Debian's dataset-fashion-mnist is installed, the real
+ * the problem.  The check before a run (dataset_check(), idx_read_header())
+ * reads headers alone: sizes, counts and a plain file cut short, not the
+ * labels' values.  When Debian's dataset-fashion-mnist is installed, the real
  * data is loaded too; without it that part is skipped silently.
  */
 #ifndef _GNU_SOURCE
@@ -624,6 +626,37 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
     return remove(path);
 }
 
+/* dataset_check(): what a run would load, from the headers alone. */
+static void test_check_headers(void)
+{
+    char dir[PATH_LEN], path[PATH_LEN], err[2048] = "";
+    Dataset ds;
+    IdxArray a;
+
+    write_set("hdr", 1);
+    write_set("hdr-plain", 0);
+    CHECK_INT(dataset_check(&ds, at(dir, "hdr"), 0, err, sizeof err), ==, 0);
+    CHECK_INT(ds.n_train, ==, 50);
+    CHECK_INT(ds.n_test, ==, 20);
+    CHECK_INT(ds.rows, ==, 28);
+    CHECK(ds.train_images == NULL && ds.train_labels == NULL && ds.test_labels == NULL);
+    CHECK_INT(idx_read_header(&a, at(path, "hdr/t10k-images-idx3-ubyte.gz"), 3, err, sizeof err),
+              ==, 0);
+    CHECK(a.data == NULL && a.dims[0] == 20 && a.dims[2] == 28);
+    write_labels("hdr", names[1], 50, 1, 12, 5); /* a bad label: the load's to find */
+    CHECK_INT(dataset_check(&ds, dir, 0, err, sizeof err), ==, 0);
+    write_labels("hdr", names[3], 19, 1, -1, 0);
+    CHECK_INT(dataset_check(&ds, dir, 1, err, sizeof err), ==, -CN_EFORMAT);
+    CHECK_STR_HAS(err, "19 labels, but 20 images");
+    /* A plain file that looks valid but is cut short, by its size. */
+    CHECK(truncate(at(path, "hdr-plain/train-images-idx3-ubyte"), 16 + 49 * 784) == 0);
+    CHECK_INT(dataset_check(&ds, at(dir, "hdr-plain"), 0, err, sizeof err), ==, -CN_EFORMAT);
+    CHECK_STR_HAS(err, path);
+    CHECK_STR_HAS(err, "truncated");
+    CHECK(ds.n_train == 0 && ds.dir[0] == '\0');
+    CHECK_INT(dataset_check(&ds, dir, 1, err, sizeof err), ==, 0); /* the test split alone */
+}
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -646,6 +679,7 @@ int main(void)
     test_load_layouts();
     test_load_mismatch();
     test_load_missing();
+    test_check_headers();
     test_load_real();
     CHECK(nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS) == 0);
     return check_report();

@@ -152,12 +152,7 @@ int exec_main(const Options *o, int argc, char **argv)
     ExecRun x = {.argv = o->exec_argv, .events = o->events, .hook = !o->no_hook,
                  .progress = o->progress};
     RunRecord rec;
-    char err[512];
 
-    if (o->export_path && export_check(o->export_path, o->force, err, sizeof err) != 0) {
-        fprintf(stderr, "cnntop: --export: %s\n", err);
-        return EXIT_FAIL;
-    }
     record_init(&rec);
     int rc = exec_run(&x, o->export_path ? &rec : NULL, argc, argv, stdout);
     return run_stdout_done(exec_export_write(o, &rec, rc));

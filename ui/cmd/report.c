@@ -458,13 +458,7 @@ static int export_again(const Options *o, const Entry *e, size_t n)
 int report_main(const Options *o)
 {
     size_t n;
-    char err[512];
     int rc = EXIT_OK;
-
-    if (o->export_path && export_check(o->export_path, o->force, err, sizeof err) != 0) {
-        fprintf(stderr, "cnntop: --export: %s\n", err);
-        return EXIT_FAIL;
-    }
     Entry *e = load_all(o, &n);
 
     if (!e)

@@ -21,7 +21,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cnntop/fileio.h"
 #include "cnntop/record_train.h"
 #include "common/exit.h"
 #include "common/fmt.h"
@@ -76,18 +75,6 @@ int run_main(const Options *o, int argc, char **argv)
     char err[512];
     int rc;
 
-    if (o->export_path && export_check(o->export_path, o->force, err, sizeof err) != 0) {
-        fprintf(stderr, "cnntop: --export: %s\n", err);
-        return EXIT_FAIL;
-    }
-    if (o->save && fileio_check_writable(o->save, err, sizeof err) != 0) {
-        fprintf(stderr, "cnntop: --save: %s\n", err);
-        return EXIT_FAIL;
-    }
-    if (o->trace && fileio_check_writable(o->trace, err, sizeof err) != 0) {
-        fprintf(stderr, "cnntop: --trace: %s\n", err);
-        return EXIT_FAIL;
-    }
     runner_signals();
     record_init(&rec);
     record_set_command(&rec, argc, argv);

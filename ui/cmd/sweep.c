@@ -86,16 +86,10 @@ int sweep_main(const Options *o, int argc, char **argv)
     int nb = o->n_batch ? o->n_batch : 1, nw = o->n_workers ? o->n_workers : 1;
     int nt = o->n_threads ? o->n_threads : 1, n = nb * nw * nt, rc = 0, ran = 0, skipped = 0;
     SweepRow *rows = calloc((size_t)n, sizeof *rows);
-    char err[512];
     double t0 = sweep_clock();
 
     if (!rows) {
         fprintf(stderr, "cnntop: out of memory\n");
-        return EXIT_FAIL;
-    }
-    if (o->export_path && export_check(o->export_path, o->force, err, sizeof err) != 0) {
-        fprintf(stderr, "cnntop: --export: %s\n", err);
-        free(rows);
         return EXIT_FAIL;
     }
     runner_signals();

@@ -31,8 +31,14 @@ typedef struct SweepRow {
  * grid of a command (sweep_cmd.c).  Returns the exit code. */
 int sweep_main(const Options *o, int argc, char **argv);
 
-/* `cnntop sweep --cmd TEMPLATE` (sweep_cmd.c). */
+/* `cnntop sweep --cmd TEMPLATE` (sweep_cmd.c), its options checked first
+ * (validate_command()). */
 int sweep_cmd_main(const Options *o, int argc, char **argv);
+
+/* Everything about --cmd known before a run, for every configuration: the
+ * template's placeholders against the lists, and each command line's
+ * length.  0, or -1 with a one-line message in err. */
+int sweep_cmd_check(const Options *o, char *err, size_t len);
 
 /*
  * The recommendation under the table: the fastest configuration that ended

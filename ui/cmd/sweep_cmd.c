@@ -246,22 +246,11 @@ static int configs_check(const Options *o, int n, char *err, size_t len)
     return 0;
 }
 
-/* Everything known before a run, for every configuration: the template,
- * each command line, the export.  0, or the exit code after a one-line
- * error on stderr. */
-static int sweep_cmd_check(const Options *o, int n)
+int sweep_cmd_check(const Options *o, char *err, size_t len)
 {
-    char err[512];
-
-    if (template_check(o, err, sizeof err) != 0 || configs_check(o, n, err, sizeof err) != 0) {
-        fprintf(stderr, "cnntop: %s\n", err);
-        return EXIT_USAGE;
-    }
-    if (o->export_path && export_check(o->export_path, o->force, err, sizeof err) != 0) {
-        fprintf(stderr, "cnntop: --export: %s\n", err);
-        return EXIT_FAIL;
-    }
-    return 0;
+    return template_check(o, err, len) != 0 || configs_check(o, grid_size(o), err, len) != 0
+               ? -1
+               : 0;
 }
 
 /* Keeps rec, the record of a measured run, in w's: the first becomes w's
@@ -448,10 +437,9 @@ static int report(const Options *o, SweepRow *rows, int n, int stop, int skipped
 int sweep_cmd_main(const Options *o, int argc, char **argv)
 {
     char cmd[CMD_MAX], label[96];
-    int n = grid_size(o), stop = 0, skipped = 0, rc = sweep_cmd_check(o, n), idx[N_HOLDERS];
-
-    if (rc)
-        return rc;
+    /* The template and every command line were checked before it started
+     * (validate_command(): sweep_cmd_check()). */
+    int n = grid_size(o), stop = 0, skipped = 0, rc = 0, idx[N_HOLDERS];
     double t0 = sweep_clock();
     SweepRow *rows = calloc((size_t)n, sizeof *rows);
     if (!rows) {

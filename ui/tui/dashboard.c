@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/exit.h"
+#include "cmd/validate.h"
 #include "tui/clock.h"
 #include "tui/dashboard.h"
 #include "tui/keys.h"
@@ -111,6 +112,16 @@ int dashboard_main(const Options *o)
     hist_init(&t->hist);
     runthread_init(&t->run);
     load_settings(t);
+    /* Bad input refused before the screen is taken: the data and the
+     * memory too when a run starts at once. */
+    RunConfig first = t->set.cfg;
+    first.data_dir = t->set.data[0] ? t->set.data : NULL;
+    int rc = validate_command(o, o->autostart ? &first : NULL, err, sizeof err);
+    if (rc != 0) {
+        fprintf(stderr, "cnntop: %s\n", err);
+        runthread_done(&t->run);
+        return rc;
+    }
     if (o->history && hist_load(&t->hist, o->history, err, sizeof err) < 0)
         tui_message(t, 1, "history: %s", err);
     t->hist_sel = t->hist.n - 1;

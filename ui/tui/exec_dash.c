@@ -323,12 +323,7 @@ int exec_dash_main(const Options *o, int argc, char **argv)
 {
     static ExecDash dash; /* large (the tree's copies, the output): not on the stack */
     ExecDash *d = &dash;
-    char err[512];
 
-    if (o->export_path && export_check(o->export_path, o->force, err, sizeof err) != 0) {
-        fprintf(stderr, "cnntop: --export: %s\n", err);
-        return EXIT_FAIL;
-    }
     memset(d, 0, sizeof *d);
     d->ui.o = o;
     d->argc = argc;

@@ -189,6 +189,28 @@ double engine_flops_executed_per_image(void);
  * messages and the memory check. */
 size_t engine_memory_estimate(int batch, int threads);
 
+/*
+ * A configuration checked before any work, as engine_new() would find it,
+ * with nothing loaded or allocated: the settings' ranges, the data
+ * directory (its IDX files, found as engine_new() finds them; each header
+ * valid; a plain file's size matching its header; images and labels
+ * agreeing; for cfg->test_only the test split alone), the images' shape
+ * against the model, and the memory of the run (engine_run_memory())
+ * against what the machine has available (/proc/meminfo's MemAvailable).
+ * Returns 0, or -CN_EINVAL / -CN_EIO / -CN_EFORMAT / -CN_ENOMEM with a
+ * one-line message naming the file or the figures.  The labels' values
+ * and gzip data are checked when engine_new() reads them.
+ */
+int engine_check_start(const RunConfig *cfg, char *err, size_t errlen);
+
+/* Bytes a run of cfg takes with n_train and n_test images (after the
+ * limits) on `threads` compute threads: the activation arena (*arena,
+ * engine_memory_estimate() at the batch the arena holds), the loader's
+ * slots (*queue: its prefetch queue, one per worker, two more), and the
+ * data set itself. */
+size_t engine_run_memory(const RunConfig *cfg, long n_train, long n_test, int threads,
+                         size_t *arena, size_t *queue);
+
 /* Time spent in one layer and direction of the step, over a run. */
 typedef struct LayerTime {
     char name[32];    /* e.g. "conv2 bwd" */

@@ -4,9 +4,11 @@
  * record (the throughput's GFLOP/s, the cores busy, the step split, and
  * "unknown" said rather than 0), the sweep's budget rule, row figures,
  * speedup text and recommendation (the fastest; one that learns clearly
- * less passed over; none), the counters' number format, and the command
- * line's edges (a sweep's lists and their limit, exec's "--", a command's
- * own --help, the augmentations' text).
+ * less passed over; none), sweep --cmd's grid (its order, the command
+ * lines and labels, the template's refusals), the validation pass's
+ * choices (which checks a command gets, which exit code), the counters'
+ * number format, and the command line's edges (a sweep's lists and their
+ * limit, exec's "--", a command's own --help, the augmentations' text).
  */
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +19,9 @@
 #include "check.h"
 #include "cmd/summary.h"
 #include "cmd/sweep.h"
+#include "cmd/sweep_template.h"
+#include "cmd/validate.h"
+#include "common/exit.h"
 #include "common/counters_fmt.h"
 #include "common/options.h"
 #include "test_commands.h"
@@ -224,11 +229,84 @@ static void test_option_edges(void)
     CHECK_INT(bits, ==, CN_AUG_SHIFT | CN_AUG_ROTATE);
 }
 
+static void test_sweep_template(void)
+{
+    Options o;
+    char cmd[SWEEP_CMD_MAX], label[96], err[512], small[16];
+    int idx[SWEEP_HOLDERS];
+    char *w[] = {"sweep", "--cmd", "train.py -b {batch} -j {workers} {batch}", "--batch", "32,64",
+                 "--workers", "1,2,4", NULL};
+
+    CHECK_INT(parse(&o, w, err, sizeof err), ==, 0);
+    CHECK_INT(sweep_cmd_check(&o, err, sizeof err), ==, 0);
+    CHECK_INT(sweep_grid_size(&o), ==, 6);
+    CHECK(sweep_template_uses(o.sweep_cmd, SWEEP_WORKERS));
+    CHECK(!sweep_template_uses(o.sweep_cmd, SWEEP_THREADS));
+    /* The first list varies slowest: configuration 4 is batch 64, workers 2. */
+    sweep_grid_at(&o, 4, idx);
+    CHECK_INT(idx[SWEEP_BATCH], ==, 1);
+    CHECK_INT(idx[SWEEP_WORKERS], ==, 1);
+    CHECK_INT(sweep_substitute(&o, idx, cmd, sizeof cmd, label, sizeof label), ==, 0);
+    CHECK(strcmp(cmd, "train.py -b 64 -j 2 64") == 0);
+    CHECK(strcmp(label, "batch 64, workers 2") == 0);
+    CHECK_INT(sweep_substitute(&o, idx, small, sizeof small, label, sizeof label), ==, -1);
+
+    /* The template's refusals, each naming what is wrong. */
+    static const struct { const char *tmpl, *list, *want; } bad[] = {
+        {"  ", "32", "the template is blank"},
+        {"run {Batch}", "32", "{Batch} is no placeholder: did you mean {batch}?"},
+        {"run {bacth}", "32", "did you mean {batch}?"},
+        {"run {batch} {threads}", "32", "the template has {threads} but no --threads LIST is given"},
+        {"run", "32", "--batch is given but the --cmd template has no {batch}"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *b[] = {"sweep", "--cmd", (char *)bad[i].tmpl, "--batch", (char *)bad[i].list, NULL};
+        CHECK_INT(parse(&o, b, err, sizeof err), ==, 0);
+        CHECK_INT(sweep_cmd_check(&o, err, sizeof err), ==, -1);
+        CHECK_STR_HAS(err, bad[i].want);
+    }
+    /* Braces that are the shell's or awk's stay as they are. */
+    char *ok[] = {"sweep", "--cmd", "echo ${HOME} {batch} | awk '{print}'", "--batch", "8", NULL};
+    CHECK_INT(parse(&o, ok, err, sizeof err), ==, 0);
+    CHECK_INT(sweep_cmd_check(&o, err, sizeof err), ==, 0);
+}
+
+static void test_validate_choices(void)
+{
+    Options o;
+    char err[512];
+    char *report[] = {"report", "/nonexistent/r.json", NULL};
+    char *exp[] = {"report", "r.json", "--export", "/nonexistent/dir/x.json", NULL};
+    char *run[] = {"run", "--data", "/nonexistent", NULL};
+    char *cmd[] = {"sweep", "--cmd", "run {batch}", "--export", "/nonexistent/dir/x.json", NULL};
+    char *tui[] = {"--data", "/nonexistent", NULL};
+
+    /* report's files are read by report itself: nothing to check first. */
+    CHECK_INT(parse(&o, report, err, sizeof err), ==, 0);
+    CHECK_INT(validate_command(&o, &o.cfg, err, sizeof err), ==, 0);
+    CHECK_INT(parse(&o, exp, err, sizeof err), ==, 0);
+    CHECK_INT(validate_command(&o, &o.cfg, err, sizeof err), ==, EXIT_FAIL);
+    CHECK_STR_HAS(err, "--export: /nonexistent/dir/x.json");
+    CHECK_INT(parse(&o, run, err, sizeof err), ==, 0);
+    CHECK_INT(validate_command(&o, &o.cfg, err, sizeof err), ==, EXIT_FAIL);
+    CHECK_STR_HAS(err, "/nonexistent: No such file or directory");
+    /* The command line before the files: a template without its list. */
+    CHECK_INT(parse(&o, cmd, err, sizeof err), ==, 0);
+    CHECK_INT(validate_command(&o, &o.cfg, err, sizeof err), ==, EXIT_USAGE);
+    CHECK_STR_HAS(err, "{batch} but no --batch LIST");
+    /* A dashboard that starts no run yet has no data to check. */
+    CHECK_INT(parse(&o, tui, err, sizeof err), ==, 0);
+    CHECK_INT(validate_command(&o, NULL, err, sizeof err), ==, 0);
+    CHECK_INT(validate_command(&o, &o.cfg, err, sizeof err), ==, EXIT_FAIL);
+}
+
 int main(void)
 {
     test_summary_lines();
     test_sweep_budget();
     test_sweep_rows();
+    test_sweep_template();
+    test_validate_choices();
     test_counter_numbers();
     test_option_edges();
     return check_report();

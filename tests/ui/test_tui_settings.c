@@ -273,6 +273,22 @@ static void test_history_compare(void)
     h.baseline = 0;
     CHECK_INT(hist_speedup(&h, 1, &ratio, &err), ==, 0);
     CHECK_NEAR(ratio, 1.5, 1e-12);
+    CHECK(isnan(err)); /* one run each: no spread known */
+    /* Two runs of each: mean ± sd, and the ratio's uncertainty. */
+    double mean, sd;
+    a.ips = 1100;
+    b.ips = 1300;
+    hist_add(&h, &a);
+    hist_add(&h, &b);
+    CHECK_INT(hist_group(&h, 1, &mean, &sd), ==, 2);
+    CHECK_NEAR(mean, 1400, 1e-9);
+    CHECK_NEAR(sd, sqrt(20000.0), 1e-9);
+    CHECK_INT(hist_speedup(&h, 1, &ratio, &err), ==, 0);
+    CHECK_NEAR(ratio, 1400.0 / 1050.0, 1e-12);
+    CHECK_NEAR(err, ratio * sqrt(20000.0 / (1400.0 * 1400) + 5000.0 / (1050.0 * 1050)), 1e-9);
+    CHECK_INT(hist_group(&h, 0, &mean, &sd), ==, 2);
+    CHECK_NEAR(sd, sqrt(5000.0), 1e-9);
+    b.ips = 1500;
     b.live = 1;
     CHECK_STR_HAS(hist_why_not(&b), "live change");
     b.live = 0;

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cnntop/figures.h"
 #include "cmd/run.h"
 #include "common/exit.h"
 #include "tui/clock.h"
@@ -45,7 +46,8 @@ static void tick_cpu(ExecDash *d)
         if (!d->s.running || !p->live)
             d->cpu_pct[k] = 100.0 * p->cpu_util;
         else if (second)
-            d->cpu_pct[k] = 100.0 * (p->cpu - d->prev_cpu[k]) / (d->elapsed - d->prev_t);
+            d->cpu_pct[k] = 100.0 * figures_cores_busy(p->cpu - d->prev_cpu[k],
+                                                       d->elapsed - d->prev_t);
         if (second)
             d->prev_cpu[k] = p->cpu;
     }

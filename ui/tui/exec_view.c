@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cnntop/figures.h"
 #include "common/counters_fmt.h"
 #include "common/fmt.h"
 #include "tui/draw.h"
@@ -101,7 +102,7 @@ static void role_row(ExecDash *d, int y, Rect r, ProcRole role)
     }
     /* Once the command has ended: the role's CPU over the command's wall. */
     if (!d->s.running && d->s.res.wall > 0)
-        pct = 100.0 * cpu / d->s.res.wall;
+        pct = 100.0 * figures_cores_busy(cpu, d->s.res.wall);
     if (s->available && s->have_wait && s->thread_wall > 0)
         snprintf(wait, sizeof wait, "%.1f", 100 * s->wait_share);
     else

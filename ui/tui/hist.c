@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cnntop/stats.h"
 #include "common/options.h"
 #include "tui/hist.h"
 #include "common/config.h"
@@ -54,24 +55,23 @@ static int comparable(const HistRow *r)
 
 int hist_group(const TuiHistory *h, int i, double *mean, double *sd)
 {
-    double sum = 0, sum2 = 0;
-    int n = 0;
+    double *ips;
+    size_t n = 0;
 
     *mean = NAN;
     *sd = NAN;
     if (i < 0 || i >= h->n || !comparable(&h->rows[i]))
         return 0;
-    for (int k = 0; k < h->n; k++)
-        if (comparable(&h->rows[k]) && hist_same_config(&h->rows[k], &h->rows[i])) {
-            sum += h->rows[k].ips;
-            n++;
-        }
-    *mean = sum / n;
+    if (!(ips = malloc((size_t)h->n * sizeof *ips)))
+        return 0;
     for (int k = 0; k < h->n; k++)
         if (comparable(&h->rows[k]) && hist_same_config(&h->rows[k], &h->rows[i]))
-            sum2 += (h->rows[k].ips - *mean) * (h->rows[k].ips - *mean);
-    *sd = n > 1 ? sqrt(sum2 / (n - 1)) : 0.0;
-    return n;
+            ips[n++] = h->rows[k].ips;
+    /* The statistics are util's (cnntop/stats.h), as every front end's. */
+    *mean = stats_mean(ips, n);
+    *sd = n > 1 ? stats_sd(ips, n) : 0.0;
+    free(ips);
+    return (int)n;
 }
 
 int hist_speedup(const TuiHistory *h, int i, double *ratio, double *err)
@@ -83,9 +83,9 @@ int hist_speedup(const TuiHistory *h, int i, double *ratio, double *err)
     *err = NAN;
     if (na == 0 || nb == 0)
         return -1;
-    *ratio = ma / mb;
-    if (na > 1 && nb > 1)
-        *err = *ratio * sqrt((sa / ma) * (sa / ma) + (sb / mb) * (sb / mb));
+    stats_ratio(ma, sa, mb, sb, ratio, err);
+    if (na < 2 || nb < 2)
+        *err = NAN; /* one run has no spread */
     return 0;
 }
 

@@ -344,6 +344,7 @@ int exec_dash_main(const Options *o, int argc, char **argv)
     }
     exec_output_init(&d->out);
     d->run = (ExecRun){.argv = o->exec_argv, .events = o->events, .hook = !o->no_hook,
+                       .layers = o->layers,
                        .progress = o->progress, .output = exec_output_add, .output_u = &d->out};
     int rc = exec_start(&d->s, &d->run);
     if (rc) {

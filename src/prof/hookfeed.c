@@ -266,7 +266,7 @@ static int take_window(HookFeed *f, Line *l)
     HookModel *m = &f->model;
     long long first, steps, layers;
 
-    if (m->complete || m->expect)
+    if (m->first) /* one was announced, whatever became of it */
         return reject(l, "window: a second window");
     if (whole(l, "first", 1, HOOK_MAX_STEPS, &first) != 0 ||
         whole(l, "steps", 1, HOOK_MAX_STEPS, &steps) != 0 ||

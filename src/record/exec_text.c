@@ -24,9 +24,9 @@
 #include "record/formats.h"
 #include "util/err.h"
 
-/* The run members (record_run_fields) that an exec record fills. */
-static const char *const exec_run_keys[] = {"threads_used", "peak_rss_kib", "run_queue_wait",
-                                            "exit_code", "flops_per_image"};
+/* The run members (record_run_fields) that an exec record fills, in its order. */
+static const char *const exec_run_keys[] = {"threads_used", "flops_per_image", "peak_rss_kib",
+                                            "run_queue_wait", "exit_code"};
 #define N_RUN_KEYS (sizeof exec_run_keys / sizeof *exec_run_keys)
 
 /* What a record is called in a table: its label (a sweep's configuration)

@@ -18,8 +18,11 @@ evaluation under torch.no_grad() is not training):
             start of torch.autograd.backward) to this module's output node
             finishing (a hook on its grad_fn) is this module's;
   FLOPs     Conv2d (any _ConvNd) and Linear from their shapes: 2 x MACs
-            forward (bias not counted), backward twice the forward, as
-            PyTorch's convention (forward x 3 for training) has it.
+            forward (bias not counted); backward as much again for the
+            weights' gradient and again for the input's, when its input
+            needs one (not the first layer's): PyTorch's convention of
+            forward x 3 for training, and cnntop's engine's count (46.2
+            MFLOP a training image for its model).
 
 The time of the model's forward outside any leaf module (functional calls
 in forward()), of backward after the last module, and the optimizer's
@@ -28,7 +31,9 @@ removed and the table is sent (cnntop/hookfeed.h):
 
   {"ev": "window", "first": 5, "steps": 20, "layers": 9}
   {"ev": "layer", "name": "conv1", "kind": "Conv2d", "calls": 20,
-   "fwd": 0.1, "bwd": 0.2, "flops": 1.2e9, "img_flops": 937024}   one a row
+   "fwd": 0.1, "bwd": 0.2, "flops": 1.2e9, "bwd_flops": 1.2e9,
+   "img_flops": 903168}   one a row: flops and bwd_flops summed over the
+                          calls, img_flops a training image's in one call
 
 and then the window's cost: the median step (one optimizer step to the
 next) in the window against the steps after it, at exit and as steps
@@ -67,11 +72,21 @@ def _word(text):
 
 
 class _Row:
-    __slots__ = ("name", "kind", "calls", "fwd", "bwd", "flops", "img_flops")
+    __slots__ = ("name", "kind", "calls", "fwd", "bwd", "flops", "bwd_flops", "img_flops")
 
     def __init__(self, name, kind):
         self.name, self.kind = name, kind
-        self.calls, self.fwd, self.bwd, self.flops, self.img_flops = 0, 0.0, 0.0, 0.0, 0.0
+        self.calls, self.fwd, self.bwd = 0, 0.0, 0.0
+        self.flops, self.bwd_flops, self.img_flops = 0.0, 0.0, 0.0
+
+
+def _grads(module, inputs):
+    """How many gradients backward computes of a Conv or Linear call: the
+    weights' (when they need one) and the input's (when it needs one)."""
+    w = getattr(module, "weight", None)
+    x = inputs[0] if inputs else None
+    return int(bool(getattr(w, "requires_grad", False))) + \
+        int(bool(getattr(x, "requires_grad", False)))
 
 
 def _flops(module, output):
@@ -150,8 +165,10 @@ class Layers:
             self.leaf_fwd += dt
             flops, batch = _flops(module, output)
             if flops:
+                grads = _grads(module, inputs)
                 row.flops += flops
-                row.img_flops = flops / batch
+                row.bwd_flops += grads * flops
+                row.img_flops = (1 + grads) * flops / batch
             node = getattr(output, "grad_fn", None) if isinstance(output, self.torch.Tensor) else None
             if node is not None:
                 node.register_hook(lambda gi, go, row=row: self._bwd_node(row))
@@ -236,6 +253,7 @@ class Layers:
                 other.fwd += r.fwd
                 other.bwd += r.bwd
                 other.flops += r.flops
+                other.bwd_flops += r.bwd_flops
                 other.img_flops += r.img_flops
             rows = rows[:MAX_ROWS - 1] + [other]
         rows += extra
@@ -246,8 +264,9 @@ class Layers:
                        % (self.first, max(steps, 0), len(rows)))
         for r in rows:
             self.feed.send('{"ev": "layer", "name": "%s", "kind": "%s", "calls": %d, '
-                           '"fwd": %.6f, "bwd": %.6f, "flops": %.6g, "img_flops": %.6g}'
-                           % (r.name, r.kind, r.calls, r.fwd, r.bwd, r.flops, r.img_flops))
+                           '"fwd": %.6f, "bwd": %.6f, "flops": %.17g, "bwd_flops": %.17g, '
+                           '"img_flops": %.17g}' % (r.name, r.kind, r.calls, r.fwd, r.bwd,
+                                                   r.flops, r.bwd_flops, r.img_flops))
 
     def pace(self):
         if self.in_steps and self.out_steps:

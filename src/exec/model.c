@@ -4,8 +4,9 @@
  * The rows keep cnntop's own layer-table form (RecordLayer, "NAME fwd" and
  * "NAME bwd"), so that the summary, the exports and `report` print the
  * user's model as they print the engine's.  A module's backward FLOPs are
- * twice its forward ones (the gradients of the input and of the weights),
- * as PyTorch's convention of forward x 3 for a training step has it.
+ * the hook's: as much as forward for the weights' gradient and again for
+ * the input's where the input needs one (PyTorch's forward x 3, less the
+ * first layer's input gradient, as cnntop's engine counts its own model).
  */
 #include <math.h>
 #include <stdio.h>
@@ -63,10 +64,10 @@ int exec_model_fill(RunRecord *r, const HookModel *m)
         else
             rc = add_row(r, h, "fwd", h->fwd, h->flops);
         if (rc == 0 && h->bwd > 0)
-            rc = add_row(r, h, "bwd", h->bwd, 2 * h->flops);
+            rc = add_row(r, h, "bwd", h->bwd, h->bwd_flops);
         if (rc != 0)
             return rc;
-        per_image += 3 * h->img_flops * (double)h->calls / (double)m->steps;
+        per_image += h->img_flops * (double)h->calls / (double)m->steps;
     }
     r->flops_per_image = per_image > 0 ? per_image : NAN;
     fill_calibration(r);

@@ -12,7 +12,7 @@
 /*
  * When the window is complete: r->have_model and r->model, one layer row
  * per module and direction ("conv1 fwd", "conv1 bwd"; the optimizer's
- * step one row), r->flops_per_image (forward x 3 by PyTorch's convention)
+ * step one row), r->flops_per_image (the rows' training FLOPs per image)
  * and, from the calibration cache for r->threads_used compute threads
  * (calibrate_load(); none is measured), the peak and the rates of the time
  * on paper.  Else nothing changes.  Returns 0 or -CN_ENOMEM.

@@ -293,6 +293,7 @@ static int take_layer(HookFeed *f, Line *l)
         whole(l, "calls", 0, HOOK_MAX_STEPS * 64LL, &calls) != 0 ||
         amount(l, "fwd", 1e9, &row.fwd) != 0 || amount(l, "bwd", 1e9, &row.bwd) != 0 ||
         amount(l, "flops", HOOK_MAX_FLOPS, &row.flops) != 0 ||
+        amount(l, "bwd_flops", HOOK_MAX_FLOPS, &row.bwd_flops) != 0 ||
         amount(l, "img_flops", HOOK_MAX_FLOPS, &row.img_flops) != 0)
         return -1;
     row.calls = (long)calls;

@@ -18,9 +18,9 @@ static const char *const hello = "{\"ev\": \"hello\", \"pid\": 9, \"torch\": \"1
 static const char *const window =
     "{\"ev\": \"window\", \"first\": 5, \"steps\": 20, \"layers\": 2}\n"
     "{\"ev\": \"layer\", \"name\": \"features.0\", \"kind\": \"Conv2d\", \"calls\": 20, "
-    "\"fwd\": 0.125, \"bwd\": 0.25, \"flops\": 4.5e9, \"img_flops\": 3.5e6}\n"
+    "\"fwd\": 0.125, \"bwd\": 0.25, \"flops\": 4.5e9, \"bwd_flops\": 9e9, \"img_flops\": 3.5e6}\n"
     "{\"ev\": \"layer\", \"name\": \"Adam step\", \"kind\": \"optimizer\", \"calls\": 20, "
-    "\"fwd\": 0.0625, \"bwd\": 0, \"flops\": 0, \"img_flops\": 0}\n"
+    "\"fwd\": 0.0625, \"bwd\": 0, \"flops\": 0, \"bwd_flops\": 0, \"img_flops\": 0}\n"
     "{\"ev\": \"pace\", \"in\": 0.031, \"out\": 0.03, \"n\": 35}\n";
 
 static void feed(HookFeed *f, const char *s, size_t piece)
@@ -45,7 +45,8 @@ static void test_good(void)
         CHECK(!strcmp(m->rows[0].name, "features.0"));
         CHECK(!strcmp(m->rows[0].kind, "Conv2d"));
         CHECK(m->rows[0].calls == 20 && m->rows[0].fwd == 0.125 && m->rows[0].bwd == 0.25);
-        CHECK(m->rows[0].flops == 4.5e9 && m->rows[0].img_flops == 3.5e6);
+        CHECK(m->rows[0].flops == 4.5e9 && m->rows[0].bwd_flops == 9e9);
+        CHECK(m->rows[0].img_flops == 3.5e6);
         CHECK(!strcmp(m->rows[1].name, "Adam step"));
         CHECK(m->pace_in == 0.031 && m->pace_out == 0.03 && m->pace_n == 35);
     }
@@ -56,26 +57,27 @@ static const struct {
     const char *line, *why;
 } bad_rows[] = {
     {"{\"ev\": \"layer\", \"name\": \"\", \"kind\": \"ReLU\", \"calls\": 1, \"fwd\": 0, \"bwd\": 0, "
-     "\"flops\": 0, \"img_flops\": 0}", "name is not a string of 1..47 bytes"},
+     "\"flops\": 0, \"bwd_flops\": 0, \"img_flops\": 0}", "name is not a string of 1..47 bytes"},
     {"{\"ev\": \"layer\", \"name\": \"a\\u0001b\", \"kind\": \"ReLU\", \"calls\": 1, \"fwd\": 0, "
-     "\"bwd\": 0, \"flops\": 0, \"img_flops\": 0}", "not printable ASCII"},
+     "\"bwd\": 0, \"flops\": 0, \"bwd_flops\": 0, \"img_flops\": 0}", "not printable ASCII"},
     {"{\"ev\": \"layer\", \"name\": \"caf\\u00e9\", \"kind\": \"ReLU\", \"calls\": 1, \"fwd\": 0, "
-     "\"bwd\": 0, \"flops\": 0, \"img_flops\": 0}", "not printable ASCII"},
+     "\"bwd\": 0, \"flops\": 0, \"bwd_flops\": 0, \"img_flops\": 0}", "not printable ASCII"},
     {"{\"ev\": \"layer\", \"name\": \"0123456789012345678901234567890123456789012345678\", "
-     "\"kind\": \"ReLU\", \"calls\": 1, \"fwd\": 0, \"bwd\": 0, \"flops\": 0, \"img_flops\": 0}",
+     "\"kind\": \"ReLU\", \"calls\": 1, \"fwd\": 0, \"bwd\": 0, \"flops\": 0, "
+     "\"bwd_flops\": 0, \"img_flops\": 0}",
      "name is not a string"},
     {"{\"ev\": \"layer\", \"name\": \"a\", \"kind\": 3, \"calls\": 1, \"fwd\": 0, \"bwd\": 0, "
-     "\"flops\": 0, \"img_flops\": 0}", "kind is not a string"},
+     "\"flops\": 0, \"bwd_flops\": 0, \"img_flops\": 0}", "kind is not a string"},
     {"{\"ev\": \"layer\", \"name\": \"a\", \"kind\": \"b\", \"calls\": -1, \"fwd\": 0, \"bwd\": 0, "
-     "\"flops\": 0, \"img_flops\": 0}", "calls is -1"},
+     "\"flops\": 0, \"bwd_flops\": 0, \"img_flops\": 0}", "calls is -1"},
     {"{\"ev\": \"layer\", \"name\": \"a\", \"kind\": \"b\", \"calls\": 1, \"fwd\": -1, \"bwd\": 0, "
-     "\"flops\": 0, \"img_flops\": 0}", "fwd is -1"},
+     "\"flops\": 0, \"bwd_flops\": 0, \"img_flops\": 0}", "fwd is -1"},
     {"{\"ev\": \"layer\", \"name\": \"a\", \"kind\": \"b\", \"calls\": 1, \"fwd\": 0, \"bwd\": 1e300, "
-     "\"flops\": 0, \"img_flops\": 0}", "bwd is 1e+300, more than"},
+     "\"flops\": 0, \"bwd_flops\": 0, \"img_flops\": 0}", "bwd is 1e+300, more than"},
     {"{\"ev\": \"layer\", \"name\": \"a\", \"kind\": \"b\", \"calls\": 1, \"fwd\": 0, \"bwd\": 0, "
-     "\"flops\": 1e19, \"img_flops\": 0}", "flops is 1e+19, more than"},
+     "\"flops\": 1e19, \"bwd_flops\": 0, \"img_flops\": 0}", "flops is 1e+19, more than"},
     {"{\"ev\": \"layer\", \"name\": \"a\", \"kind\": \"b\", \"calls\": 1, \"fwd\": 0, \"bwd\": 0, "
-     "\"flops\": 0}", "no number \"img_flops\""},
+     "\"flops\": 0, \"bwd_flops\": 0}", "no number \"img_flops\""},
     {"{\"ev\": \"window\", \"first\": 5, \"steps\": 20, \"layers\": 1}", "a second window"},
     {"{\"ev\": \"pace\", \"in\": 0.1, \"out\": NaN, \"n\": 3}", "line 3"},
     {"{\"ev\": \"pace\", \"in\": 0.1, \"out\": 0.1, \"n\": 0}", "n is 0"},
@@ -111,7 +113,7 @@ static void test_bad_windows(void)
         "{\"ev\": \"window\", \"first\": 5, \"steps\": 0, \"layers\": 1}\n",
         "{\"ev\": \"window\", \"first\": 5, \"steps\": 20, \"layers\": 65}\n",
         "{\"ev\": \"layer\", \"name\": \"a\", \"kind\": \"b\", \"calls\": 1, \"fwd\": 0, "
-        "\"bwd\": 0, \"flops\": 0, \"img_flops\": 0}\n",
+        "\"bwd\": 0, \"flops\": 0, \"bwd_flops\": 0, \"img_flops\": 0}\n",
     };
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
         HookFeed f;
@@ -124,7 +126,7 @@ static void test_bad_windows(void)
     /* Three rows where two were announced: the third is refused. */
     HookFeed f;
     const char *row = "{\"ev\": \"layer\", \"name\": \"x\", \"kind\": \"ReLU\", \"calls\": 1, "
-                      "\"fwd\": 0, \"bwd\": 0, \"flops\": 0, \"img_flops\": 0}\n";
+                      "\"fwd\": 0, \"bwd\": 0, \"flops\": 0, \"bwd_flops\": 0, \"img_flops\": 0}\n";
     hookfeed_init(&f);
     feed(&f, hello, 5);
     feed(&f, window, 5);

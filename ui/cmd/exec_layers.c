@@ -79,10 +79,10 @@ void exec_layers_print(FILE *f, const RunRecord *r)
             "leaf modules with gradients on):", m->first, m->first + m->steps - 1);
     summary_print_layers(f, r);
     fprintf(f, "  (model GFLOP/s: Conv and Linear FLOPs as PyTorch counts them, 2 x the "
-               "multiply-adds, backward 2 x forward, per second)\n");
+               "multiply-adds, backward as much again per gradient, per second)\n");
     if (isfinite(r->flops_per_image)) {
-        fprintf(f, "  FLOPs per image:      %.3f MFLOP per training image (forward x 3, as "
-                "PyTorch counts)", r->flops_per_image * 1e-6);
+        fprintf(f, "  FLOPs per image:      %.3f MFLOP per training image (as PyTorch counts: "
+                "forward x 3, less the input gradient no layer needs)", r->flops_per_image * 1e-6);
         if (fabs(r->flops_per_image / OWN_MODEL_FLOPS - 1) < OWN_MODEL_TOLERANCE)
             fprintf(f, ": cnntop's own model's count; `cnntop run` trains it here");
         fputc('\n', f);

@@ -70,7 +70,10 @@ typedef struct HookLayer {
     long calls;                /* forward calls in the window */
     double fwd, bwd;           /* s of forward and of backward in the window */
     double flops;              /* forward FLOPs summed over the calls (0: not counted) */
-    double img_flops;          /* forward FLOPs per image of one call */
+    double bwd_flops;          /* backward FLOPs summed: the weights' gradient and the
+                                  input's where it needs one, each as much as forward */
+    double img_flops;          /* a training image's FLOPs in one call (forward and
+                                  backward) */
 } HookLayer;
 
 typedef struct HookModel {

@@ -71,6 +71,17 @@ def _word(text):
     return text[-NAME_MAX:] or "_"
 
 
+def _safe(fn):
+    """fn, whose failure leaves the program alone (returns None: no change
+    to the module's input or output, nor to the gradients)."""
+    def call(*args):
+        try:
+            fn(*args)
+        except Exception:
+            pass
+    return call
+
+
 class _Row:
     __slots__ = ("name", "kind", "calls", "fwd", "bwd", "flops", "bwd_flops", "img_flops")
 
@@ -171,7 +182,7 @@ class Layers:
                 row.img_flops = (1 + grads) * flops / batch
             node = getattr(output, "grad_fn", None) if isinstance(output, self.torch.Tensor) else None
             if node is not None:
-                node.register_hook(lambda gi, go, row=row: self._bwd_node(row))
+                node.register_hook(_safe(lambda gi, go, row=row: self._bwd_node(row)))
         if not self.stack and module._modules:
             self.rest_fwd += dt - (self.leaf_fwd - self.leaf_at)
 
@@ -196,8 +207,8 @@ class Layers:
     # The steps -------------------------------------------------------------
     def _open(self):
         import torch.nn.modules.module as mm
-        self.handles = [mm.register_module_forward_pre_hook(self._pre),
-                        mm.register_module_forward_hook(self._post)]
+        self.handles = [mm.register_module_forward_pre_hook(_safe(self._pre)),
+                        mm.register_module_forward_hook(_safe(self._post))]
         self.open = True
 
     def _close(self):

@@ -110,7 +110,7 @@ print('window cost %+.1f%%, MFU %.3f%%' % (100 * m['overhead'], 100 * m['mfu']))
 py "$tmp/l.json" "
 p = abs(d['machine']['fma_peak_gflops'] - $peak)
 sys.exit(0 if p < 1e-3 else 1)"
-mfu=$("$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); print('%.1f' % (100 * d['model']['mfu']))" "$tmp/l.json")
+mfu=$("$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); print('%.2f' % (100 * d['model']['mfu']))" "$tmp/l.json")
 has "^  Against the peak:     MFU $mfu% "
 
 # ---- report of the export prints the same section; CSV and Markdown carry it ----

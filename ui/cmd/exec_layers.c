@@ -36,7 +36,7 @@ static void print_peak(FILE *f, const RunRecord *r)
                 fmt_plural(r->threads_used), r->threads_used);
         return;
     }
-    fprintf(f, "  Against the peak:     MFU %.1f%% (%.1f images/s x %.3f MFLOP/image = %.2f "
+    fprintf(f, "  Against the peak:     MFU %.2f%% (%.1f images/s x %.3f MFLOP/image = %.2f "
             "GFLOP/s of the %.1f GFLOP/s FMA peak (%s) on %d thread%s)\n", 100 * mfu, ips,
             r->flops_per_image * 1e-6, ips * r->flops_per_image * 1e-9, r->fma_peak_gflops,
             r->fma_peak_isa, r->threads_used, fmt_plural(r->threads_used));

@@ -158,7 +158,10 @@ def _install():
         return
     # The first Python process claims the hook; its children stay quiet.
     os.environ["CNNTOP_HOOK_PID"] = str(os.getpid())
-    sys.meta_path.insert(0, _Finder(_Feed(int(fd), ident)))
+    feed = _Feed(int(fd), ident)
+    sys.meta_path.insert(0, _Finder(feed))
+    import cnntop_layers  # the layer window (its own file, beside this one)
+    cnntop_layers.watch(feed)
 
 
 try:

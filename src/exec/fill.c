@@ -12,6 +12,7 @@
 
 #include "cnntop/exec.h"
 #include "cnntop/machine.h"
+#include "exec/model.h"
 #include "util/err.h"
 
 /* The tree's counters, role by role, into r->exec_counters. */
@@ -71,6 +72,8 @@ int exec_record_fill(RunRecord *r, ProcTree *t, const ExecResult *res, int argc,
     r->exit_code = res->signal ? 128 + res->signal : res->status;
     r->peak_rss_kib = proctree_peak_rss_kib(t) > 0 ? proctree_peak_rss_kib(t) : -1;
     fill_hook(r, h);
+    if (h && exec_model_fill(r, &h->model) != 0)
+        return -CN_ENOMEM;
     if (h)
         hookfeed_figures(h, &fig);
     exec_verdict_of(t, &fig, &vi);

@@ -134,6 +134,13 @@ int exec_hook_open(ExecHook *h, int enabled, char *note, size_t len)
     return 0;
 }
 
+int exec_hook_layers(const ExecHook *h, const char *spec)
+{
+    if (!h->on)
+        return 0;
+    return setenv("CNNTOP_LAYERS", spec && *spec ? spec : EXEC_LAYERS_DEFAULT, 1);
+}
+
 void exec_hook_forked(ExecHook *h)
 {
     if (h->wfd >= 0)

@@ -18,6 +18,10 @@ int exec_hook_open(ExecHook *h, int enabled, char *note, size_t len);
 /* After the fork: closes cnntop's copy of the write end. */
 void exec_hook_forked(ExecHook *h);
 
+/* When the hook is offered: CNNTOP_LAYERS = spec (NULL or "": the
+ * default), the layer window the hook's cnntop_layers.py reads. */
+int exec_hook_layers(const ExecHook *h, const char *spec);
+
 /* Reads whatever the hook has written, without waiting, and gives
  * reported workers their role in t. */
 void exec_hook_drain(ExecHook *h, ProcTree *t);

@@ -240,6 +240,7 @@ static int session_open(ExecSession *s, const ExecRun *x, char *err, size_t len)
         return cn_fail(err, len, -CN_EINVAL, "-e: %s", msg);
     }
     exec_hook_open(&s->hook, x->hook, s->note, sizeof s->note);
+    (void)exec_hook_layers(&s->hook, x->layers); /* no window without it: figures only */
     s->res.hook = s->hook.on ? &s->hook : NULL;
     return 0;
 }

@@ -37,6 +37,7 @@ void hookfeed_init(HookFeed *f)
     f->threads = f->loader_workers = -1;
     f->t_hi = INFINITY;
     f->t_last = NAN;
+    f->model.pace_in = f->model.pace_out = NAN;
 }
 
 #if defined(__GNUC__)
@@ -233,6 +234,89 @@ static int take_end(HookFeed *f, Line *l)
     return 0;
 }
 
+/* The layer window's lines (cnntop_layers.py) ------------------------------ */
+
+/* Member key as a name: 1..HOOK_NAME_LEN-1 printable ASCII bytes. */
+static int name_of(Line *l, const char *key, char *out)
+{
+    const JsonValue *m = json_get(l->v, key);
+
+    if (!json_is(m, JSON_STRING) || m->len == 0 || m->len >= HOOK_NAME_LEN)
+        return reject(l, "%s: %s is not a string of 1..%d bytes", l->ev, key, HOOK_NAME_LEN - 1);
+    for (size_t i = 0; i < m->len; i++)
+        if (m->str[i] < 0x20 || m->str[i] > 0x7e)
+            return reject(l, "%s: %s has a byte that is not printable ASCII", l->ev, key);
+    memcpy(out, m->str, m->len);
+    out[m->len] = '\0';
+    return 0;
+}
+
+/* Member key as a finite number in 0..hi into *out. */
+static int amount(Line *l, const char *key, double hi, double *out)
+{
+    if (seconds(l, key, out) != 0)
+        return -1;
+    if (*out > hi)
+        return reject(l, "%s: %s is %.6g, more than %.6g", l->ev, key, *out, hi);
+    return 0;
+}
+
+static int take_window(HookFeed *f, Line *l)
+{
+    HookModel *m = &f->model;
+    long long first, steps, layers;
+
+    if (m->first) /* one was announced, whatever became of it */
+        return reject(l, "window: a second window");
+    if (whole(l, "first", 1, HOOK_MAX_STEPS, &first) != 0 ||
+        whole(l, "steps", 1, HOOK_MAX_STEPS, &steps) != 0 ||
+        whole(l, "layers", 1, HOOK_LAYERS_MAX, &layers) != 0)
+        return -1;
+    m->first = (int)first;
+    m->steps = (long)steps;
+    m->expect = (int)layers;
+    m->n = 0;
+    return 0;
+}
+
+/* A row's time is within the window's: no more than the time since the
+ * first batch (the hook's clock runs from before it). */
+static int take_layer(HookFeed *f, Line *l)
+{
+    HookModel *m = &f->model;
+    HookLayer row;
+    long long calls;
+
+    if (!m->expect)
+        return reject(l, "layer: no window announced it");
+    if (name_of(l, "name", row.name) != 0 || name_of(l, "kind", row.kind) != 0 ||
+        whole(l, "calls", 0, HOOK_MAX_STEPS * 64LL, &calls) != 0 ||
+        amount(l, "fwd", 1e9, &row.fwd) != 0 || amount(l, "bwd", 1e9, &row.bwd) != 0 ||
+        amount(l, "flops", HOOK_MAX_FLOPS, &row.flops) != 0 ||
+        amount(l, "bwd_flops", HOOK_MAX_FLOPS, &row.bwd_flops) != 0 ||
+        amount(l, "img_flops", HOOK_MAX_FLOPS, &row.img_flops) != 0)
+        return -1;
+    row.calls = (long)calls;
+    m->rows[m->n++] = row;
+    if (--m->expect == 0)
+        m->complete = 1;
+    return 0;
+}
+
+static int take_pace(HookFeed *f, Line *l)
+{
+    double in, out;
+    long long n;
+
+    if (amount(l, "in", 1e9, &in) != 0 || amount(l, "out", 1e9, &out) != 0 ||
+        whole(l, "n", 1, HOOK_MAX_STEPS, &n) != 0)
+        return -1;
+    f->model.pace_in = in;
+    f->model.pace_out = out;
+    f->model.pace_n = (long)n;
+    return 0;
+}
+
 /* The event's check-and-take; -1 with l->why when it is not taken. */
 static int take(HookFeed *f, Line *l)
 {
@@ -240,7 +324,14 @@ static int take(HookFeed *f, Line *l)
         const char *ev;
         int (*fn)(HookFeed *, Line *);
     } evs[] = {{"hello", take_hello}, {"workers", take_workers}, {"config", take_config},
-               {"batch", take_batch}, {"end", take_end}};
+               {"batch", take_batch}, {"end", take_end}, {"window", take_window},
+               {"layer", take_layer}, {"pace", take_pace}};
+
+    /* A window's rows come together: another line between them drops it. */
+    if (f->model.expect && strcmp(l->ev, "layer")) {
+        f->model.expect = 0;
+        f->model.n = 0;
+    }
 
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
         if (strcmp(l->ev, evs[i].ev))

@@ -24,9 +24,9 @@
 #include "record/formats.h"
 #include "util/err.h"
 
-/* The run members (record_run_fields) that an exec record fills. */
-static const char *const exec_run_keys[] = {"threads_used", "peak_rss_kib", "run_queue_wait",
-                                            "exit_code"};
+/* The run members (record_run_fields) that an exec record fills, in its order. */
+static const char *const exec_run_keys[] = {"threads_used", "flops_per_image", "peak_rss_kib",
+                                            "run_queue_wait", "exit_code"};
 #define N_RUN_KEYS (sizeof exec_run_keys / sizeof *exec_run_keys)
 
 /* What a record is called in a table: its label (a sweep's configuration)
@@ -100,6 +100,8 @@ static void csv_header(TextBuf *t, const CounterCols *cols)
         textbuf_printf(t, ",%s", exec_run_keys[i]);
     for (const Field *f = record_exec_fields; f->key; f++)
         textbuf_printf(t, ",exec.%s", f->key);
+    for (const Field *f = record_model_fields; f->key; f++)
+        textbuf_printf(t, ",model.%s", f->key);
     for (size_t i = 0; i < cols->n; i++) {
         char h[128];
         snprintf(h, sizeof h, "%s.%s%s%s%s", field_name(&record_proc_role_names, (unsigned)cols->c[i]->role),
@@ -177,6 +179,11 @@ static int csv_row(TextBuf *t, const RunRecord *r, const RunRecord *base, int by
     record_csv_num(t, u, "");
     csv_members(t, record_run_fields, exec_run_keys, N_RUN_KEYS, r);
     csv_members(t, record_exec_fields, NULL, 0, r);
+    if (r->have_model)
+        csv_members(t, record_model_fields, NULL, 0, r);
+    else
+        for (const Field *f = record_model_fields; f->key; f++)
+            textbuf_putc(t, ',');
     csv_counters(t, r, cols);
     return 0;
 }
@@ -237,6 +244,13 @@ static void md_one(TextBuf *t, const RunRecord *r)
             md_member(t, f, r);
     for (size_t i = 0; i < N_RUN_KEYS; i++)
         md_member(t, field_find(record_run_fields, exec_run_keys[i]), r);
+    if (r->have_model) {
+        textbuf_printf(t, "\n## Model's layer window\n\n| Member | Value | Meaning |\n"
+                          "|:---|---:|:---|\n");
+        for (const Field *f = record_model_fields; f->key; f++)
+            md_member(t, f, r);
+        record_md_layers(t, r);
+    }
     record_md_counters(t, r->exec_counters, r->n_exec_counters, &record_proc_role_names);
     record_md_repeats(t, r);
 }

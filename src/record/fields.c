@@ -291,6 +291,8 @@ static const Field layer_fields[] = {
     FV("ipc", FT_NUM, AT(RecordLayer, ipc), RECORD_REV_LAYER_COUNTERS, "the trainer's IPC in it"),
     FV("miss_rate", FT_NUM, AT(RecordLayer, miss_rate), RECORD_REV_LAYER_COUNTERS,
        "its cache-miss rate"),
+    F("kind", FT_STR_NA, AT(RecordLayer, kind), RECORD_REV_MODEL,
+      "an exec record's module class; null: the engine's layer"),
     END,
 };
 
@@ -370,6 +372,35 @@ const Field record_exec_fields[] = {
     END,
 };
 
+/* An exec record's layer window (the hook's cnntop_layers.py): its own
+ * block, RECORD_REV_MODEL. */
+static double model_overhead(const void *r)
+{
+    return record_model_overhead(r);
+}
+
+static double model_mfu(const void *r)
+{
+    return record_mfu(r, ((const RunRecord *)r)->exec.images_per_s);
+}
+
+#define MO(m) R(model.m)
+const Field record_model_fields[] = {
+    F("first", FT_INT, MO(first), RECORD_REV_MODEL, "the window's first optimizer step",
+      .lo = 1, .hi = HOOK_MAX_STEPS),
+    F("steps", FT_INT, MO(steps), RECORD_REV_MODEL, "steps it measured", .lo = 1,
+      .hi = HOOK_MAX_STEPS),
+    FV("step_in", FT_NUM, MO(step_in), RECORD_REV_MODEL, "median step in it, s"),
+    FV("step_out", FT_NUM, MO(step_out), RECORD_REV_MODEL, "median step after it, s"),
+    FV("steps_out", FT_COUNT, MO(steps_out), RECORD_REV_MODEL, "steps after it",
+       .hi = HOOK_MAX_STEPS),
+    FV("overhead", FT_DERIVED, NOWHERE, RECORD_REV_MODEL, "step_in / step_out - 1",
+       .derive = model_overhead),
+    FV("mfu", FT_DERIVED, NOWHERE, RECORD_REV_MODEL,
+       "exec.images_per_s x flops_per_image over the FMA peak", .derive = model_mfu),
+    END,
+};
+
 static const Field repeat_fields[] = {
     FV("wall", FT_NUM, AT(RecordRepeat, wall), FIRST, "training seconds"),
     FV("images_per_s", FT_NUM, AT(RecordRepeat, images_per_s), FIRST, "images / wall"),
@@ -433,6 +464,8 @@ const Field record_run_fields[] = {
      .n_off = offsetof(RunRecord, have_exec)),
     F("exec_counters", FT_ARRAY, ARRAY(exec_counters, RecordCounter), REXEC,
      "counters per process role", .sub = exec_counter_fields, COUNTS(exec_counters)),
+    F("model", FT_MAYBE, NOWHERE, RECORD_REV_MODEL, "exec's layer window of the model",
+      .sub = record_model_fields, .n_off = offsetof(RunRecord, have_model)),
     END,
 };
 

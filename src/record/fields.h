@@ -46,6 +46,7 @@ enum {
     RECORD_REV_LAYER_EXECUTED, /* layers[].flops_executed, gflops_executed */
     RECORD_REV_SUMMARY,        /* sketch_gflops, triad_gbps, counters[].ctr_status and kind,
                                   roles[]: what the run's text summary prints */
+    RECORD_REV_MODEL,          /* model (exec's layer window), layers[].kind */
     RECORD_REVS                /* how many */
 };
 
@@ -121,6 +122,9 @@ typedef struct RecordResult {
 extern const Field record_run_fields[];
 /* The members of its "exec" object (also the exec part of CSV and Markdown). */
 extern const Field record_exec_fields[];
+/* The members of its "model" object, exec's layer window (also in exec's CSV and
+ * Markdown). */
+extern const Field record_model_fields[];
 /* The largest steps one run trains: --steps, or its epochs at one image a
  * step (train.c's check_totals() allows as many). */
 #define RECORD_MAX_STEPS \

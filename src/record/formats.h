@@ -42,6 +42,11 @@ const char *record_md_pm(char *buf, size_t len, double m, double sd, int decimal
 
 /* Markdown's counters table (roles named by roles) and repeats table. */
 void record_md_counters(TextBuf *t, const RecordCounter *cs, size_t n, const FieldNames *roles);
+
+/* The layer table ("## Layers") of r over record_layer_steps(): the
+ * engine's layers, or an exec record's model (with its Module column). */
+void record_md_layers(TextBuf *t, const RunRecord *r);
+
 void record_md_repeats(TextBuf *t, const RunRecord *r);
 
 /* Hands the text over (0, *out and *len) when rc is 0 and every write

@@ -104,22 +104,31 @@ static void md_summary(TextBuf *t, const RunRecord *r)
     }
 }
 
-static void md_layers(TextBuf *t, const RunRecord *r)
+void record_md_layers(TextBuf *t, const RunRecord *r)
 {
     double total = 0;
     char a[64];
+    long steps = record_layer_steps(r);
+    int kind = 0;
 
-    if (r->n_layers == 0 || r->train.steps <= 0)
+    if (r->n_layers == 0 || steps <= 0)
         return;
-    for (size_t i = 0; i < r->n_layers; i++)
+    for (size_t i = 0; i < r->n_layers; i++) {
         total += r->layers[i].seconds;
-    textbuf_printf(t, "\n## Layers\n\n| Layer | ms/step | Share | Model GFLOP/s | Executed GFLOP/s "
-                      "|\n|:---|---:|---:|---:|---:|\n");
+        kind |= r->layers[i].kind[0] != '\0';
+    }
+    textbuf_printf(t, "\n## Layers\n\n| Layer |%s ms/step | Share | Model GFLOP/s | Executed "
+                      "GFLOP/s |\n|:---|%s---:|---:|---:|---:|\n", kind ? " Module |" : "",
+                   kind ? ":---|" : "");
     for (size_t i = 0; i < r->n_layers; i++) {
         const RecordLayer *l = &r->layers[i];
         textbuf_printf(t, "| ");
         record_md_cell(t, l->name);
-        textbuf_printf(t, " | %.3f | %.1f%% | %s | ", 1e3 * l->seconds / (double)r->train.steps,
+        if (kind) {
+            textbuf_printf(t, " | ");
+            record_md_cell(t, l->kind);
+        }
+        textbuf_printf(t, " | %.3f | %.1f%% | %s | ", 1e3 * l->seconds / (double)steps,
                 total > 0 ? 100 * l->seconds / total : 0.0, record_md_fixed(a, sizeof a, l->gflops, 1));
         textbuf_printf(t, "%s |\n", record_layer_executed_differs(l)
                                         ? record_md_fixed(a, sizeof a, l->gflops_executed, 1) : "");
@@ -179,7 +188,7 @@ int record_md_run(const RunRecord *r, char **out, size_t *len)
     textbuf_printf(t, "\n");
     rc = md_results_table(t, &r, 1);
     md_summary(t, r);
-    md_layers(t, r);
+    record_md_layers(t, r);
     md_series(t, r);
     record_md_counters(t, r->counters, r->n_counters, &record_role_names);
     record_md_repeats(t, r);

@@ -41,6 +41,8 @@ void record_init(RunRecord *r)
     r->target_accuracy = NAN;
     r->time_to_target = NAN;
     r->flops_per_image = NAN;
+    r->model.step_in = r->model.step_out = NAN;
+    r->model.steps_out = -1;
     r->peak_rss_kib = -1;
     r->loader_samples_per_s = NAN;
     r->run_queue_wait = NAN;
@@ -246,6 +248,22 @@ int record_layer_executed_differs(const RecordLayer *l)
 {
     return isfinite(l->flops) && isfinite(l->flops_executed) &&
            fabs(l->flops_executed - l->flops) > 1e-9 * l->flops;
+}
+
+long record_layer_steps(const RunRecord *r)
+{
+    if (r->have_train)
+        return r->train.steps;
+    return r->have_model ? r->model.steps : 0;
+}
+
+double record_model_overhead(const RunRecord *r)
+{
+    const RecordModel *m = &r->model;
+
+    if (!r->have_model || !(m->step_in > 0) || !(m->step_out > 0))
+        return NAN;
+    return m->step_in / m->step_out - 1.0;
 }
 
 const char *record_label(const RunRecord *r, char *buf, size_t len)

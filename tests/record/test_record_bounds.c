@@ -50,6 +50,9 @@ static const WriterMax maxima[] = {
     {"exec.worker_procs", PROC_MAX_PROCS, "the tree's live workers at one poll"},
     {"exec.busy_threads", PROC_MAX_THREADS, "the tree's followed threads"},
     {"exec.runs", CN_MAX_RUNS, "--runs"},
+    {"model.first", HOOK_MAX_STEPS, "the hook's window line"},
+    {"model.steps", HOOK_MAX_STEPS, "the hook's window line"},
+    {"model.steps_out", HOOK_MAX_STEPS, "the hook's pace line"},
 };
 
 #define N_MAXIMA (sizeof maxima / sizeof maxima[0])
@@ -107,6 +110,7 @@ static void build_max(RunRecord *r)
     build(r);
     r->have_exec = 1;
     CHECK_INT(record_set_exec_command(r, argv), ==, 0);
+    r->have_model = 1;
     for (size_t i = 0; i < N_MAXIMA; i++)
         set_path(r, maxima[i].path, maxima[i].max);
 }

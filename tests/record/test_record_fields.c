@@ -72,6 +72,11 @@ static void fill_rest(RunRecord *r)
     r->exec.busy_threads = 3;
     r->exec.runs = 4;
     r->exec.hook_rejected = 2;
+    /* exec's layer window (RECORD_REV_MODEL). */
+    r->have_model = 1;
+    r->model = (RecordModel){.first = 5, .steps = 20, .step_in = 0.03125, .step_out = 0.03,
+                             .steps_out = 35};
+    snprintf(r->layers[0].kind, sizeof r->layers[0].kind, "Conv2d");
     for (int i = 0; i < 2; i++) {
         RecordCounter c = {.role = (ThreadRole)(i + 1), .value = i ? NAN : 1e6, .scaled = 0.5,
                            .status = i ? RECORD_CTR_NOT_COUNTED : RECORD_CTR_OK};

@@ -99,12 +99,20 @@ void exec_say_note(ExecSession *s)
 
 int exec_finish(ExecSession *s, RunRecord *rec, int argc, char **argv, FILE *summary)
 {
+    RunRecord own; /* the record the summary's model section reads, without --export */
+
+    record_init(&own);
+    if (!rec)
+        rec = &own;
     if (s->ran && summary)
         exec_summary_print(summary, s->tree, &s->res);
-    if (s->ran && rec && exec_session_record(s, rec, argc, argv) != 0) {
+    if (s->ran && exec_session_record(s, rec, argc, argv) != 0) {
         fprintf(stderr, "cnntop: exec: out of memory for the record\n");
         rec->have_exec = 0;
     }
+    if (s->ran && summary)
+        exec_layers_print(summary, rec);
+    record_done(&own);
     int rc = s->rc;
     exec_session_close(s);
     return rc;
@@ -150,6 +158,7 @@ int exec_export_write(const Options *o, RunRecord *rec, int rc)
 int exec_main(const Options *o, int argc, char **argv)
 {
     ExecRun x = {.argv = o->exec_argv, .events = o->events, .hook = !o->no_hook,
+                 .layers = o->layers,
                  .progress = o->progress};
     RunRecord rec;
 

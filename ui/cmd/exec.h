@@ -60,6 +60,11 @@ int exec_export_write(const Options *o, RunRecord *rec, int rc);
  * role.  what: "Report" (exec_summary.c). */
 void exec_record_print(FILE *f, const RunRecord *r, const char *what);
 
+/* The user's model as the hook's layer window measured it (r->have_model;
+ * nothing otherwise): cnntop's layer table, FLOPs per image, MFU, the time
+ * on paper and the window's cost (exec_layers.c). */
+void exec_layers_print(FILE *f, const RunRecord *r);
+
 /* The "Bound:" (when the data wait is known) and "Verdict:" lines. */
 void exec_verdict_print(FILE *f, const VerdictInput *in);
 

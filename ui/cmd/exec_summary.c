@@ -289,4 +289,5 @@ void exec_record_print(FILE *f, const RunRecord *r, const char *what)
                         "", c->name, c->reason);
         }
     }
+    exec_layers_print(f, r);
 }

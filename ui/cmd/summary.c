@@ -202,10 +202,17 @@ static int by_time(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
+/* The layer table's columns: the name's width, and whether the kind and
+ * the counters' columns are shown. */
+typedef struct LayerCols {
+    int name_w, kind, ctr;
+} LayerCols;
+
 /* One row of the layer table: l's ms per step over `steps`, its share of
  * `total` seconds, the model's and (where they differ) the executed
- * GFLOP/s, and with ctr its IPC and miss rate. */
-static void print_layer(FILE *f, const RecordLayer *l, long steps, double total, int ctr)
+ * GFLOP/s, and with the counters its IPC and miss rate. */
+static void print_layer(FILE *f, const RecordLayer *l, long steps, double total,
+                        const LayerCols *c)
 {
     char g[16] = "-", x[16] = "", ipc[16] = "n/a", miss[16] = "n/a";
 
@@ -217,40 +224,57 @@ static void print_layer(FILE *f, const RecordLayer *l, long steps, double total,
         snprintf(ipc, sizeof ipc, "%.2f", l->ipc);
     if (!isnan(l->miss_rate))
         snprintf(miss, sizeof miss, "%.1f%%", 100 * l->miss_rate);
-    fprintf(f, "  %-22s %10.3f %6.1f%% %13s", l->name, 1e3 * l->seconds / (double)steps,
+    fprintf(f, "  %-*s ", c->name_w, l->name);
+    if (c->kind)
+        fprintf(f, "%-18s ", l->kind);
+    fprintf(f, "%10.3f %6.1f%% %13s", 1e3 * l->seconds / (double)steps,
             total > 0 ? 100 * l->seconds / total : 0.0, g);
-    if (x[0] || ctr)
+    if (x[0] || c->ctr)
         fprintf(f, " %9s", x);
-    if (ctr)
+    if (c->ctr)
         fprintf(f, " %8s %6s", ipc, miss);
     fputc('\n', f);
 }
 
-static void print_profile(FILE *f, const RunRecord *r)
+int summary_print_layers(FILE *f, const RunRecord *r)
 {
     RecordLayer *lt;
     double total = 0;
+    long steps = record_layer_steps(r);
+    LayerCols c = {22, 0, 0};
 
-    if (r->train.steps == 0 || r->n_layers == 0)
-        return;
+    if (steps <= 0 || r->n_layers == 0)
+        return 0;
     lt = malloc(r->n_layers * sizeof *lt);
     if (!lt)
-        return;
+        return 0;
     memcpy(lt, r->layers, r->n_layers * sizeof *lt);
-    for (size_t i = 0; i < r->n_layers; i++)
-        total += lt[i].seconds;
     qsort(lt, r->n_layers, sizeof *lt, by_time);
-    int ctr = 0;
+    for (size_t i = 0; i < r->n_layers; i++) {
+        total += lt[i].seconds;
+        c.ctr |= !isnan(lt[i].ipc) || !isnan(lt[i].miss_rate);
+        c.kind |= lt[i].kind[0] != '\0';
+        int w = (int)strlen(lt[i].name);
+        c.name_w = w > c.name_w ? w : c.name_w;
+    }
+    fprintf(f, "\n  %-*s ", c.name_w, "Layer");
+    if (c.kind)
+        fprintf(f, "%-18s ", "Module");
+    fprintf(f, "%10s %7s %13s %9s%s\n", "ms/step", "share", "model GFLOP/s", "executed",
+            c.ctr ? "      IPC   miss" : "");
     for (size_t i = 0; i < r->n_layers; i++)
-        ctr |= !isnan(lt[i].ipc) || !isnan(lt[i].miss_rate);
-    fprintf(f, "\n  %-22s %10s %7s %13s %9s%s\n", "Layer", "ms/step", "share", "model GFLOP/s",
-            "executed", ctr ? "      IPC   miss" : "");
-    for (size_t i = 0; i < r->n_layers; i++)
-        print_layer(f, &lt[i], r->train.steps, total, ctr);
+        print_layer(f, &lt[i], steps, total, &c);
+    free(lt);
+    return 1;
+}
+
+static void print_profile(FILE *f, const RunRecord *r)
+{
+    if (!summary_print_layers(f, r))
+        return;
     fprintf(f, "  (model GFLOP/s: the model's FLOPs, as the direct convolution and PyTorch count "
                "them, per second;\n   executed: the FLOPs the engine ran, where fewer: the "
                "Winograd convolutions)\n\n");
-    free(lt);
 }
 
 void summary_print_repeats(FILE *f, const RunRecord *r)

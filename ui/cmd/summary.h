@@ -35,6 +35,12 @@ void summary_print_blas(FILE *f, const RunRecord *r);
  * the peak is unknown. */
 void summary_print_peak(FILE *f, const RunRecord *r, double images_per_s);
 
+/* The per-layer table of r (record_layer_steps() steps), sorted by time,
+ * in the one form of the engine's layers and exec's model: a Module column
+ * when the rows have kinds, the counters' columns when counted.  Returns 1
+ * when it printed, 0 when r has no layers. */
+int summary_print_layers(FILE *f, const RunRecord *r);
+
 /* Prints the repeats' mean ± σ, range, outliers and noise warning (when the
  * record has two or more repeats); nothing otherwise. */
 void summary_print_repeats(FILE *f, const RunRecord *r);

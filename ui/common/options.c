@@ -87,6 +87,8 @@ const OptionDesc option_table[] = {
         "sweep a command: {batch} {workers} {threads} from the lists, run by /bin/sh -c", SWEEP),
     OPT("--progress", "REGEX", "read a figure (e.g. images/s) from the command's output lines",
         EXEC),
+    OPT("--layers", "FIRST:STEPS",
+        "time the model's modules over optimizer steps FIRST.. (default 5:20; off: not)", EXEC),
     OPT("--no-dashboard", NULL, "print the summary only, even on a terminal (no live dashboard)",
         EXEC),
     OPT("--recalibrate", NULL, "measure again instead of using the cached figures", CALIB | RUN),
@@ -397,6 +399,30 @@ static Command command_of(const CommandTable *t, const char *s)
     return CMD_TUI;
 }
 
+/* exec --layers FIRST:STEPS or off, into o->layers as the hook reads it
+ * (CNNTOP_LAYERS: "FIRST:STEPS", "0" for off).  0, or 2 with err set. */
+static int parse_layers(Options *o, const char *v, char *err, size_t errlen)
+{
+    char *end;
+    long first, steps = 0;
+
+    if (!strcmp(v, "off")) {
+        snprintf(o->layers, sizeof o->layers, "0");
+        return 0;
+    }
+    first = strtol(v, &end, 10);
+    if (*end == ':' && end[1] >= '0' && end[1] <= '9')
+        steps = strtol(end + 1, &end, 10);
+    if (*end || v[0] < '0' || v[0] > '9' || first < 1 || first > OPT_LAYERS_MAX || steps < 1 ||
+        steps > OPT_LAYERS_MAX) {
+        snprintf(err, errlen, "--layers: '%s' is not FIRST:STEPS (whole numbers 1..%d, e.g. "
+                 "5:20) or off", v, OPT_LAYERS_MAX);
+        return 2;
+    }
+    snprintf(o->layers, sizeof o->layers, "%ld:%ld", first, steps);
+    return 0;
+}
+
 /* Parses the option argv[*i] (and its value, which may be the next word:
  * *i moves past it).  Returns 0 or 2 with err set. */
 static int parse_option(Options *o, int argc, char **argv, int *i, char *err, size_t errlen)
@@ -436,6 +462,8 @@ static int parse_option(Options *o, int argc, char **argv, int *i, char *err, si
         snprintf(err, errlen, "%s: empty %s", name, empty_what(arg));
         return 2;
     }
+    if (!strcmp(d->name, "--layers"))
+        return parse_layers(o, v, err, errlen);
     if (!d->setting)
         apply(o, d->name, v);
     else if (apply_setting(o, d, v, err, errlen) != 0)

@@ -26,6 +26,7 @@ typedef enum Command {
 
 #define OPT_MAX_POSITIONAL 64
 #define OPT_MAX_LIST 32
+#define OPT_LAYERS_MAX 1000000 /* exec --layers: the most FIRST or STEPS */
 
 typedef struct Options {
     Command cmd;
@@ -58,6 +59,7 @@ typedef struct Options {
     int no_hook;           /* exec --no-hook: no Python hook */
     int no_dashboard;      /* exec --no-dashboard: the summary only, even on a terminal */
     const char *progress;  /* exec --progress REGEX, or NULL */
+    char layers[24];       /* exec --layers as "FIRST:STEPS", "0" (off); "": the default */
     const char *sweep_cmd; /* sweep --cmd TEMPLATE, or NULL */
     Command help_for;      /* CMD_HELP: the command whose options to list (CMD_TUI: all) */
     int argc;              /* the command line parsed (for records' "command") */

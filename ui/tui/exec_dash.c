@@ -90,6 +90,7 @@ void exec_dash_tick(ExecDash *d)
         proctree_sched(t, (ProcRole)r, &d->sched[r]);
     }
     tick_series(d);
+    d->model = d->s.hook.feed.model;
     /* The verdict reads the machine's cores: once a second is enough. */
     if (!d->verdict_t || d->elapsed - d->verdict_t >= 1.0 || !d->s.running) {
         exec_verdict(t, &d->fig, &d->vin, &d->verdict);
@@ -174,6 +175,13 @@ static int act_window(Tui *t, int ch)
     return TUI_REDRAW;
 }
 
+static int act_layers(Tui *t, int ch)
+{
+    (void)ch;
+    dash_of(t)->layers_view ^= 1;
+    return TUI_REDRAW;
+}
+
 static int act_help(Tui *t, int ch)
 {
     (void)ch;
@@ -188,6 +196,8 @@ const KeyBinding exec_keys_table[] = {
     {{'e', 'E'}, act_export, "e",
      "export the record once the command has ended (asks the file name, .json)"},
     {{'t', 'T'}, act_window, "t", "cycle the chart window: 1 min, 5 min, 15 min, the whole run"},
+    {{'l', 'L'}, act_layers, "l",
+     "the model's layers (the hook's layer window) in the processes' place, or back"},
     {{'?', 'h', KEY_F(1)}, act_help, "?, h, F1", "this help; any key closes it"},
 };
 const int exec_keys_count = (int)(sizeof exec_keys_table / sizeof exec_keys_table[0]);
@@ -341,6 +351,7 @@ int exec_dash_main(const Options *o, int argc, char **argv)
     }
     exec_output_init(&d->out);
     d->run = (ExecRun){.argv = o->exec_argv, .events = o->events, .hook = !o->no_hook,
+                       .layers = o->layers,
                        .progress = o->progress, .output = exec_output_add, .output_u = &d->out};
     int rc = exec_start(&d->s, &d->run);
     if (rc) {

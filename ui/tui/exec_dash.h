@@ -55,6 +55,8 @@ typedef struct ExecDash {
     double ips_t, ips_images; /* elapsed and images at its last point */
     Series prog;              /* --progress's figure, one point a matching line */
     long prog_matches;
+    HookModel model;          /* the hook's layer window (exec_layers_view.c) */
+    int layers_view;          /* 1: l shows the layers in the processes' place */
 } ExecDash;
 
 /* `cnntop exec` with stdin and stdout terminals and no --no-dashboard:
@@ -68,6 +70,10 @@ void exec_dash_tick(ExecDash *d);
 
 /* Draws the frame from d's copies (exec_view.c). */
 void exec_view_draw(ExecDash *d);
+
+/* The layers view in r: the hook's layer window, or why not yet
+ * (exec_layers_view.c). */
+void exec_view_layers(ExecDash *d, Rect r);
 
 /* The key table (exec_dash.c), for the loop and the help box. */
 extern const KeyBinding exec_keys_table[];

@@ -285,8 +285,9 @@ static void draw_status(ExecDash *d, Rect r)
                  t->status);
     else
         draw_put(r.y, 0, r.w, A_DIM, "%s", d->s.running ? "q quit  e export (once ended)  "
-                                                          "t window  ? help"
-                                                        : "q quit  e export  t window  ? help");
+                                                          "t window  l layers  ? help"
+                                                        : "q quit  e export  t window  l layers  "
+                                                          "? help");
 }
 
 static void too_small(const ExecLayout *l)
@@ -315,7 +316,10 @@ void exec_view_draw(ExecDash *d)
         draw_ips(d, l->chart[0]);
     if (prog)
         draw_progress(d, l->chart[hook]);
-    draw_procs(d, l->procs);
+    if (d->layers_view)
+        exec_view_layers(d, l->procs);
+    else
+        draw_procs(d, l->procs);
     draw_output(d, l->output);
     draw_status(d, l->status);
     if (d->ui.help)

@@ -80,11 +80,15 @@ typedef struct ExecResult {
 } ExecResult;
 
 /* One command to profile: what `exec` and `sweep --cmd` run. */
+#define EXEC_LAYERS_DEFAULT "5:20" /* optimizer steps 5..24 */
+
 typedef struct ExecRun {
     char **argv;           /* NULL-terminated */
     const char *events;    /* -e LIST, NULL: the defaults */
     int hook;              /* 1: offer the Python hook */
     const char *progress;  /* --progress REGEX or NULL */
+    const char *layers;    /* the hook's layer window, "FIRST:STEPS" or "0" (off); NULL or
+                            * "": EXEC_LAYERS_DEFAULT */
     int quiet;             /* 1: the command's stdout goes to /dev/null (sweep) */
     ExecOutputFn output;   /* non-NULL: the command's stdout and stderr are piped
                             * to it (stdin /dev/null), never to cnntop's own */

@@ -26,6 +26,10 @@
  * figure or a role.  So the data wait's share stays within 0..1 and every
  * figure finite whatever is written on the pipe.
  *
+ * The layer window's lines ("window", "layer", "pace") are checked the same
+ * way (names printable ASCII within HOOK_NAME_LEN, counts and FLOPs
+ * bounded, times finite) into HookFeed.model.
+ *
  * The window of the figures runs from the first batch's arrival to the
  * last "end" (or the last batch when none came): the first batch only
  * starts the clock (it carries the workers' start-up), so its samples and
@@ -47,6 +51,41 @@ extern "C" {
 #define HOOK_MAX_PID (1 << 22)    /* Linux's PID_MAX_LIMIT: pids are 1..this */
 #define HOOK_TIME_SLACK 1.0       /* s a "t" may be past the caller's clock (rounding,
                                      the reading's own delay) */
+#define HOOK_LAYERS_MAX 64        /* the most rows a "window" may announce */
+#define HOOK_NAME_LEN 48          /* a row's name and kind: 1..47 printable ASCII bytes */
+#define HOOK_MAX_STEPS (1 << 24)  /* the most steps a "window" or "pace" may say */
+#define HOOK_MAX_FLOPS 1e18       /* the most FLOPs a "layer" may say */
+
+/*
+ * The layer window (assets/python/cnntop_layers.py): the user's model timed
+ * module by module over the optimizer's steps first..first+steps-1.  A
+ * "window" line announces `layers` rows, the next that many "layer" lines
+ * are its rows (any other line between them rejects the window), and
+ * "pace" lines say the median step in the window and after it.  The table
+ * counts once it is complete; a second window is rejected.
+ */
+typedef struct HookLayer {
+    char name[HOOK_NAME_LEN];  /* the module's path in the model, e.g. "features.0" */
+    char kind[HOOK_NAME_LEN];  /* its class, e.g. "Conv2d"; "-" for a row of no module */
+    long calls;                /* forward calls in the window */
+    double fwd, bwd;           /* s of forward and of backward in the window */
+    double flops;              /* forward FLOPs summed over the calls (0: not counted) */
+    double bwd_flops;          /* backward FLOPs summed: the weights' gradient and the
+                                  input's where it needs one, each as much as forward */
+    double img_flops;          /* a training image's FLOPs in one call (forward and
+                                  backward) */
+} HookLayer;
+
+typedef struct HookModel {
+    int complete;              /* 1: a window and all its rows were accepted */
+    int expect;                /* rows announced and not yet received */
+    int first;                 /* the window's first step (1-based) */
+    long steps;                /* steps it measured */
+    int n;                     /* rows received */
+    HookLayer rows[HOOK_LAYERS_MAX];
+    double pace_in, pace_out;  /* median s a step in the window, after it; NAN: not said */
+    long pace_n;               /* steps after it that pace_out covers */
+} HookModel;
 
 /* What a pid the hook names is to the caller (HookHost.pid_of). */
 enum {
@@ -88,6 +127,7 @@ typedef struct HookFeed {
     long lines;               /* lines seen, rejected ones included */
     long bad;                 /* lines rejected */
     char why[160];            /* the first rejected line's number and reason, or "" */
+    HookModel model;          /* the layer window */
 } HookFeed;
 
 /* The figures over the window; ok 0 when fewer than two batches came. */

@@ -78,7 +78,19 @@ typedef struct RecordLayer {
     double gflops_executed; /* flops_executed / seconds / 1e9; NAN: unknown */
     double ipc;       /* the trainer thread's instructions / cycles in it; NAN: not counted */
     double miss_rate; /* its cache-misses / cache-references; NAN: not counted */
+    char kind[24];    /* an exec record's row: the module's class, e.g. "Conv2d"; "" else */
 } RecordLayer;
+
+/* An exec record's model as the hook's layer window measured it
+ * (have_model): its rows are the record's layers, "NAME fwd" and "NAME
+ * bwd" per leaf module, over `steps` steps. */
+typedef struct RecordModel {
+    int first;            /* the window's first optimizer step, 1-based */
+    long steps;           /* steps the window measured */
+    double step_in;       /* median s of a step in the window; NAN: not said */
+    double step_out;      /* median s of a step after it; NAN: none came */
+    long steps_out;       /* steps after it that step_out covers; -1: none */
+} RecordModel;
 
 /* What became of a counter. */
 typedef enum RecordCounterStatus {
@@ -204,6 +216,9 @@ typedef struct RunRecord {
     RecordExec exec;
     RecordCounter *exec_counters; size_t n_exec_counters, cap_exec_counters;
                              /* per process role (ProcRole in .role) of an exec run */
+    int have_model;          /* 1: model holds the layer window of an exec run (the
+                                layers are its rows, flops_per_image its count) */
+    RecordModel model;
 } RunRecord;
 
 /* MFU: images_per_s x flops_per_image / the FMA peak, 0..1 (as llm.c and the
@@ -261,6 +276,14 @@ int record_add_layer(RunRecord *r, const LayerTime *lt); /* its flops: NAN where
  * (the Winograd layers): where the tables show the executed rate beside
  * the model's. */
 int record_layer_executed_differs(const RecordLayer *l);
+
+/* The steps the record's layer times are summed over: the training steps,
+ * or an exec record's layer window's; 0 when there are none. */
+long record_layer_steps(const RunRecord *r);
+
+/* The window's cost: a step in it over a step after it, minus 1 (0.03:
+ * 3% slower while measured); NAN when either is unknown. */
+double record_model_overhead(const RunRecord *r);
 int record_add_counter(RunRecord *r, const RecordCounter *c);
 int record_add_role(RunRecord *r, const RecordRole *role);
 int record_add_repeat(RunRecord *r, const RecordRepeat *rep);

@@ -64,6 +64,8 @@ const OptionDesc option_table[] = {
     SET("--lr", "lr", TRAIN, OPTSET_LR),
     SET("--seed", "seed", TRAIN, OPTSET_SEED),
     SET("--gemm", "gemm", TRAIN | EVAL, OPTSET_GEMM),
+    SET("--dist", "dist", RUN, 0),
+    SET("--bn", "bn", TRAIN, 0),
     OPT("--save", "FILE", "write a checkpoint when training ends", RUN),
     OPT("--load", "FILE", "start from a checkpoint (required for eval)", RUN | EVAL),
     OPT("--events", "LIST", "counters to read (-e; a leading + adds to the defaults)",

@@ -43,11 +43,14 @@ static uint64_t config_hash(const Engine *e)
     return HASH_FIELD(h, e->n_test);
 }
 
-static uint64_t params_hash(const Params *ps)
+/* The parameters, and the BatchNorm running statistics unless each rank
+ * keeps its own (--bn local: rank 0's are the checkpoint's, as PyTorch DDP
+ * keeps rank 0's buffers). */
+static uint64_t params_hash(const Params *ps, int bn_local)
 {
     uint64_t h = hash_bytes(0xcbf29ce484222325ULL, ps->params, ps->nfloats * sizeof(float));
 
-    return hash_bytes(h, ps->running, ps->nrunning * sizeof(float));
+    return bn_local ? h : hash_bytes(h, ps->running, ps->nrunning * sizeof(float));
 }
 
 /* Keeps a hook's first error for the step's end to report. */
@@ -126,7 +129,7 @@ int distrun_share_params(Engine *e, char *err, size_t errlen)
     if ((rc = dist_bcast_floats(e->ps.params, e->ps.nfloats, err, errlen)) != 0 ||
         (rc = dist_bcast_floats(e->ps.running, e->ps.nrunning, err, errlen)) != 0)
         return rc;
-    return dist_check_same(params_hash(&e->ps), "parameters after the broadcast", err, errlen);
+    return dist_check_same(params_hash(&e->ps, 0), "parameters after the broadcast", err, errlen);
 }
 
 void distrun_run_reset(Engine *e)
@@ -213,7 +216,8 @@ int distrun_finish(Engine *e, char *err, size_t errlen)
     double all[5 * CN_MAX_RANKS];
     int n = d->size < CN_MAX_RANKS ? d->size : CN_MAX_RANKS;
 
-    if ((rc = dist_check_same(params_hash(&e->ps), "parameters after training", err, errlen)))
+    if ((rc = dist_check_same(params_hash(&e->ps, e->cfg.bn_local),
+                                     "parameters after training", err, errlen)))
         return rc;
     e->stats.dist = d->fig;
     if (d->size > CN_MAX_RANKS)

@@ -50,6 +50,10 @@ const FieldNames record_aug_names = {"augmentation", sizeof aug / sizeof *aug, a
 static const FieldName roles[] = {{CN_ROLE_TRAIN, "train"}, {CN_ROLE_LOAD, "load"}};
 const FieldNames record_role_names = {"role", sizeof roles / sizeof *roles, roles};
 
+static const FieldName bn_modes[] = {{0, "sync"}, {1, "local"}};
+const FieldNames record_bn_names = {"BatchNorm mode", sizeof bn_modes / sizeof *bn_modes,
+                                    bn_modes};
+
 /* An exec record's counter roles: ProcRole's values (cnntop/proctree.h). */
 static const FieldName proc_roles[] = {{0, "main"}, {1, "worker"}, {2, "other"}};
 const FieldNames record_proc_role_names = {"role", sizeof proc_roles / sizeof *proc_roles,
@@ -153,6 +157,8 @@ static const Field config_fields[] = {
      .hi = CN_MAX_PREFETCH),
     F("augment", FT_FLAGS, R(config.augment), FIRST, "augmentations, by name",
      .names = &record_aug_names),
+    F("bn", FT_NAME, R(config.bn_local), RECORD_REV_DIST,
+      "BatchNorm statistics with several ranks: sync or local", .names = &record_bn_names),
     END,
 };
 
@@ -190,6 +196,8 @@ static const Field split_fields[] = {
     FV("forward", FT_NUM, R(train.split.forward), FIRST, "seconds in the forward pass"),
     FV("backward", FT_NUM, R(train.split.backward), FIRST, "seconds in the backward pass"),
     FV("optimizer", FT_NUM, R(train.split.optimizer), FIRST, "seconds in Adam"),
+    FV("comm", FT_NUM, R(train.split.comm), RECORD_REV_DIST,
+       "seconds waiting for the other ranks (all-reduces)"),
     END,
 };
 
@@ -215,6 +223,64 @@ static const Field train_fields[] = {
     F("final_loss", FT_NUM, R(train.final_loss), FIRST, "mean loss over the last epoch"),
     F("stopped", FT_BOOL, R(train.stopped), FIRST, "stopped early"),
     F("split", FT_OBJECT, NOWHERE, FIRST, "where the step time went", .sub = split_fields),
+    END,
+};
+
+/* A data-parallel run's communication: nccl-tests' algbw (bytes / time)
+ * and busbw (algbw x 2(N-1)/N, what each link carries in a ring), the time
+ * being ar_span, the all-reduce's own duration whether hidden or not. */
+static double dist_algbw(const void *base)
+{
+    const DistFigures *d = &((const RunRecord *)base)->train.dist;
+    return d->steps > 0 && d->ar_span > 0 ? d->ar_bytes * (double)d->steps / d->ar_span * 1e-9
+                                          : NAN;
+}
+
+static double dist_busbw(const void *base)
+{
+    const DistFigures *d = &((const RunRecord *)base)->train.dist;
+    return d->ranks > 0 ? dist_algbw(base) * 2.0 * (d->ranks - 1) / d->ranks : NAN;
+}
+
+static double dist_overlap(const void *base)
+{
+    const DistFigures *d = &((const RunRecord *)base)->train.dist;
+    double o = d->ar_span > 0 ? 1.0 - d->ar_wait / d->ar_span : NAN;
+    return o < 0 ? 0.0 : o;
+}
+
+static const Field dist_fields[] = {
+    F("ranks", FT_INT, R(train.dist.ranks), RECORD_REV_DIST, "the job's ranks",
+      .hi = 1 << 24),
+    F("steps", FT_INT, R(train.dist.steps), RECORD_REV_DIST, "steps of the gradients' all-reduce",
+      .hi = RECORD_MAX_STEPS),
+    FV("ar_wait", FT_NUM, R(train.dist.ar_wait), RECORD_REV_DIST,
+       "seconds blocked on the gradients' all-reduce, summed"),
+    FV("ar_span", FT_NUM, R(train.dist.ar_span), RECORD_REV_DIST,
+       "seconds from a step's first all-reduce to its last seen done, summed"),
+    F("ar_bytes", FT_NUM, R(train.dist.ar_bytes), RECORD_REV_DIST,
+      "gradient bytes all-reduced per step"),
+    FV("sum_wait", FT_NUM, R(train.dist.sum_wait), RECORD_REV_DIST,
+       "seconds in the small sums (BatchNorm, loss), summed"),
+    FV("algbw_gbps", FT_DERIVED, NOWHERE, RECORD_REV_DIST, "ar_bytes x steps / ar_span, GB/s",
+       .derive = dist_algbw),
+    FV("busbw_gbps", FT_DERIVED, NOWHERE, RECORD_REV_DIST, "algbw x 2(ranks-1)/ranks, GB/s",
+       .derive = dist_busbw),
+    FV("overlap", FT_DERIVED, NOWHERE, RECORD_REV_DIST,
+       "share of the all-reduce hidden under the backward pass: 1 - ar_wait / ar_span",
+       .derive = dist_overlap),
+    END,
+};
+
+static const Field dist_rank_fields[] = {
+    FV("images_per_s", FT_NUM, AT(DistRank, images_per_s), RECORD_REV_DIST,
+       "the rank's own images / wall"),
+    FV("step_time", FT_NUM, AT(DistRank, step_time), RECORD_REV_DIST, "mean seconds a step"),
+    FV("data_wait", FT_NUM, AT(DistRank, data_wait), RECORD_REV_DIST,
+       "seconds waiting for batches"),
+    FV("compute", FT_NUM, AT(DistRank, compute), RECORD_REV_DIST,
+       "seconds in forward, backward and Adam"),
+    FV("comm", FT_NUM, AT(DistRank, comm), RECORD_REV_DIST, "seconds waiting for other ranks"),
     END,
 };
 
@@ -429,6 +495,10 @@ const Field record_run_fields[] = {
       "the counter set's roles", .sub = role_fields, COUNTS(roles)),
     F("repeats", FT_ARRAY, ARRAY(repeats, RecordRepeat), FIRST, "each run of --runs",
      .sub = repeat_fields, COUNTS(repeats)),
+    F("dist", FT_MAYBE, NOWHERE, RECORD_REV_DIST, "a data-parallel run's communication",
+      .sub = dist_fields, .n_off = offsetof(RunRecord, have_dist)),
+    F("dist_ranks", FT_ARRAY, ARRAY(dist_ranks, DistRank), RECORD_REV_DIST,
+      "each rank's figures, by rank", .sub = dist_rank_fields, COUNTS(dist_ranks)),
     F("exec", FT_MAYBE, NOWHERE, REXEC, "the command `cnntop exec` ran", .sub = record_exec_fields,
      .n_off = offsetof(RunRecord, have_exec)),
     F("exec_counters", FT_ARRAY, ARRAY(exec_counters, RecordCounter), REXEC,

@@ -31,6 +31,7 @@ typedef struct DistRun {
     char err[256];
     int stop_agreed;     /* every rank stops after this step */
     long images;         /* this rank's own images this run */
+    double probe;        /* seconds of the gradients' all-reduce alone (probe_allreduce) */
     DistFigures fig;     /* of the run so far (engine.h) */
 } DistRun;
 

@@ -20,6 +20,7 @@
 
 #include <signal.h>
 
+#include "cnntop/figures.h"
 #include "cnntop/hookfeed.h"
 #include "cnntop/json.h"
 #include "cnntop/proctree.h"
@@ -228,12 +229,10 @@ static const Field train_fields[] = {
 
 /* A data-parallel run's communication: nccl-tests' algbw (bytes / time)
  * and busbw (algbw x 2(N-1)/N, what each link carries in a ring), the time
- * being ar_span, the all-reduce's own duration whether hidden or not. */
+ * being ar_probe, the all-reduce alone. */
 static double dist_algbw(const void *base)
 {
-    const DistFigures *d = &((const RunRecord *)base)->train.dist;
-    return d->steps > 0 && d->ar_span > 0 ? d->ar_bytes * (double)d->steps / d->ar_span * 1e-9
-                                          : NAN;
+    return record_dist_algbw(&((const RunRecord *)base)->train.dist);
 }
 
 static double dist_busbw(const void *base)
@@ -260,9 +259,11 @@ static const Field dist_fields[] = {
        "seconds from a step's first all-reduce to its last seen done, summed"),
     F("ar_bytes", FT_NUM, R(train.dist.ar_bytes), RECORD_REV_DIST,
       "gradient bytes all-reduced per step"),
+    FV("ar_probe", FT_NUM, R(train.dist.ar_probe), RECORD_REV_DIST,
+       "seconds of one all-reduce of ar_bytes alone, the best of 3 before training"),
     FV("sum_wait", FT_NUM, R(train.dist.sum_wait), RECORD_REV_DIST,
        "seconds in the small sums (BatchNorm, loss), summed"),
-    FV("algbw_gbps", FT_DERIVED, NOWHERE, RECORD_REV_DIST, "ar_bytes x steps / ar_span, GB/s",
+    FV("algbw_gbps", FT_DERIVED, NOWHERE, RECORD_REV_DIST, "ar_bytes / ar_probe, GB/s",
        .derive = dist_algbw),
     FV("busbw_gbps", FT_DERIVED, NOWHERE, RECORD_REV_DIST, "algbw x 2(ranks-1)/ranks, GB/s",
        .derive = dist_busbw),

@@ -255,3 +255,8 @@ void record_speedup(const RunRecord *r, const RunRecord *base, int by_time, doub
     if (!(a.n > 1 && b.n > 1))
         *u = NAN;
 }
+
+double record_dist_algbw(const DistFigures *d)
+{
+    return d->ar_probe > 0 ? d->ar_bytes / d->ar_probe * 1e-9 : NAN;
+}

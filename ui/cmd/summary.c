@@ -79,12 +79,15 @@ void summary_print_peak(FILE *f, const RunRecord *r, double images_per_s)
 
 static void print_split(FILE *f, const StepSplit *s)
 {
-    double t = s->data + s->forward + s->backward + s->optimizer;
+    double t = s->data + s->forward + s->backward + s->optimizer + s->comm;
 
     if (!(t > 0))
         return;
-    fprintf(f, "  Step time split:      data %.1f%%  forward %.1f%%  backward %.1f%%  optimizer %.1f%%\n",
+    fprintf(f, "  Step time split:      data %.1f%%  forward %.1f%%  backward %.1f%%  optimizer %.1f%%",
             100 * s->data / t, 100 * s->forward / t, 100 * s->backward / t, 100 * s->optimizer / t);
+    if (s->comm > 0)
+        fprintf(f, "  comm %.1f%%", 100 * s->comm / t);
+    fputc('\n', f);
 }
 
 static void print_train(FILE *f, const RunRecord *r)
@@ -107,6 +110,7 @@ static void print_train(FILE *f, const RunRecord *r)
     fprintf(f, "  Final training loss:  %.4f  (mean over the last epoch's steps; last step %.4f)\n",
             st->final_loss, st->last_loss);
     print_split(f, &st->split);
+    summary_print_dist(f, r);
 }
 
 /* The queue's capacity in batches: the last segment's, else the config's
@@ -241,8 +245,10 @@ static void print_profile(FILE *f, const RunRecord *r)
         ctr |= !isnan(lt[i].ipc) || !isnan(lt[i].miss_rate);
     fprintf(f, "\n  %-22s %10s %7s %13s %9s%s\n", "Layer", "ms/step", "share", "model GFLOP/s",
             "executed", ctr ? "      IPC   miss" : "");
+    total += r->have_dist ? r->train.dist.ar_wait + r->train.dist.sum_wait : 0.0;
     for (size_t i = 0; i < r->n_layers; i++)
         print_layer(f, &lt[i], r->train.steps, total, ctr);
+    summary_print_allreduce_row(f, r, total);
     fprintf(f, "  (model GFLOP/s: the model's FLOPs, as the direct convolution and PyTorch count "
                "them, per second;\n   executed: the FLOPs the engine ran, where fewer: the "
                "Winograd convolutions)\n\n");

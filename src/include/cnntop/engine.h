@@ -107,6 +107,8 @@ typedef struct DistFigures {
     double ar_span;       /* seconds from a step's first all-reduce to its last one seen
                              done, summed: the time the reduction took, hidden or not */
     double ar_bytes;      /* gradient bytes all-reduced per step */
+    double ar_probe;      /* seconds of one all-reduce of that many bytes alone (the
+                             best of 3 when the engine was made): nccl-tests' time */
     double sum_wait;      /* seconds blocked in the small sums (BatchNorm, loss), summed */
     int nrank;            /* ranks whose figures are in rank[] (rank 0 after the gather) */
     DistRank rank[CN_MAX_RANKS];

@@ -95,4 +95,9 @@ void record_augment_text(unsigned aug, char *buf, size_t len);
 #ifdef __cplusplus
 }
 #endif
+/* A data-parallel run's all-reduce bandwidth as nccl-tests define algbw:
+ * the gradient bytes over the time of one all-reduce of them alone
+ * (ar_probe), GB/s; NAN when unknown.  busbw = algbw x 2(N-1)/N. */
+double record_dist_algbw(const DistFigures *d);
+
 #endif

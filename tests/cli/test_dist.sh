@@ -193,5 +193,90 @@ checks=$((checks + 1))
 run 2 local --batch 96 --steps 2 --bn local && ! grep -q '"bn": *"local"' "$tmp/local.json" &&
     fail "--bn local: the record's config does not say bn local"
 
+# ---- run --ranks N: cnntop starts the job itself ----
+checks=$((checks + 1))
+if "$CNNTOP" run --ranks 2 $common --batch 96 --steps 2 >"$tmp/ranks.out" 2>"$tmp/ranks.err"; then
+    grep -q "^cnntop: starting the job: .*mpi[a-z]* -np 2 .*--bind-to none .* run .*--dist mpi\$" \
+        "$tmp/ranks.err" || fail "--ranks 2: stderr does not say the command"
+    [ "$(grep -c "Performance of cnntop run" "$tmp/ranks.out")" -eq 1 ] ||
+        fail "--ranks 2: not one summary"
+    grep -q "^  Ranks: *2 (MPI)" "$tmp/ranks.out" || fail "--ranks 2: the summary lacks the ranks"
+    if [ "$(id -u)" -eq 0 ]; then
+        grep -q "^cnntop: as root: OMPI_ALLOW_RUN_AS_ROOT=1" "$tmp/ranks.err" ||
+            fail "--ranks 2 as root: the variables are not said"
+    fi
+else
+    fail "--ranks 2: exit $?"
+    cat "$tmp/ranks.err" >&2
+fi
+checks=$((checks + 1))
+mkdir "$tmp/nobin"
+PATH=$tmp/nobin "$CNNTOP" run --ranks 2 $common --batch 96 --steps 1 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -ne 2 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q "neither mpirun nor mpiexec" "$tmp/err"; then
+    fail "--ranks without mpirun on PATH: exit $rc, want 2 and one line:"
+    cat "$tmp/err" >&2
+fi
+checks=$((checks + 1))
+"$CNNTOP" run --ranks 3 $common --batch 64 --steps 1 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "^cnntop: --batch: 64 does not split over 3 ranks" "$tmp/err" ||
+    fail "--ranks 3 --batch 64: exit $rc, want 2 naming --batch"
+
+# ---- a rank killed mid-run: the job ends, one line names the rank ----
+# rank_pid R: the pid of rank R of this test's job (OpenMPI puts
+# OMPI_COMM_WORLD_RANK in each rank's environment).
+rank_pid() {
+    for p in $(pgrep -f -- "--data $D" 2>/dev/null); do
+        if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1"; then
+            echo "$p"
+            return 0
+        fi
+    done
+    return 1
+}
+checks=$((checks + 1))
+mkdir "$tmp/kill"
+"$CNNTOP" run --ranks 2 $common --batch 96 --epochs 1000 --export "$tmp/kill/k.json" \
+    >"$tmp/kill.out" 2>"$tmp/kill.err" &
+job=$!
+i=0
+while [ $i -lt 300 ] && ! grep -q "step 1/" "$tmp/kill.err"; do
+    sleep 0.1
+    i=$((i + 1))
+done
+victim=$(rank_pid 1)
+if [ -z "$victim" ]; then
+    fail "killed rank: no rank 1 found"
+    kill "$job" 2>/dev/null
+else
+    kill -KILL "$victim"
+    t0=$(date +%s)
+    i=0
+    while [ $i -lt 300 ] && kill -0 "$job" 2>/dev/null; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    if kill -0 "$job" 2>/dev/null; then
+        fail "killed rank: the job still runs 30 s after"
+        kill -KILL "$job"
+    fi
+    wait "$job"
+    rc=$?
+    echo "killed rank 1 (pid $victim): the job ended in $(($(date +%s) - t0)) s, exit $rc" >&2
+    [ "$rc" -ne 0 ] || fail "killed rank: exit 0"
+    n=$(grep -c "^cnntop: rank 1 died: signal 9 (Killed)" "$tmp/kill.err")
+    [ "$n" -eq 1 ] || fail "killed rank: $n lines naming rank 1 and SIGKILL, want 1"
+    ! grep -q "^-----" "$tmp/kill.err" || fail "killed rank: the launcher's banner is shown"
+    [ -z "$(ls -A "$tmp/kill")" ] || fail "killed rank: left $(ls -A "$tmp/kill")"
+    sed -n '/^cnntop: rank/,$p' "$tmp/kill.err" >&2
+fi
+i=0
+while [ $i -lt 100 ] && rank_pid 0 >/dev/null; do
+    sleep 0.1
+    i=$((i + 1))
+done
+! rank_pid 0 >/dev/null || fail "killed rank: rank 0 still runs"
+
 echo "test_dist: $checks checks, $fails failed" >&2
 [ "$fails" -eq 0 ]

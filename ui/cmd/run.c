@@ -26,6 +26,7 @@
 #include "cnntop/record_train.h"
 #include "common/exit.h"
 #include "common/fmt.h"
+#include "cmd/ranks.h"
 #include "cmd/run.h"
 #include "cmd/runner.h"
 #include "cmd/summary.h"
@@ -116,6 +117,8 @@ int run_main(const Options *o, int argc, char **argv)
     char err[512];
     int rc;
 
+    if (o->ranks > 0)
+        return ranks_main(o, argc, argv);
     if (o->cfg.dist == CN_DIST_MPI && (rc = run_dist_join(o, &ro)) != EXIT_OK)
         return rc;
     if (dist_rank() > 0) /* the other ranks train, rank 0 alone speaks */

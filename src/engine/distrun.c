@@ -101,14 +101,19 @@ int distrun_open(Engine *e, char *err, size_t errlen)
         return cn_fail(err, errlen, -CN_EINVAL,
                        "--batch %d does not split over %d ranks (a multiple of %d is needed)",
                        e->cfg.batch, d->size, d->size);
+    /* Threads: the cores mpirun bound this rank to, or, unbound, the
+     * machine's shared among its ranks. */
     if (!e->cfg.threads) {
-        int t = sysinfo_cores() / dist_local_size();
+        int mine = sysinfo_cores(), all = sysinfo_cores_online();
+        int t = mine < all ? mine : all / dist_local_size();
         e->threads = t > 0 ? t : 1;
     }
     d->hooks = (StepHooks){.ud = d, .grads_ready = hook_grads, .sum = hook_sum,
                            .sync_bn = e->cfg.bn_local == CN_BN_SYNC};
     d->fig.ranks = d->size;
     d->fig.bn_local = e->cfg.bn_local;
+    d->fig.local_ranks = dist_local_size();
+    d->fig.node_cores = sysinfo_cores_online();
     return 0;
 }
 
@@ -159,11 +164,13 @@ int distrun_share_params(Engine *e, char *err, size_t errlen)
 void distrun_run_reset(Engine *e)
 {
     DistRun *d = &e->dist;
-    int ranks = d->fig.ranks, bn = d->fig.bn_local;
+    DistFigures keep = d->fig;
 
     memset(&d->fig, 0, sizeof d->fig);
-    d->fig.ranks = ranks;
-    d->fig.bn_local = bn;
+    d->fig.ranks = keep.ranks;
+    d->fig.bn_local = keep.bn_local;
+    d->fig.local_ranks = keep.local_ranks;
+    d->fig.node_cores = keep.node_cores;
     d->fig.ar_probe = d->probe;
     d->images = 0;
     d->stop_agreed = 0;

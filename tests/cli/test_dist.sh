@@ -187,7 +187,7 @@ n=$(grep -c "Performance of cnntop run" "$tmp/r3.out")
 [ "$n" -eq 1 ] || fail "3 ranks: $n summaries, want 1"
 checks=$((checks + 1))
 for want in "comm [0-9.]*%" "^  Ranks: *3 (MPI), BatchNorm synchronised" "rank 2: " "^  Slowest rank: *rank [0-2]" \
-    "^  all-reduce .*MB/step, algbw"; do
+    "^  all-reduce .*MB/step, algbw" "^  Threads per machine: *3 ranks x (1 compute + 0 loader) = 3 on"; do
     grep -q "$want" "$tmp/r3.out" || fail "3 ranks: the summary lacks '$want'"
 done
 checks=$((checks + 1))

@@ -41,6 +41,8 @@ static const WriterMax maxima[] = {
     {"train.images", CN_MAX_STEPS * (long long)CN_MAX_BATCH, "--steps at the largest batch"},
     {"train.epochs_done", CN_MAX_STEPS, "--steps with an epoch a step"},
     {"dist.ranks", 1 << 24, "MPI's ranks, an int"},
+    {"dist.local_ranks", 1 << 24, "as ranks"},
+    {"dist.node_cores", CN_MAX_CORES, "sysinfo_cores_online()"},
     {"dist.steps", CN_MAX_EPOCHS * CN_MAX_IMAGES, "as train.steps"},
     {"eval.images", CN_MAX_IMAGES, "the test set"},
     {"eval.correct", CN_MAX_IMAGES, "the test set"},

@@ -16,6 +16,27 @@ static double own_time(const DistRank *k, long steps)
     return (k->compute + k->data_wait) / (double)steps;
 }
 
+/* Ranks x (compute threads + loader workers) on rank 0's machine against
+ * its cores, and the knobs when they are more. */
+static void print_oversub(FILE *f, const RunRecord *r)
+{
+    const DistFigures *d = &r->train.dist;
+    int threads = r->threads_used, workers = r->config.workers;
+    long need = (long)d->local_ranks * (threads + workers);
+
+    if (d->local_ranks < 1 || d->node_cores < 1 || threads < 1)
+        return;
+    fprintf(f, "  Threads per machine:  %d rank%s x (%d compute + %d loader) = %ld on %d core%s",
+            d->local_ranks, d->local_ranks == 1 ? "" : "s", threads, workers, need,
+            d->node_cores, d->node_cores == 1 ? "" : "s");
+    if (need > d->node_cores) {
+        int per = d->node_cores / d->local_ranks;
+        fprintf(f, ": oversubscribed across ranks; give each rank --threads %d%s, or run fewer "
+                "ranks on it", per > 0 ? per : 1, workers > 0 ? " and fewer --workers" : "");
+    }
+    fputc('\n', f);
+}
+
 void summary_print_dist(FILE *f, const RunRecord *r)
 {
     const DistFigures *d = &r->train.dist;
@@ -43,6 +64,7 @@ void summary_print_dist(FILE *f, const RunRecord *r)
                 1e3 * own_time(&r->dist_ranks[slow], steps),
                 own_time(&r->dist_ranks[slow], steps) / own_time(&r->dist_ranks[fast], steps),
                 fast);
+    print_oversub(f, r);
 }
 
 void summary_print_allreduce_row(FILE *f, const RunRecord *r, double total)

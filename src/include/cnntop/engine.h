@@ -110,6 +110,8 @@ typedef struct DistFigures {
     double ar_probe;      /* seconds of one all-reduce of that many bytes alone (the
                              best of 3 when the engine was made): nccl-tests' time */
     double sum_wait;      /* seconds blocked in the small sums (BatchNorm, loss), summed */
+    int local_ranks;      /* ranks on rank 0's machine */
+    int node_cores;       /* that machine's cores online (not this rank's affinity) */
     int nrank;            /* ranks whose figures are in rank[] (rank 0 after the gather) */
     DistRank rank[CN_MAX_RANKS];
 } DistFigures;

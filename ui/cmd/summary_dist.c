@@ -31,8 +31,18 @@ static void print_oversub(FILE *f, const RunRecord *r)
             d->node_cores, d->node_cores == 1 ? "" : "s");
     if (need > d->node_cores) {
         int per = d->node_cores / d->local_ranks;
-        fprintf(f, ": oversubscribed across ranks; give each rank --threads %d%s, or run fewer "
-                "ranks on it", per > 0 ? per : 1, workers > 0 ? " and fewer --workers" : "");
+        const char *sep = "";
+        fprintf(f, ": oversubscribed across ranks; ");
+        if (threads > (per > 0 ? per : 1)) {
+            fprintf(f, "give each rank --threads %d", per > 0 ? per : 1);
+            sep = ", ";
+        }
+        if (workers > 0) {
+            fprintf(f, "%sfewer --workers (0: load on the trainer)", sep);
+            sep = ", ";
+        }
+        if (d->local_ranks > d->node_cores)
+            fprintf(f, "%sat most %d ranks on it", sep, d->node_cores);
     }
     fputc('\n', f);
 }

@@ -245,6 +245,34 @@ rc=$?
 [ "$rc" -eq 2 ] && grep -q "^cnntop: --batch: 64 does not split over 3 ranks" "$tmp/err" ||
     fail "--ranks 3 --batch 64: exit $rc, want 2 naming --batch"
 
+# ---- SIGTERM to cnntop run --ranks: passed on, every rank stops after
+# the same step, the summary and the partial record, exit 143 ----
+checks=$((checks + 1))
+mkdir "$tmp/term"
+"$CNNTOP" run --ranks 2 $common --batch 96 --epochs 1000 --export "$tmp/term/t.json" \
+    >"$tmp/term.out" 2>"$tmp/term.err" &
+job=$!
+i=0
+while [ $i -lt 300 ] && ! grep -q "step 1/" "$tmp/term.err"; do
+    sleep 0.1
+    i=$((i + 1))
+done
+kill -TERM "$job"
+i=0
+while [ $i -lt 300 ] && kill -0 "$job" 2>/dev/null; do
+    sleep 0.1
+    i=$((i + 1))
+done
+if kill -0 "$job" 2>/dev/null; then
+    fail "SIGTERM: the job still runs 30 s after"
+    kill -KILL "$job"
+fi
+wait "$job"
+rc=$?
+[ "$rc" -eq 143 ] || fail "SIGTERM: exit $rc, want 143"
+grep -q "(stopped early)" "$tmp/term.out" || fail "SIGTERM: no summary of the stopped run"
+[ "$(ls -A "$tmp/term")" = t.json ] || fail "SIGTERM: the export dir holds '$(ls -A "$tmp/term")'"
+
 # ---- a rank killed mid-run: the job ends, one line names the rank ----
 # rank_pid R: the pid of rank R of this test's job (OpenMPI puts
 # OMPI_COMM_WORLD_RANK in each rank's environment).

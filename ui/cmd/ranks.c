@@ -17,9 +17,12 @@
 #include "common/signals.h"
 
 static volatile pid_t launcher_pid;
+static volatile sig_atomic_t forwarded; /* the first signal passed on, 0: none */
 
 static void forward(int sig)
 {
+    if (!forwarded)
+        forwarded = sig;
     if (launcher_pid > 0)
         kill(launcher_pid, sig);
 }
@@ -251,5 +254,7 @@ int ranks_main(const Options *o, int argc, char **argv)
     launcher_pid = 0;
     if (WIFSIGNALED(status))
         return 128 + WTERMSIG(status);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_FAIL;
+    rc = WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_FAIL;
+    /* Stopped by a signal passed on: the ranks said 128 + it, mpirun 1. */
+    return rc != 0 && forwarded ? 128 + forwarded : rc;
 }

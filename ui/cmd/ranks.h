@@ -20,7 +20,7 @@
  * died or aborted become one line each ("cnntop: rank 1 died: signal 9
  * (Killed); mpirun ended the job").  SIGINT, SIGTERM and SIGHUP go to the
  * launcher, which passes them to the ranks.  Returns the launcher's exit
- * code (128 + signal when it was killed).
+ * code (128 + signal when it was killed, or stopped by one passed on).
  */
 int ranks_main(const Options *o, int argc, char **argv);
 

@@ -1,6 +1,7 @@
 /*
  * ranks.c: `cnntop run --ranks N` (ranks.h).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
@@ -17,13 +18,46 @@
 #include "common/signals.h"
 
 static volatile pid_t launcher_pid;
-static volatile sig_atomic_t forwarded; /* the first signal passed on, 0: none */
+static volatile sig_atomic_t forwarded; /* the first stop signal caught, 0: none */
+static volatile sig_atomic_t pending;   /* a stop signal not yet passed on */
 
-static void forward(int sig)
+/* The handler only notes the signal: relay() passes it on (reading /proc
+ * is no work for a handler), woken by the interrupted read. */
+static void on_stop(int sig)
 {
     if (!forwarded)
         forwarded = sig;
-    if (launcher_pid > 0)
+    pending = sig;
+}
+
+/* Passes a stop signal to the launcher's children, the ranks on this
+ * machine, so that they stop after the same step and finish as they
+ * please (mpirun, signalled itself, kills its ranks a second after passing
+ * it on); to the launcher when it has none here. */
+static void pass_on(int sig)
+{
+    char path[64], line[256];
+    int n = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *de;
+
+    while (d && (de = readdir(d)) != NULL) {
+        long pid = strtol(de->d_name, NULL, 10), ppid = -1;
+        if (pid <= 0)
+            continue;
+        snprintf(path, sizeof path, "/proc/%ld/status", pid);
+        FILE *f = fopen(path, "r");
+        while (f && fgets(line, sizeof line, f))
+            if (sscanf(line, "PPid: %ld", &ppid) == 1)
+                break;
+        if (f)
+            fclose(f);
+        if (ppid == launcher_pid && kill((pid_t)pid, sig) == 0)
+            n++;
+    }
+    if (d)
+        closedir(d);
+    if (n == 0)
         kill(launcher_pid, sig);
 }
 
@@ -108,8 +142,9 @@ static int banner_line(const char *b, const char *launcher)
     }
     if ((at = strstr(b, "Process name: [[")) && sscanf(at, "Process name: [[%*d,%*d],%d]", &rank) == 1 &&
         (at = strstr(b, "Exit code:")) && sscanf(at, "Exit code: %d", &code) == 1) {
-        fprintf(stderr, "cnntop: rank %d exited with status %d; %s ended the job\n", rank, code,
-                launcher);
+        if (!forwarded || code != 128 + forwarded) /* a rank stopped as asked says nothing */
+            fprintf(stderr, "cnntop: rank %d exited with status %d; %s ended the job\n", rank,
+                    code, launcher);
         return 1;
     }
     return 0;
@@ -129,7 +164,18 @@ static void relay(FILE *in, const char *launcher)
     size_t cap = 0, blen = 0;
     int inside = 0;
 
-    while (getline(&line, &cap, in) >= 0) {
+    for (;;) {
+        if (pending) {
+            pass_on(pending);
+            pending = 0;
+        }
+        errno = 0;
+        if (getline(&line, &cap, in) < 0) {
+            if (errno != EINTR || feof(in))
+                break;
+            clearerr(in);
+            continue;
+        }
         if (is_rule(line)) {
             if (inside && !banner_line(banner, launcher))
                 fprintf(stderr, "%s%s%s", line, banner, line);
@@ -228,7 +274,7 @@ int ranks_main(const Options *o, int argc, char **argv)
         fprintf(stderr, "cnntop: --ranks: pipe: %s\n", strerror(errno));
         return EXIT_FAIL;
     }
-    struct sigaction sa = {.sa_handler = forward, .sa_flags = SA_RESTART};
+    struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: relay() wakes */
     sigemptyset(&sa.sa_mask);
     pid_t pid = fork();
     if (pid == 0)

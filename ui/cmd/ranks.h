@@ -19,7 +19,8 @@
  * ranks' output passes through; the launcher's banners about a rank that
  * died or aborted become one line each ("cnntop: rank 1 died: signal 9
  * (Killed); mpirun ended the job").  SIGINT, SIGTERM and SIGHUP go to the
- * launcher, which passes them to the ranks.  Returns the launcher's exit
+ * ranks on this machine (the launcher's children; the launcher itself
+ * when it has none), which stop after the same step and finish.  Returns the launcher's exit
  * code (128 + signal when it was killed, or stopped by one passed on).
  */
 int ranks_main(const Options *o, int argc, char **argv);

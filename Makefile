@@ -7,7 +7,7 @@ PREFIX    ?= /usr/local
 
 DEPS      = build-essential cmake pkg-config libopenblas-dev libpfm4-dev \
             zlib1g-dev libncurses-dev dataset-fashion-mnist
-TEST_DEPS = python3-torch python3-numpy tmux hyperfine
+TEST_DEPS = python3-torch python3-numpy tmux hyperfine openmpi-bin libopenmpi-dev
 
 .PHONY: all deps test-deps configure build run test install clean
 

@@ -22,7 +22,7 @@ import re
 import sys
 
 # The engine's layers, lowest first (docs/ARCHITECTURE.md says what each holds).
-SRC_LAYERS = ["util", "prof", "nn", "data", "calibrate", "engine", "record", "exec"]
+SRC_LAYERS = ["util", "prof", "nn", "data", "dist", "calibrate", "engine", "record", "exec"]
 # The front ends', above every engine layer; ui/main.c is the top.
 UI_LAYERS = ["common", "cmd", "tui"]
 
@@ -33,6 +33,7 @@ PUBLIC = {
     "counters.h": "prof", "proctree.h": "prof", "hookfeed.h": "prof",
     "machine.h": "nn",
     "data.h": "data",
+    "dist.h": "dist",
     "calibrate.h": "calibrate",
     "engine.h": "engine", "verdict.h": "engine", "settings.h": "engine",
     "record.h": "record", "figures.h": "record", "record_train.h": "record",

@@ -53,6 +53,7 @@ typedef struct Slot {
     long seq;           /* its ticket */
     long epoch, pos;
     int n, cap;         /* images in it, and room for */
+    int n_global, first;/* the whole step's images, and where this share begins */
     float *x;
     uint8_t *labels;
     uint32_t *idx;
@@ -155,7 +156,10 @@ static int slot_get(Loader *l, int n)
 static int ticket_claim(Loader *l)
 {
     long left = l->src.n - l->issue_pos;
-    int n = left < l->batch ? (int)left : l->batch;
+    int ng = left < l->batch ? (int)left : l->batch;
+    int ranks = l->src.ranks > 1 ? l->src.ranks : 1, r = l->src.rank;
+    int first = (int)((long)r * ng / ranks);
+    int n = (int)((long)(r + 1) * ng / ranks) - first;
     int i = slot_get(l, n);
 
     if (i < 0)
@@ -171,8 +175,10 @@ static int ticket_claim(Loader *l)
     s->epoch = l->issue_epoch;
     s->pos = l->issue_pos;
     s->n = n;
-    memcpy(s->idx, l->perm + l->issue_pos, (size_t)n * sizeof *s->idx);
-    l->issue_pos += n;
+    s->n_global = ng;
+    s->first = first;
+    memcpy(s->idx, l->perm + l->issue_pos + first, (size_t)n * sizeof *s->idx);
+    l->issue_pos += ng;
     if (l->issue_pos >= l->src.n) {
         l->issue_epoch++;
         l->issue_pos = 0;
@@ -455,6 +461,8 @@ int loader_next(Loader *l, Batch *b, const atomic_int *stop)
     b->x = s->x;
     b->labels = s->labels;
     b->n = s->n;
+    b->n_global = s->n_global;
+    b->first = s->first;
     b->epoch = s->epoch;
     b->pos = s->pos;
     b->idx = s->idx;

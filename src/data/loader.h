@@ -60,6 +60,9 @@ typedef struct LoaderSrc {
     int rows, cols;
     uint64_t seed;          /* for the permutations and augmentation */
     unsigned augment;       /* CN_AUG_* bits */
+    int rank, ranks;        /* data-parallel: each ticket's slice of the permutation is
+                               the whole step's; this process takes its contiguous share
+                               [rank*n/ranks, (rank+1)*n/ranks).  ranks 0 or 1: all */
 } LoaderSrc;
 
 /* A batch handed to the trainer; valid until loader_release(). */
@@ -67,7 +70,10 @@ typedef struct Batch {
     float *x;
     uint8_t *labels;
     int n;                  /* images in it */
-    long epoch, pos;        /* its place: the permutation's slice [pos, pos+n) */
+    int n_global;           /* the step's images over every rank (n with one) */
+    int first;              /* where this share begins in the step's images (0 with one) */
+    long epoch, pos;        /* its place: the step's slice [pos, pos+n_global) of the
+                               permutation, of which this is [pos+first, pos+first+n) */
     const uint32_t *idx;    /* (n) the sample indices, for tests */
     int slot;               /* internal */
 } Batch;

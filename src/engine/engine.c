@@ -74,7 +74,8 @@ static int engine_alloc(Engine *e, char *err, size_t errlen)
     LoaderSrc src = {.images = t ? e->ds.test_images : e->ds.train_images,
                      .labels = t ? e->ds.test_labels : e->ds.train_labels,
                      .n = t ? e->n_test : e->n_train, .rows = e->ds.rows, .cols = e->ds.cols,
-                     .seed = e->cfg.seed, .augment = e->cfg.augment};
+                     .seed = e->cfg.seed, .augment = e->cfg.augment,
+                     .rank = t ? 0 : e->dist.rank, .ranks = t ? 1 : e->dist.size};
 
     e->eval_idx = malloc((size_t)e->cap * sizeof *e->eval_idx);
     e->evals = calloc(CN_MAX_EVALS, sizeof *e->evals);
@@ -108,7 +109,12 @@ int engine_new(Engine **out, const RunConfig *cfg, char *err, size_t errlen)
     snprintf(e->data_dir, sizeof e->data_dir, "%s", cfg->data_dir ? cfg->data_dir : CN_DEFAULT_DATA_DIR);
     e->cfg.data_dir = e->data_dir;
     e->threads = cfg->threads ? cfg->threads : sysinfo_cores();
+    if ((rc = distrun_open(e, err, errlen)) != 0) { /* threads: shared among a node's ranks */
+        free(e);
+        return rc;
+    }
     atomic_init(&e->stop, 0);
+    atomic_init(&e->never, 0);
     atomic_init(&e->pending_batch, 0);
     threadreg_init(&e->reg);
     pthread_mutex_init(&e->live_mu, NULL);
@@ -129,7 +135,7 @@ int engine_new(Engine **out, const RunConfig *cfg, char *err, size_t errlen)
     e->cap = engine_arena_batch(e, cfg->batch);
     if ((rc = engine_check_memory(e->cap, e->threads, err, errlen)) != 0)
         goto fail;
-    if ((rc = engine_alloc(e, err, errlen)) != 0)
+    if ((rc = engine_alloc(e, err, errlen)) != 0 || (rc = distrun_share_params(e, err, errlen)))
         goto fail;
     *out = e;
     return 0;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cnntop/dist.h"
 #include "cnntop/settings.h"
 #include "util/err.h"
 
@@ -23,6 +24,14 @@ static const SettingName augment_names[] = {
 static const SettingName gemm_names[] = {
     {"auto", CN_GEMM_AUTO}, {"openblas", CN_GEMM_OPENBLAS}, {"native", CN_GEMM_NATIVE},
     {NULL, 0},
+};
+
+static const SettingName dist_names[] = {
+    {"none", CN_DIST_NONE}, {"mpi", CN_DIST_MPI}, {NULL, 0},
+};
+
+static const SettingName bn_names[] = {
+    {"sync", CN_BN_SYNC}, {"local", CN_BN_LOCAL}, {NULL, 0},
 };
 
 #define F(field) offsetof(RunConfig, field)
@@ -63,6 +72,10 @@ const Setting settings_run[] = {
     {.key = "gemm", .what = "GEMM path", .arg = "PATH", .type = SETTING_CHOICE,
      .offset = F(gemm), .dflt = CN_GEMM_AUTO, .names = gemm_names,
      .help = "where the Winograd convolutions' GEMMs run; auto: native where OpenBLAS's kernel is narrower"},
+    {.key = "bn", .what = "BatchNorm statistics", .arg = "MODE", .type = SETTING_CHOICE,
+     .offset = F(bn_local), .dflt = CN_BN_SYNC, .names = bn_names,
+     .help = "with several ranks: sync (over every rank's images, as one process) or local "
+             "(each rank's own, PyTorch DDP's default)"},
     {.key = "data", .what = "data directory", .arg = "DIR", .type = SETTING_PATH,
      .offset = F(data_dir), .label0 = "default",
      .help = "directory with the four MNIST-format IDX files (plain or .gz)"},
@@ -70,6 +83,10 @@ const Setting settings_run[] = {
      .offset = F(eval_every), .min = 0, .max = CN_MAX_STEPS, .zero = "at each epoch's end only",
      .flags = SETTING_OPT_NONZERO | SETTING_NO_FILE,
      .help = "evaluate every N steps as well as at each epoch's end"},
+    {.key = "dist", .what = "distribution", .arg = "KIND", .type = SETTING_CHOICE,
+     .offset = F(dist), .dflt = CN_DIST_NONE, .names = dist_names, .flags = SETTING_NO_FILE,
+     .help = "mpi: be one rank of an MPI job (mpirun -np N cnntop run --dist mpi); "
+             "--batch is the job's"},
     {.key = NULL},
 };
 #undef F

@@ -94,13 +94,15 @@ static void layer_ratios(const Engine *e, LayerTime *lt)
 int engine_profile(const Engine *e, LayerTime *out, int max)
 {
     int n = 0;
+    /* A rank's ops ran on its own share of the images. */
+    const double images = (double)(e->dist.on ? e->dist.images : e->stats.images);
 
     for (int op = 0; op < PROF_NOPS && n < max; op++, n++) {
         snprintf(out[n].name, sizeof out[n].name, "%s", profile_name((ProfOp)op));
         out[n].seconds = e->prof.seconds[op];
         out[n].calls = e->prof.calls[op];
-        out[n].flops = model_op_flops((ProfOp)op) * (double)e->stats.images;
-        out[n].flops_executed = model_op_flops_executed((ProfOp)op) * (double)e->stats.images;
+        out[n].flops = model_op_flops((ProfOp)op) * images;
+        out[n].flops_executed = model_op_flops_executed((ProfOp)op) * images;
         out[n].ncounts = e->prof.cs ? e->prof.nev : 0;
         for (int i = 0; i < CN_LAYER_EVENTS; i++)
             out[n].counts[i] = i < out[n].ncounts && e->prof.ctr_ok[i] ? e->prof.ctr[op][i] : NAN;

@@ -30,6 +30,7 @@
 #include "cnntop/engine.h"
 #include "data/dataset.h"
 #include "data/loader.h"
+#include "engine/distrun.h"
 #include "engine/history.h"
 #include "nn/model.h"
 #include "prof/profile.h"
@@ -64,6 +65,7 @@ struct Engine {
     long epochs_done;    /* epochs completed (continues across checkpoints) */
     long epoch_pos;      /* images consumed of the current epoch */
     atomic_int stop;
+    atomic_int never;    /* 0 always: a rank's loader wait is not cut short */
     atomic_int pending_batch;  /* a batch size to apply at the next step, 0: none */
     TrainStats stats;
     ThreadReg reg;
@@ -89,6 +91,7 @@ struct Engine {
     EvalPoint *evals;          /* (CN_MAX_EVALS) of the last run */
     int nevals;                /* the trainer's count; pub.nevals once published */
     char trace_path[4096];
+    DistRun dist;              /* the trainer's: one rank of a data-parallel job */
 };
 
 /* engine.c */

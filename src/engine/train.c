@@ -94,23 +94,26 @@ static int train_step(Engine *e, int *nb, double *loss_out, double *wait, char *
     StepCtx s = {.ps = &e->ps, .a = &e->acts, .pool = e->pool, .prof = &e->prof,
                  .seed = e->cfg.seed, .gemm = e->gemm};
     StepSplit *sp = &e->stats.split;
-    double t0 = timer_now(), t1, t2, t3, t4;
+    double t0 = timer_now(), t1, t2, t3, t4, comm_f = 0.0, comm_b = 0.0, comm = 0.0;
     Batch b;
+    int rc;
 
     if (e->prof.cs)
         profile_counters_mark(&e->prof);
-    if (loader_next(e->loader, &b, &e->stop) != 0)
+    /* A rank never leaves a step alone: the others would wait for it. */
+    if (loader_next(e->loader, &b, e->dist.on ? &e->never : &e->stop) != 0)
         return 1;
     if (e->prof.cs)
         profile_counters_lap(&e->prof, PROF_DATA);
     if (e->trace)
         trace_add(e->trace, "wait", "data wait", t0, timer_now(), -1);
+    distrun_step_begin(e, &s, &b);
     if (b.epoch != e->epochs_done || b.pos != e->epoch_pos)
         return cn_fail(err, errlen, -CN_ESTATE,
                        "internal error: the loader gave the batch at epoch %ld image %ld, "
                        "expected epoch %ld image %ld", b.epoch, b.pos, e->epochs_done,
                        e->epoch_pos);
-    *nb = b.n;
+    *nb = b.n_global;
     t1 = timer_now();
     e->prof.seconds[PROF_DATA] += t1 - t0;
     e->prof.calls[PROF_DATA]++;
@@ -121,22 +124,39 @@ static int train_step(Engine *e, int *nb, double *loss_out, double *wait, char *
     model_forward(&s, b.n, 1, e->ps.adam_t);
     double loss = model_loss(&s, b.n);
     t2 = timer_now();
+    comm_f = e->dist.hook_wait;
     model_backward(&s, b.n);
+    rc = distrun_grads_wait(e, &comm, err, errlen);
+    comm_b = comm - comm_f;
     t3 = timer_now();
-    model_update(&s, e->cfg.lr);
+    if (rc == 0)
+        model_update(&s, e->cfg.lr);
     t4 = timer_now();
+    if (rc == 0)
+        rc = distrun_step_end(e, &loss, b.n, b.n_global, &comm, err, errlen);
+    t4 += comm - comm_f - comm_b; /* the loss's sum, after Adam, is the step's comm */
     e->acts.x = x;
     e->acts.labels = labels;
     loader_release(e->loader, &b);
+    if (rc != 0)
+        return rc;
     sp->data += t1 - t0;
-    sp->forward += t2 - t1;
-    sp->backward += t3 - t2;
-    sp->optimizer += t4 - t3;
+    sp->forward += t2 - t1 - comm_f;
+    sp->backward += t3 - t2 - comm_b;
+    sp->optimizer += t4 - t3 - (comm - comm_f - comm_b);
+    sp->comm += comm;
     *wait = t1 - t0;
     *loss_out = loss;
     if (e->trace)
         trace_add(e->trace, "step", "step", t0, t4, (long)e->ps.adam_t);
     return 0;
+}
+
+/* Whether the run stops before the next step: at once when asked, or, as
+ * one rank of a job, when any rank asked by the last step's end. */
+static int run_stopping(Engine *e)
+{
+    return e->dist.on ? e->dist.stop_agreed : atomic_load(&e->stop);
 }
 
 /* Publishes the step just done: progress, times, the segment's figures and
@@ -150,7 +170,8 @@ static void publish_step(Engine *e, const Progress *p, int nb, double dt, double
     L->step_time = dt;
     L->data_wait = wait;
     L->split = e->stats.split;
-    double busy = L->split.data + L->split.forward + L->split.backward + L->split.optimizer;
+    double busy = L->split.data + L->split.forward + L->split.backward + L->split.optimizer +
+                  L->split.comm;
     L->data_wait_share = busy > 0 ? L->split.data / busy : 0.0;
     L->loader_bound = L->data_wait_share > CN_LOADER_BOUND;
     live_segment_step(e, nb, dt, p->elapsed);
@@ -189,6 +210,7 @@ static void run_reset(Engine *e)
     }
     e->nevals = 0;
     atomic_store(&e->stop, 0);
+    distrun_run_reset(e);
 }
 
 /* Starts the run's clock and its own live record (history, segments), the
@@ -329,7 +351,7 @@ int engine_train(Engine *e, ProgressFn fn, void *userdata, char *err, size_t err
     run_begin(e, &run);
     live_apply_batch(e);
     run_plan(e, &run);
-    for (long step = 0; step < run.p.steps && !atomic_load(&e->stop); step++) {
+    for (long step = 0; step < run.p.steps && !run_stopping(e); step++) {
         int nb = 0;
         double loss = 0.0, wait = 0.0, ts = timer_now();
         if (step > 0 && atomic_load(&e->pending_batch)) {
@@ -347,9 +369,18 @@ int engine_train(Engine *e, ProgressFn fn, void *userdata, char *err, size_t err
             break;
         ts += run_evals(e, &run, step);
         publish_step(e, &run.p, nb, timer_now() - ts, wait);
-        if (fn && fn(&run.p, userdata))
-            break;
+        if (fn && fn(&run.p, userdata)) {
+            if (!e->dist.on)
+                break;
+            atomic_store(&e->stop, 1); /* every rank stops after the next step */
+        }
     }
     run_end(e, &run, ret);
+    if (e->dist.on && ret == 0 && e->stats.steps > 0) {
+        ret = distrun_finish(e, err, errlen);
+        pthread_mutex_lock(&e->live_mu);
+        snapshot_publish(e); /* with every rank's figures */
+        pthread_mutex_unlock(&e->live_mu);
+    }
     return ret;
 }

@@ -93,3 +93,21 @@ void bn_backward_finish(float *dgamma, float *dbeta, float *mdz, float *mdzx,
         mdzx[c] = (float)(sx / (double)M);
     }
 }
+
+void bn_parts_fold(double *part, int nparts, int C)
+{
+    for (int k = 1; k < nparts; k++)
+        for (int i = 0; i < 2 * C; i++)
+            part[i] += part[(size_t)k * C * 2 + (size_t)i];
+}
+
+void bn_backward_finish_split(float *dgamma, float *dbeta, float *mdz, float *mdzx,
+                              const double *local, const double *global, int C, long M)
+{
+    for (int c = 0; c < C; c++) {
+        dbeta[c] = (float)local[2 * c];
+        dgamma[c] = (float)local[2 * c + 1];
+        mdz[c] = (float)(global[2 * c] / (double)M);
+        mdzx[c] = (float)(global[2 * c + 1] / (double)M);
+    }
+}

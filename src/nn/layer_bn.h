@@ -46,4 +46,14 @@ void bn_affine(float *scale, float *shift, const float *gamma, const float *beta
 void bn_backward_finish(float *dgamma, float *dbeta, float *mdz, float *mdzx,
                         const double *part, int nparts, int C, long M);
 
+/* part (C, 2) <- the sum of the nparts parts (nparts, C, 2), in part order. */
+void bn_parts_fold(double *part, int nparts, int C);
+
+/* Data-parallel, statistics synchronised: dgamma, dbeta from this
+ * process's sums local (C, 2) (summed across processes later, as the other
+ * gradients are), mdz and mdzx the means of the sums over every process,
+ * global (C, 2), over their M values. */
+void bn_backward_finish_split(float *dgamma, float *dbeta, float *mdz, float *mdzx,
+                              const double *local, const double *global, int C, long M);
+
 #endif

@@ -19,6 +19,13 @@
 void dropout_relu_forward(float *h, uint8_t *mask, const float *z, int F,
                           int n0, int n1, uint64_t key);
 
+/* The same for rows that are rows first + n0 .. first + n1 of the whole
+ * step's images (data-parallel: this process holds a share of them): the
+ * keep bits are those of element (first + n)*F + f, so that an image's
+ * mask does not depend on which process holds it. */
+void dropout_relu_forward_at(float *h, uint8_t *mask, const float *z, int F,
+                             int n0, int n1, uint64_t key, long first);
+
 /* Rows [n0, n1): dz = dh * mask / (1 - p) (in place allowed). */
 void dropout_relu_backward(float *dz, const float *dh, const uint8_t *mask,
                            int F, int n0, int n1);

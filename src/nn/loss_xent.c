@@ -35,7 +35,13 @@ double xent_forward(float *probs, const float *logits, const uint8_t *labels,
 void xent_backward(float *dlogits, const float *probs, const uint8_t *labels,
                    int N, int NC)
 {
-    const float inv = 1.0f / (float)N;
+    xent_backward_over(dlogits, probs, labels, N, NC, N);
+}
+
+void xent_backward_over(float *dlogits, const float *probs, const uint8_t *labels,
+                        int N, int NC, int count)
+{
+    const float inv = 1.0f / (float)count;
 
     for (int n = 0; n < N; n++)
         for (int k = 0; k < NC; k++) {

@@ -17,6 +17,11 @@ double xent_forward(float *probs, const float *logits, const uint8_t *labels,
 void xent_backward(float *dlogits, const float *probs, const uint8_t *labels,
                    int N, int NC);
 
+/* dlogits = (probs - onehot(labels)) / count: the gradient of the mean
+ * over `count` images, of which these N are a share (data-parallel). */
+void xent_backward_over(float *dlogits, const float *probs, const uint8_t *labels,
+                        int N, int NC, int count);
+
 /* Rows whose largest logit is at the label (first maximum wins). */
 long xent_correct(const float *logits, const uint8_t *labels, int N, int NC);
 

@@ -103,6 +103,25 @@ size_t acts_bytes(int B, int threads);
 int acts_init(Acts *a, int B, int threads);
 void acts_done(Acts *a);
 
+/*
+ * Data-parallel training (the engine fills these from src/dist; nn knows
+ * nothing of how): this process holds a share of the step's images, the
+ * loss and gradients are normalised by the whole step's count, and
+ *   grads_ready(ud, g, n): floats g[0..n) of the gradient block are final
+ *       for this process (a layer's tensors, in the order the backward pass
+ *       makes them: fc3 first, block 1 last); they may be summed across
+ *       processes in place, at any time until model_update() needs them;
+ *   sum(ud, v, n): v[0..n) becomes its sum over every process, now (the
+ *       BatchNorm statistics' per-channel sums, forward and backward,
+ *       when sync_bn).
+ */
+typedef struct StepHooks {
+    void *ud;
+    void (*grads_ready)(void *ud, float *g, size_t n);
+    void (*sum)(void *ud, double *v, size_t n);
+    int sync_bn;     /* 1: BatchNorm statistics over the whole step's images */
+} StepHooks;
+
 /* Everything one step needs to know beside the buffers. */
 typedef struct StepCtx {
     Params *ps;
@@ -111,6 +130,11 @@ typedef struct StepCtx {
     Profile *prof;   /* may be NULL */
     uint64_t seed;   /* for dropout masks */
     GemmPath gemm;   /* where the Winograd GEMMs run (gemm.h); 0: OpenBLAS */
+    const StepHooks *hooks; /* NULL: one process */
+    int n_global;    /* images of the step over every process; 0: this one's N */
+    int first;       /* the place of this process's first image among them; the
+                        dropout masks are keyed by it, so an image gets the
+                        same mask whichever process holds it */
 } StepCtx;
 
 /* Before the first step, on a new pool: every thread's OpenBLAS buffer

@@ -196,6 +196,33 @@ static void job_reduce(void *jp, int item, int tid)
     }
 }
 
+/* Data-parallel, BatchNorm synchronised: block l's backward means over
+ * every process's images; its dgamma and dbeta stay this process's. */
+static void bn_backward_synced(StepCtx *s, int l, int N)
+{
+    const ConvSpec *cs = &model_conv_specs[l];
+    BlockBufs *bb = &s->a->blk[l];
+    double g[2 * 128];
+
+    assert(cs->OC <= 128);
+    bn_parts_fold(bb->part, model_block_chunks(l, N), cs->OC);
+    memcpy(g, bb->part, (size_t)cs->OC * 2 * sizeof *g);
+    s->hooks->sum(s->hooks->ud, g, (size_t)cs->OC * 2);
+    bn_backward_finish_split(s->ps->g[cs->tg], s->ps->g[cs->tbeta], bb->mdz, bb->mdzx, bb->part,
+                             g, cs->OC, (long)s->n_global * cs->H * cs->W);
+}
+
+/* Tells the hooks that tensors t0..t1 (contiguous in the gradient block)
+ * are final. */
+static void grads_ready(StepCtx *s, int t0, int t1)
+{
+    if (!s->hooks || !s->hooks->grads_ready)
+        return;
+    Params *ps = s->ps;
+    size_t n = ps->off[t1] + params_numel(&params_tensors[t1]) - ps->off[t0];
+    s->hooks->grads_ready(s->hooks->ud, ps->g[t0], n);
+}
+
 static void block_backward(StepCtx *s, int l, int N, double *t0)
 {
     const ConvSpec *cs = &model_conv_specs[l];
@@ -204,8 +231,11 @@ static void block_backward(StepCtx *s, int l, int N, double *t0)
     StepJob j = {.s = s, .N = N, .l = l};
 
     workpool_run(s->pool, model_block_chunks(l, N), job_pool_sums, &j);
-    bn_backward_finish(ps->g[cs->tg], ps->g[cs->tbeta], bb->mdz, bb->mdzx, bb->part,
-                       model_block_chunks(l, N), cs->OC, (long)N * cs->H * cs->W);
+    if (model_sync_bn(s))
+        bn_backward_synced(s, l, N);
+    else
+        bn_backward_finish(ps->g[cs->tg], ps->g[cs->tbeta], bb->mdz, bb->mdzx, bb->part,
+                           model_block_chunks(l, N), cs->OC, (long)N * cs->H * cs->W);
     if (s->prof)
         profile_lap(s->prof, cs->bbn, t0);
     workpool_run(s->pool, model_block_chunks(l, N), l > 0 ? job_conv_bwd : job_phase_bwd, &j);
@@ -217,6 +247,7 @@ static void block_backward(StepCtx *s, int l, int N, double *t0)
                                bb->mdz, bb->mdzx, cs->OC, (long)N * cs->H * cs->W);
     if (s->prof)
         profile_lap(s->prof, cs->bconv, t0);
+    grads_ready(s, cs->tw, cs->tbeta);
 }
 
 void model_backward(StepCtx *s, int N)
@@ -230,6 +261,7 @@ void model_backward(StepCtx *s, int N)
         fc_layer_backward(s, l, N);
         if (s->prof)
             profile_lap(s->prof, bops[l], &t0);
+        grads_ready(s, model_fc_specs[l].tw, model_fc_specs[l].tb);
     }
     workpool_run(s->pool, model_nchunks(N), model_job_flatten, &flat);
     for (int l = MODEL_NBLOCKS - 1; l >= 0; l--)

@@ -124,6 +124,30 @@ static void job_phase_pool(void *jp, int c, int tid)
     }
 }
 
+/* Data-parallel, BatchNorm synchronised: the statistics of block l over
+ * every process's images.  Block 1 sums its moments across processes
+ * (its backward pass keeps this process's own, in bb->mom); blocks 2 and 3
+ * fold their chunks' sums in chunk order and sum those. */
+static void block_stats_synced(StepCtx *s, int l, int N)
+{
+    const ConvSpec *cs = &model_conv_specs[l];
+    BlockBufs *bb = &s->a->blk[l];
+    Params *ps = s->ps;
+    const long M = (long)s->n_global * cs->H * cs->W;
+
+    if (l == 0) {
+        double g[CONV_PHASE_MOMENTS];
+        memcpy(g, bb->mom + (size_t)MODEL_MAX_CHUNKS * CONV_PHASE_MOMENTS, sizeof g);
+        s->hooks->sum(s->hooks->ud, g, CONV_PHASE_MOMENTS);
+        conv_phase_stats_moments(bb->part, g, ps->p[cs->tw], ps->p[cs->tb], cs->OC, M);
+    } else {
+        bn_parts_fold(bb->part, model_block_chunks(l, N), cs->OC);
+        s->hooks->sum(s->hooks->ud, bb->part, (size_t)cs->OC * 2);
+    }
+    bn_stats_finish(bb->mean, bb->invstd, ps->r[cs->rmean], ps->r[cs->rvar], bb->part, 1,
+                    cs->OC, M);
+}
+
 /* The batch's BN statistics of block l from its chunks' partial sums
  * (block 1: from the moments, summed in chunk order and kept for the
  * backward pass). */
@@ -141,9 +165,12 @@ static void block_stats(StepCtx *s, int l, int N)
         for (int c = 1; c < nparts; c++)
             for (int e = 0; e < CONV_PHASE_MOMENTS; e++)
                 sum[e] += bb->mom[(size_t)c * CONV_PHASE_MOMENTS + e];
+        if (model_sync_bn(s))
+            return block_stats_synced(s, l, N);
         conv_phase_stats_moments(bb->part, sum, ps->p[cs->tw], ps->p[cs->tb], cs->OC, M);
         nparts = 1;
-    }
+    } else if (model_sync_bn(s))
+        return block_stats_synced(s, l, N);
     bn_stats_finish(bb->mean, bb->invstd, ps->r[cs->rmean], ps->r[cs->rvar], bb->part, nparts,
                     cs->OC, M);
 }
@@ -221,8 +248,8 @@ static void job_relu_drop_fwd(void *jp, int c, int tid)
 
     (void)tid;
     model_chunk_range(j->N, c, &n0, &n1);
-    dropout_relu_forward(h, j->train ? (j->l == 0 ? a->m1 : a->m2) : NULL, h,
-                         model_fc_specs[j->l].OUT, n0, n1, j->key);
+    dropout_relu_forward_at(h, j->train ? (j->l == 0 ? a->m1 : a->m2) : NULL, h,
+                            model_fc_specs[j->l].OUT, n0, n1, j->key, j->s->first);
 }
 
 static void fc_layer_forward(StepCtx *s, int l, int N, int train, long step)
@@ -259,7 +286,8 @@ double model_loss(StepCtx *s, int N)
     Acts *a = s->a;
     double loss = xent_forward(a->probs, a->logits, a->labels, N, MODEL_CLASSES);
 
-    xent_backward(a->dlogits, a->probs, a->labels, N, MODEL_CLASSES);
+    xent_backward_over(a->dlogits, a->probs, a->labels, N, MODEL_CLASSES,
+                       s->n_global ? s->n_global : N);
     if (s->prof)
         profile_lap(s->prof, PROF_LOSS, &t0);
     return loss;

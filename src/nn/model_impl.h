@@ -278,6 +278,12 @@ static inline float *model_fc_doutput(Acts *a, int l)
     return l == 0 ? a->dh1 : l == 1 ? a->dh2 : a->dlogits;
 }
 
+/* Whether the step's BatchNorm statistics are summed across processes. */
+static inline int model_sync_bn(const StepCtx *s)
+{
+    return s->hooks && s->hooks->sync_bn && s->hooks->sum && s->n_global > 0;
+}
+
 /* The flatten phase, both ways (j->back): a workpool job (model_forward.c). */
 void model_job_flatten(void *jp, int c, int tid);
 

@@ -49,6 +49,13 @@ int sysinfo_cores(void)
     return online < 1 ? 1 : online > CN_MAX_CORES ? CN_MAX_CORES : (int)online;
 }
 
+int sysinfo_cores_online(void)
+{
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+    return online < 1 ? 1 : online > CN_MAX_CORES ? CN_MAX_CORES : (int)online;
+}
+
 /* The value of the first "key : value" line of /proc/cpuinfo, or "". */
 static void cpuinfo_field(const char *key, char *buf, size_t len)
 {

@@ -10,6 +10,9 @@
 /* Cores this process may run on (its affinity mask, of any size), 1..CN_MAX_CORES. */
 int sysinfo_cores(void);
 
+/* The machine's cores online, whatever this process's affinity, 1..CN_MAX_CORES. */
+int sysinfo_cores_online(void);
+
 /* The CPU's model name, or "unknown". */
 void sysinfo_cpu_model(char *buf, size_t len);
 

@@ -20,6 +20,7 @@
 
 #include <signal.h>
 
+#include "cnntop/figures.h"
 #include "cnntop/hookfeed.h"
 #include "cnntop/json.h"
 #include "cnntop/proctree.h"
@@ -49,6 +50,10 @@ const FieldNames record_aug_names = {"augmentation", sizeof aug / sizeof *aug, a
 
 static const FieldName roles[] = {{CN_ROLE_TRAIN, "train"}, {CN_ROLE_LOAD, "load"}};
 const FieldNames record_role_names = {"role", sizeof roles / sizeof *roles, roles};
+
+static const FieldName bn_modes[] = {{0, "sync"}, {1, "local"}};
+const FieldNames record_bn_names = {"BatchNorm mode", sizeof bn_modes / sizeof *bn_modes,
+                                    bn_modes};
 
 /* An exec record's counter roles: ProcRole's values (cnntop/proctree.h). */
 static const FieldName proc_roles[] = {{0, "main"}, {1, "worker"}, {2, "other"}};
@@ -153,6 +158,8 @@ static const Field config_fields[] = {
      .hi = CN_MAX_PREFETCH),
     F("augment", FT_FLAGS, R(config.augment), FIRST, "augmentations, by name",
      .names = &record_aug_names),
+    F("bn", FT_NAME, R(config.bn_local), RECORD_REV_DIST,
+      "BatchNorm statistics with several ranks: sync or local", .names = &record_bn_names),
     END,
 };
 
@@ -190,6 +197,8 @@ static const Field split_fields[] = {
     FV("forward", FT_NUM, R(train.split.forward), FIRST, "seconds in the forward pass"),
     FV("backward", FT_NUM, R(train.split.backward), FIRST, "seconds in the backward pass"),
     FV("optimizer", FT_NUM, R(train.split.optimizer), FIRST, "seconds in Adam"),
+    FV("comm", FT_NUM, R(train.split.comm), RECORD_REV_DIST,
+       "seconds waiting for the other ranks (all-reduces)"),
     END,
 };
 
@@ -215,6 +224,68 @@ static const Field train_fields[] = {
     F("final_loss", FT_NUM, R(train.final_loss), FIRST, "mean loss over the last epoch"),
     F("stopped", FT_BOOL, R(train.stopped), FIRST, "stopped early"),
     F("split", FT_OBJECT, NOWHERE, FIRST, "where the step time went", .sub = split_fields),
+    END,
+};
+
+/* A data-parallel run's communication: nccl-tests' algbw (bytes / time)
+ * and busbw (algbw x 2(N-1)/N, what each link carries in a ring), the time
+ * being ar_probe, the all-reduce alone. */
+static double dist_algbw(const void *base)
+{
+    return record_dist_algbw(&((const RunRecord *)base)->train.dist);
+}
+
+static double dist_busbw(const void *base)
+{
+    const DistFigures *d = &((const RunRecord *)base)->train.dist;
+    return d->ranks > 0 ? dist_algbw(base) * 2.0 * (d->ranks - 1) / d->ranks : NAN;
+}
+
+static double dist_overlap(const void *base)
+{
+    const DistFigures *d = &((const RunRecord *)base)->train.dist;
+    double o = d->ar_span > 0 ? 1.0 - d->ar_wait / d->ar_span : NAN;
+    return o < 0 ? 0.0 : o;
+}
+
+static const Field dist_fields[] = {
+    F("ranks", FT_INT, R(train.dist.ranks), RECORD_REV_DIST, "the job's ranks",
+      .hi = 1 << 24),
+    F("steps", FT_INT, R(train.dist.steps), RECORD_REV_DIST, "steps of the gradients' all-reduce",
+      .hi = RECORD_MAX_STEPS),
+    FV("ar_wait", FT_NUM, R(train.dist.ar_wait), RECORD_REV_DIST,
+       "seconds blocked on the gradients' all-reduce, summed"),
+    FV("ar_span", FT_NUM, R(train.dist.ar_span), RECORD_REV_DIST,
+       "seconds from a step's first all-reduce to its last seen done, summed"),
+    F("ar_bytes", FT_NUM, R(train.dist.ar_bytes), RECORD_REV_DIST,
+      "gradient bytes all-reduced per step"),
+    FV("ar_probe", FT_NUM, R(train.dist.ar_probe), RECORD_REV_DIST,
+       "seconds of one all-reduce of ar_bytes alone, the best of 3 before training"),
+    FV("sum_wait", FT_NUM, R(train.dist.sum_wait), RECORD_REV_DIST,
+       "seconds in the small sums (BatchNorm, loss), summed"),
+    F("local_ranks", FT_INT, R(train.dist.local_ranks), RECORD_REV_DIST,
+      "ranks on rank 0's machine", .hi = 1 << 24),
+    F("node_cores", FT_INT, R(train.dist.node_cores), RECORD_REV_DIST,
+      "that machine's cores online", .hi = CN_MAX_CORES),
+    FV("algbw_gbps", FT_DERIVED, NOWHERE, RECORD_REV_DIST, "ar_bytes / ar_probe, GB/s",
+       .derive = dist_algbw),
+    FV("busbw_gbps", FT_DERIVED, NOWHERE, RECORD_REV_DIST, "algbw x 2(ranks-1)/ranks, GB/s",
+       .derive = dist_busbw),
+    FV("overlap", FT_DERIVED, NOWHERE, RECORD_REV_DIST,
+       "share of the all-reduce hidden under the backward pass: 1 - ar_wait / ar_span",
+       .derive = dist_overlap),
+    END,
+};
+
+static const Field dist_rank_fields[] = {
+    FV("images_per_s", FT_NUM, AT(DistRank, images_per_s), RECORD_REV_DIST,
+       "the rank's own images / wall"),
+    FV("step_time", FT_NUM, AT(DistRank, step_time), RECORD_REV_DIST, "mean seconds a step"),
+    FV("data_wait", FT_NUM, AT(DistRank, data_wait), RECORD_REV_DIST,
+       "seconds waiting for batches"),
+    FV("compute", FT_NUM, AT(DistRank, compute), RECORD_REV_DIST,
+       "seconds in forward, backward and Adam"),
+    FV("comm", FT_NUM, AT(DistRank, comm), RECORD_REV_DIST, "seconds waiting for other ranks"),
     END,
 };
 
@@ -460,6 +531,10 @@ const Field record_run_fields[] = {
       "the counter set's roles", .sub = role_fields, COUNTS(roles)),
     F("repeats", FT_ARRAY, ARRAY(repeats, RecordRepeat), FIRST, "each run of --runs",
      .sub = repeat_fields, COUNTS(repeats)),
+    F("dist", FT_MAYBE, NOWHERE, RECORD_REV_DIST, "a data-parallel run's communication",
+      .sub = dist_fields, .n_off = offsetof(RunRecord, have_dist)),
+    F("dist_ranks", FT_ARRAY, ARRAY(dist_ranks, DistRank), RECORD_REV_DIST,
+      "each rank's figures, by rank", .sub = dist_rank_fields, COUNTS(dist_ranks)),
     F("exec", FT_MAYBE, NOWHERE, REXEC, "the command `cnntop exec` ran", .sub = record_exec_fields,
      .n_off = offsetof(RunRecord, have_exec)),
     F("exec_counters", FT_ARRAY, ARRAY(exec_counters, RecordCounter), REXEC,

@@ -47,6 +47,8 @@ enum {
     RECORD_REV_SUMMARY,        /* sketch_gflops, triad_gbps, counters[].ctr_status and kind,
                                   roles[]: what the run's text summary prints */
     RECORD_REV_MODEL,          /* model (exec's layer window), layers[].kind */
+    RECORD_REV_DIST,           /* config.bn, train.split.comm, dist, dist_ranks[]: a
+                                  data-parallel run over MPI */
     RECORD_REVS                /* how many */
 };
 
@@ -137,6 +139,8 @@ extern const FieldNames record_aug_names;
 /* Thread roles, process roles (an exec record's counters) and counter
  * statuses by name. */
 extern const FieldNames record_role_names;
+/* BatchNorm's statistics across ranks (config.bn): sync, local. */
+extern const FieldNames record_bn_names;
 extern const FieldNames record_proc_role_names;
 extern const FieldNames record_status_names;
 /* The counter set's own statuses and the counters' kinds (cnntop/counters.h). */

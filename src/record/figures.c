@@ -112,18 +112,21 @@ double record_mean_accuracy(const RunRecord *r)
     return r->have_eval ? r->eval.accuracy : NAN;
 }
 
-void figures_split_shares(const StepSplit *sp, double share[4])
+void figures_split_shares(const StepSplit *sp, double share[SPLIT_PARTS])
 {
-    const double part[4] = {sp->data, sp->forward, sp->backward, sp->optimizer};
-    double t = part[0] + part[1] + part[2] + part[3];
+    const double part[SPLIT_PARTS] = {sp->data, sp->forward, sp->backward, sp->optimizer,
+                                      sp->comm};
+    double t = 0;
 
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < SPLIT_PARTS; k++)
+        t += part[k];
+    for (int k = 0; k < SPLIT_PARTS; k++)
         share[k] = t > 0 ? part[k] / t : NAN;
 }
 
 double figures_wait_share(const StepSplit *sp)
 {
-    double share[4];
+    double share[SPLIT_PARTS];
 
     figures_split_shares(sp, share);
     return share[0];
@@ -321,4 +324,9 @@ void record_speedup(const RunRecord *r, const RunRecord *base, int by_time, doub
     stats_ratio(a.mean, isnan(a.sd) ? 0 : a.sd, b.mean, isnan(b.sd) ? 0 : b.sd, x, u);
     if (!(a.n > 1 && b.n > 1))
         *u = NAN;
+}
+
+double record_dist_algbw(const DistFigures *d)
+{
+    return d->ar_probe > 0 ? d->ar_bytes / d->ar_probe * 1e-9 : NAN;
 }

@@ -80,6 +80,7 @@ void record_done(RunRecord *r)
     free(r->epochs);
     free(r->samples);
     free(r->segments);
+    free(r->dist_ranks);
     free(r->layers);
     free(r->counters);
     free(r->roles);
@@ -199,6 +200,7 @@ int record_push(void **arr, size_t *n, size_t *cap, const void *elem, size_t siz
 int record_add_epoch(RunRecord *r, const RecordEpoch *e) { return PUSH(r, epochs, e); }
 int record_add_eval(RunRecord *r, const RecordEval *ev) { return PUSH(r, evals, ev); }
 int record_add_segment(RunRecord *r, const Segment *s) { return PUSH(r, segments, s); }
+int record_add_dist_rank(RunRecord *r, const DistRank *d) { return PUSH(r, dist_ranks, d); }
 int record_add_counter(RunRecord *r, const RecordCounter *c) { return PUSH(r, counters, c); }
 int record_add_role(RunRecord *r, const RecordRole *role) { return PUSH(r, roles, role); }
 int record_add_repeat(RunRecord *r, const RecordRepeat *rep) { return PUSH(r, repeats, rep); }

@@ -160,6 +160,9 @@ int record_fill(RunRecord *r, Engine *e, CounterSet *cs, const EvalResult *eval)
         rc = fill_layers(r, e);
     for (int i = 0; i < snap->nsegments && rc == 0; i++)
         rc = record_add_segment(r, &snap->seg[i]);
+    r->have_dist = snap->train.dist.ranks > 0;
+    for (int i = 0; i < snap->train.dist.nrank && rc == 0; i++)
+        rc = record_add_dist_rank(r, &snap->train.dist.rank[i]);
     if (rc == 0)
         rc = fill_samples(r, e, snap);
     free(snap);

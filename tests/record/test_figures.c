@@ -116,16 +116,21 @@ static void test_rates(void)
 
 static void test_split_shares(void)
 {
-    StepSplit none = {0}, s = {.data = 1, .forward = 2, .backward = 4, .optimizer = 1};
-    double sh[4];
+    StepSplit none = {0}, s = {.data = 1, .forward = 2, .backward = 4, .optimizer = 1},
+              d = {.data = 1, .forward = 2, .backward = 4, .optimizer = 1, .comm = 2};
+    double sh[SPLIT_PARTS];
 
     figures_split_shares(&s, sh);
     CHECK_NEAR(sh[0], 0.125, 1e-12);
     CHECK_NEAR(sh[1], 0.25, 1e-12);
     CHECK_NEAR(sh[2], 0.5, 1e-12);
     CHECK_NEAR(sh[3], 0.125, 1e-12);
+    CHECK_NEAR(sh[4], 0.0, 1e-12);
+    figures_split_shares(&d, sh); /* a data-parallel run: comm is a part of the step */
+    CHECK_NEAR(sh[0], 0.1, 1e-12);
+    CHECK_NEAR(sh[4], 0.2, 1e-12);
     figures_split_shares(&none, sh);
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < SPLIT_PARTS; k++)
         CHECK(isnan(sh[k]));
 }
 

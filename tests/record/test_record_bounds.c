@@ -40,6 +40,10 @@ static const WriterMax maxima[] = {
     {"train.steps", CN_MAX_EPOCHS * CN_MAX_IMAGES, "--epochs at one image a step"},
     {"train.images", CN_MAX_STEPS * (long long)CN_MAX_BATCH, "--steps at the largest batch"},
     {"train.epochs_done", CN_MAX_STEPS, "--steps with an epoch a step"},
+    {"dist.ranks", 1 << 24, "MPI's ranks, an int"},
+    {"dist.local_ranks", 1 << 24, "as ranks"},
+    {"dist.node_cores", CN_MAX_CORES, "sysinfo_cores_online()"},
+    {"dist.steps", CN_MAX_EPOCHS * CN_MAX_IMAGES, "as train.steps"},
     {"eval.images", CN_MAX_IMAGES, "the test set"},
     {"eval.correct", CN_MAX_IMAGES, "the test set"},
     {"exit_code", 128 + 127, "killed by signal 127 (WTERMSIG's 7 bits)"},
@@ -109,6 +113,7 @@ static void build_max(RunRecord *r)
 
     build(r);
     r->have_exec = 1;
+    r->have_dist = 1;
     CHECK_INT(record_set_exec_command(r, argv), ==, 0);
     r->have_model = 1;
     for (size_t i = 0; i < N_MAXIMA; i++)

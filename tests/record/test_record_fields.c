@@ -85,6 +85,17 @@ static void fill_rest(RunRecord *r)
         snprintf(c.reason, sizeof c.reason, "multiplexed");
         CHECK_INT(record_add_exec_counter(r, &c), ==, 0);
     }
+    r->config.bn_local = 1;
+    r->train.split.comm = 0.125;
+    r->have_dist = 1;
+    r->train.dist = (DistFigures){.ranks = 2, .steps = 300, .ar_wait = 0.25, .ar_span = 1.5,
+                                  .ar_bytes = 1689896, .ar_probe = 0.00125,
+                                  .sum_wait = 0.0625, .local_ranks = 2, .node_cores = 4};
+    for (int i = 0; i < 2; i++) {
+        DistRank d = {.images_per_s = 500.5 + i, .step_time = 0.125, .data_wait = 0.25,
+                      .compute = 30.5, .comm = 1.75};
+        CHECK_INT(record_add_dist_rank(r, &d), ==, 0);
+    }
     for (int i = 0; i < 2; i++) {
         RecordEval ev = {.step = 100 * (i + 1), .epoch = i, .epoch_end = i, .wall = 4.5 * (i + 1),
                          .accuracy = 0.75 + 0.0625 * i, .loss = 0.5 - 0.125 * i};

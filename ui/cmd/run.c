@@ -21,9 +21,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cnntop/dist.h"
 #include "cnntop/record_train.h"
 #include "common/exit.h"
 #include "common/fmt.h"
+#include "cmd/ranks.h"
 #include "cmd/run.h"
 #include "cmd/runner.h"
 #include "cmd/summary.h"
@@ -61,6 +63,45 @@ int run_stdout_done(int rc)
     return rc == EXIT_OK ? EXIT_FAIL : rc;
 }
 
+/* --dist mpi: joins the job (dist_start) and refuses a batch that does not
+ * split over its ranks, before any work (rank 0 says why). */
+static int run_dist_join(const Options *o, RunnerOpts *ro)
+{
+    char err[512];
+
+    if (dist_start(err, sizeof err) != 0) {
+        fprintf(stderr, "cnntop: --dist mpi: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (o->cfg.batch % dist_size() != 0) {
+        if (dist_rank() == 0)
+            fprintf(stderr, "cnntop: --batch: %d does not split over %d ranks "
+                    "(a multiple of %d is needed)\n", o->cfg.batch, dist_size(), dist_size());
+        dist_finish();
+        return EXIT_USAGE;
+    }
+    ro->silent = dist_rank() > 0;
+    return EXIT_OK;
+}
+
+/* A rank other than 0: trains its share, prints and writes nothing (but
+ * its own errors); an error of its own ends the whole job. */
+static int run_dist_rank(RunnerOpts *ro, int argc, char **argv)
+{
+    RunRecord rec;
+    int rc;
+
+    ro->save = ro->trace = NULL;
+    record_init(&rec);
+    record_set_command(&rec, argc, argv);
+    rc = runner_run(ro, &rec, NULL, NULL);
+    record_done(&rec);
+    if (rc == EXIT_FAIL && dist_size() > 1)
+        dist_abort(rc); /* the others would wait for this rank for ever */
+    dist_finish();
+    return rc;
+}
+
 int run_main(const Options *o, int argc, char **argv)
 {
     RunnerOpts ro = {.cfg = o->cfg, .runs = o->runs, .warmup = o->warmup,
@@ -75,14 +116,23 @@ int run_main(const Options *o, int argc, char **argv)
     char err[512];
     int rc;
 
+    if (o->ranks > 0)
+        return ranks_main(o, argc, argv);
+    if (o->cfg.dist == CN_DIST_MPI && (rc = run_dist_join(o, &ro)) != EXIT_OK)
+        return rc;
+    if (dist_rank() > 0) /* the other ranks train, rank 0 alone speaks */
+        return run_dist_rank(&ro, argc, argv);
     runner_signals();
     record_init(&rec);
     record_set_command(&rec, argc, argv);
     rc = runner_run(&ro, &rec, &e, &cs);
     if (rc == EXIT_USAGE) { /* a bad -e list: nothing ran */
         record_done(&rec);
+        dist_finish();
         return rc;
     }
+    if (rc == EXIT_FAIL && dist_size() > 1 && rec.train.steps > 0)
+        dist_abort(rc); /* failed mid-run: the others would wait for rank 0 for ever */
     /* The sketch needs the machine's calibration: from the cache, or
      * measured now, after the run, on first use. */
     if (rec.train.steps > 0 && !runner_signal() &&
@@ -104,6 +154,7 @@ int run_main(const Options *o, int argc, char **argv)
                     o->export_path);
     }
     record_done(&rec);
+    dist_finish();
     return run_stdout_done(rc);
 }
 

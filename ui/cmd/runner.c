@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cnntop/dist.h"
 #include "cnntop/err.h"
 #include "cnntop/record_train.h"
 #include "cmd/runner.h"
@@ -44,6 +45,7 @@ typedef struct ProgressState {
     const char *prefix;
     char what[48];      /* "run 2/5", "warm-up 1/3" or "" */
     int runs, warmup;
+    int silent;         /* no lines: a rank other than 0 */
 } ProgressState;
 
 static void format_eta(char *buf, size_t len, double s)
@@ -63,6 +65,8 @@ static int on_progress(const Progress *p, void *ud)
 
     if (sig_caught) /* a signal before the training cleared the engine's stop flag */
         return 1;
+    if (ps->silent)
+        return 0;
     if (p->elapsed - ps->last < every && p->step != p->steps && p->step != 1)
         return 0;
     ps->last = p->elapsed;
@@ -135,7 +139,7 @@ int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet *
     char err[512];
     CounterSet *cs = NULL;
     ProgressState ps = {.tty = isatty(2), .prefix = ro->prefix ? ro->prefix : "",
-                        .runs = ro->runs, .warmup = ro->warmup};
+                        .runs = ro->runs, .warmup = ro->warmup, .silent = ro->silent};
     RecordTrainJob job = {.cfg = ro->cfg, .runs = ro->runs, .warmup = ro->warmup,
                           .vary_seed = ro->vary_seed, .load = ro->load, .save = ro->save,
                           .trace = ro->trace, .target = ro->target, .progress = on_progress,
@@ -157,8 +161,14 @@ int runner_run(const RunnerOpts *ro, RunRecord *rec, Engine **last, CounterSet *
     sig_engine = NULL;
     if (ps.shown)
         fputc('\n', stderr);
-    if (trc != 0)
-        fprintf(stderr, "cnntop: %s\n", err);
+    /* A job's ranks meet the errors of its checks (batch, settings,
+     * parameters) alike: rank 0 says them; a rank's own error is its own. */
+    if (trc != 0 && (dist_rank() == 0 || trc != -CN_EINVAL)) {
+        if (dist_size() > 1)
+            fprintf(stderr, "cnntop: rank %d: %s\n", dist_rank(), err);
+        else
+            fprintf(stderr, "cnntop: %s\n", err);
+    }
     if (res.trace_written)
         fprintf(stderr, "cnntop: trace written to %s\n", ro->trace);
     int rc = trc == 0 ? 0 : trc == -CN_EDIVERGED ? 3 : 1;

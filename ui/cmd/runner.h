@@ -29,6 +29,7 @@ typedef struct RunnerOpts {
     const char *trace;      /* trace of the last repeat, or NULL */
     const char *prefix;     /* progress line prefix, e.g. "[3/16] ", or "" */
     double target;          /* --target-accuracy (0..1), 0: none */
+    int silent;             /* no progress lines (a rank other than 0 of a job) */
 } RunnerOpts;
 
 /* Makes the stop signals (SIGINT, SIGTERM, SIGHUP) stop the run after its

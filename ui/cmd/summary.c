@@ -79,13 +79,16 @@ void summary_print_peak(FILE *f, const RunRecord *r, double images_per_s)
 
 static void print_split(FILE *f, const StepSplit *s)
 {
-    double sh[4];
+    double sh[SPLIT_PARTS];
 
     figures_split_shares(s, sh);
     if (isnan(sh[0]))
         return;
-    fprintf(f, "  Step time split:      data %.1f%%  forward %.1f%%  backward %.1f%%  optimizer %.1f%%\n",
+    fprintf(f, "  Step time split:      data %.1f%%  forward %.1f%%  backward %.1f%%  optimizer %.1f%%",
             100 * sh[0], 100 * sh[1], 100 * sh[2], 100 * sh[3]);
+    if (s->comm > 0)
+        fprintf(f, "  comm %.1f%%", 100 * sh[4]);
+    fputc('\n', f);
 }
 
 static void print_train(FILE *f, const RunRecord *r)
@@ -111,6 +114,7 @@ static void print_train(FILE *f, const RunRecord *r)
     fprintf(f, "  Final training loss:  %.4f  (mean over the last epoch's steps; last step %.4f)\n",
             st->final_loss, st->last_loss);
     print_split(f, &st->split);
+    summary_print_dist(f, r);
 }
 
 /* The queue's capacity in batches: the last segment's, else the config's
@@ -262,8 +266,10 @@ int summary_print_layers(FILE *f, const RunRecord *r)
         fprintf(f, "%-18s ", "Module");
     fprintf(f, "%10s %7s %13s %9s%s\n", "ms/step", "share", "model GFLOP/s", "executed",
             c.ctr ? "      IPC   miss" : "");
+    total += r->have_dist ? r->train.dist.ar_wait : 0.0; /* the sums are in the BN rows */
     for (size_t i = 0; i < r->n_layers; i++)
         print_layer(f, &lt[i], steps, total, &c);
+    summary_print_allreduce_row(f, r, total);
     free(lt);
     return 1;
 }

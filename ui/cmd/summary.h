@@ -41,6 +41,16 @@ void summary_print_peak(FILE *f, const RunRecord *r, double images_per_s);
  * when it printed, 0 when r has no layers. */
 int summary_print_layers(FILE *f, const RunRecord *r);
 
+/* A data-parallel run (r->have_dist; nothing otherwise): the ranks, each
+ * rank's images/s, step time and its parts, and the slowest rank
+ * (summary_dist.c). */
+void summary_print_dist(FILE *f, const RunRecord *r);
+
+/* The layer table's rows of the all-reduce: the seconds waiting for it a
+ * step, their share of `total`, bytes a step, algbw and busbw as nccl-tests
+ * define them, and the share hidden under the backward pass. */
+void summary_print_allreduce_row(FILE *f, const RunRecord *r, double total);
+
 /* Prints the repeats' mean ± σ, range, outliers and noise warning (when the
  * record has two or more repeats); nothing otherwise. */
 void summary_print_repeats(FILE *f, const RunRecord *r);

@@ -28,6 +28,11 @@
 static const Setting option_numbers[] = {
     {.key = "runs", .what = "runs", .arg = "N", .type = SETTING_INT, .offset = offsetof(Options, runs),
      .min = 1, .max = CN_MAX_RUNS, .dflt = 1, .help = "repeat each run N times and report mean and spread"},
+    {.key = "ranks", .what = "ranks", .arg = "N", .type = SETTING_INT,
+     .offset = offsetof(Options, ranks), .min = 0, .max = CN_MAX_RANKS,
+     .zero = "one process", .flags = SETTING_OPT_NONZERO,
+     .help = "train as an MPI job of N ranks: runs mpirun -np N [--oversubscribe] --bind-to none "
+             "cnntop run --dist mpi with these options"},
     {.key = "warmup", .what = "warm-up runs", .arg = "N", .type = SETTING_INT,
      .offset = offsetof(Options, warmup), .min = 0, .max = CN_MAX_RUNS,
      .help = "runs to do and discard before the measured ones"},
@@ -64,6 +69,9 @@ const OptionDesc option_table[] = {
     SET("--lr", "lr", TRAIN, OPTSET_LR),
     SET("--seed", "seed", TRAIN, OPTSET_SEED),
     SET("--gemm", "gemm", TRAIN | EVAL, OPTSET_GEMM),
+    SET("--dist", "dist", RUN, 0),
+    SET("--ranks", "ranks", RUN, 0),
+    SET("--bn", "bn", TRAIN, 0),
     OPT("--save", "FILE", "write a checkpoint when training ends", RUN),
     OPT("--load", "FILE", "start from a checkpoint (required for eval)", RUN | EVAL),
     OPT("--events", "LIST", "counters to read (-e; a leading + adds to the defaults)",

@@ -48,7 +48,7 @@ static void line_fit(Lines *l, attr_t a, const char *label, const char *full, co
 /* The step split as a bar of letters d f b o, coloured when colours work. */
 static void split_bar(Tui *t, Lines *l, const StepSplit *s)
 {
-    double sh[4];
+    double sh[SPLIT_PARTS];
     static const char letter[4] = {'d', 'f', 'b', 'o'};
     static const int pairs[4] = {PAIR_DATA, PAIR_FWD, PAIR_BWD, PAIR_OPT};
     int w = l->r.w - 11, x = l->r.x + 9, used = 0;

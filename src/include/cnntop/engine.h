@@ -51,6 +51,10 @@ typedef struct RunConfig {
                              GEMMs run; 0: auto */
     int test_only;        /* 1: read only the test split, to evaluate (engine_train
                              refuses; limit and the loader settings are unused) */
+    int dist;             /* CN_DIST_* (dist.h): CN_DIST_MPI trains as one rank of an
+                             MPI job, batch being the whole job's */
+    int bn_local;         /* CN_BN_* (dist.h): with dist, BatchNorm statistics over
+                             every rank's images (0) or each rank's own (1) */
 } RunConfig;
 
 /* Progress as the engine reports it to a callback after each step. */
@@ -80,7 +84,37 @@ typedef struct StepSplit {
     double forward;   /* forward pass and loss */
     double backward;  /* backward pass */
     double optimizer; /* Adam update */
+    double comm;      /* waiting for the other ranks: all-reduces (with --dist) */
 } StepSplit;
+
+#define CN_MAX_RANKS 64 /* ranks whose figures a record keeps */
+
+/* One rank's figures of a distributed run (DistFigures.rank). */
+typedef struct DistRank {
+    double images_per_s;  /* its own images / the run's wall time */
+    double step_time;     /* mean seconds of a step */
+    double data_wait;     /* seconds waiting for batches, summed */
+    double compute;       /* seconds in forward, backward and Adam, summed */
+    double comm;          /* seconds waiting for other ranks, summed */
+} DistRank;
+
+/* The communication of a distributed run (TrainStats.dist); ranks 0: none. */
+typedef struct DistFigures {
+    int ranks;            /* the job's ranks, 0: one process */
+    int bn_local;         /* CN_BN_* in effect */
+    long steps;
+    double ar_wait;       /* seconds blocked on the gradients' all-reduce, summed */
+    double ar_span;       /* seconds from a step's first all-reduce to its last one seen
+                             done, summed: the time the reduction took, hidden or not */
+    double ar_bytes;      /* gradient bytes all-reduced per step */
+    double ar_probe;      /* seconds of one all-reduce of that many bytes alone (the
+                             best of 3 when the engine was made): nccl-tests' time */
+    double sum_wait;      /* seconds blocked in the small sums (BatchNorm, loss), summed */
+    int local_ranks;      /* ranks on rank 0's machine */
+    int node_cores;       /* that machine's cores online (not this rank's affinity) */
+    int nrank;            /* ranks whose figures are in rank[] (rank 0 after the gather) */
+    DistRank rank[CN_MAX_RANKS];
+} DistFigures;
 
 /* Figures of the last engine_train() call. */
 typedef struct TrainStats {
@@ -96,6 +130,7 @@ typedef struct TrainStats {
     double final_loss;    /* mean loss over the last (possibly partial) epoch */
     int stopped;          /* 1 if stopped early by engine_stop() or the callback */
     StepSplit split;      /* where the time went */
+    DistFigures dist;     /* with RunConfig.dist: the communication, every rank's figures */
 } TrainStats;
 
 /* What engine_evaluate() measured. */

@@ -83,10 +83,12 @@ double figures_gflops(double images_per_s, double flops_per_image);
  * not positive (nothing timed). */
 double figures_rate_gflops(double flops, double seconds);
 
-/* The step split's shares of its time: share[0..3] for data, forward,
- * backward and optimizer, each 0..1; every one NAN when the split holds no
- * time.  figures_wait_share() is share[0]. */
-void figures_split_shares(const StepSplit *split, double share[4]);
+/* The step split's shares of its time: share[0..4] for data, forward,
+ * backward, optimizer and comm (a data-parallel run's wait for the other
+ * ranks; 0 in one process), each 0..1; every one NAN when the split holds
+ * no time.  figures_wait_share() is share[0]. */
+enum { SPLIT_PARTS = 5 };
+void figures_split_shares(const StepSplit *split, double share[SPLIT_PARTS]);
 
 /* CPUs kept busy: cpu_s CPU seconds over wall_s; NAN when either is
  * unknown or wall_s is not positive. */
@@ -124,4 +126,9 @@ void record_augment_text(unsigned aug, char *buf, size_t len);
 #ifdef __cplusplus
 }
 #endif
+/* A data-parallel run's all-reduce bandwidth as nccl-tests define algbw:
+ * the gradient bytes over the time of one all-reduce of them alone
+ * (ar_probe), GB/s; NAN when unknown.  busbw = algbw x 2(N-1)/N. */
+double record_dist_algbw(const DistFigures *d);
+
 #endif

@@ -208,6 +208,8 @@ typedef struct RunRecord {
     RecordRole *roles;       size_t n_roles, cap_roles; /* the counter set's roles */
     RecordRepeat *repeats;   size_t n_repeats, cap_repeats;
     RecordEval *evals;       size_t n_evals, cap_evals;
+    int have_dist;           /* 1: a data-parallel run (train.dist holds the job's figures) */
+    DistRank *dist_ranks;    size_t n_dist_ranks, cap_dist_ranks; /* each rank's, by rank */
     double target_accuracy;  /* --target-accuracy, 0..1; NAN: none */
     double time_to_target;   /* training seconds to first reach it; NAN: not reached or none */
     int have_train;          /* 1 (record_init): config, data and train are cnntop's own
@@ -288,6 +290,7 @@ int record_add_counter(RunRecord *r, const RecordCounter *c);
 int record_add_role(RunRecord *r, const RecordRole *role);
 int record_add_repeat(RunRecord *r, const RecordRepeat *rep);
 int record_add_eval(RunRecord *r, const RecordEval *ev);
+int record_add_dist_rank(RunRecord *r, const DistRank *d);
 
 /*
  * Fills r from e's last engine_train() call: the configuration in effect,

@@ -1,0 +1,266 @@
+/*
+ * distrun.c: the engine as one rank of a data-parallel job (distrun.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cnntop/version.h"
+#include "dist/dist.h"
+#include "engine/state.h"
+#include "prof/sysinfo.h"
+#include "util/err.h"
+
+/* FNV-1a, 64-bit, over n bytes, from h. */
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+#define HASH_FIELD(h, v) hash_bytes((h), &(v), sizeof(v))
+
+/* What every rank must agree on: the version, the data set's sizes and
+ * every setting but the per-rank ones (threads, workers, prefetch). */
+static uint64_t config_hash(const Engine *e)
+{
+    const RunConfig *c = &e->cfg;
+    uint64_t h = hash_bytes(0xcbf29ce484222325ULL, CNNTOP_VERSION, sizeof CNNTOP_VERSION);
+
+    h = HASH_FIELD(h, c->batch);
+    h = HASH_FIELD(h, c->epochs);
+    h = HASH_FIELD(h, c->steps);
+    h = HASH_FIELD(h, c->lr);
+    h = HASH_FIELD(h, c->seed);
+    h = HASH_FIELD(h, c->augment);
+    h = HASH_FIELD(h, c->eval_every);
+    h = HASH_FIELD(h, c->gemm);
+    h = HASH_FIELD(h, c->bn_local);
+    h = HASH_FIELD(h, e->n_train);
+    return HASH_FIELD(h, e->n_test);
+}
+
+/* The parameters, and the BatchNorm running statistics unless each rank
+ * keeps its own (--bn local: rank 0's are the checkpoint's, as PyTorch DDP
+ * keeps rank 0's buffers). */
+static uint64_t params_hash(const Params *ps, int bn_local)
+{
+    uint64_t h = hash_bytes(0xcbf29ce484222325ULL, ps->params, ps->nfloats * sizeof(float));
+
+    return bn_local ? h : hash_bytes(h, ps->running, ps->nrunning * sizeof(float));
+}
+
+/* Keeps a hook's first error for the step's end to report. */
+static void hook_fail(DistRun *d, int rc, const char *msg)
+{
+    if (d->rc)
+        return;
+    d->rc = rc;
+    snprintf(d->err, sizeof d->err, "%s", msg);
+}
+
+static void hook_grads(void *ud, float *g, size_t n)
+{
+    DistRun *d = ud;
+    char err[256];
+    int rc = dist_grads_start(g, n, err, sizeof err);
+
+    if (rc)
+        hook_fail(d, rc, err);
+}
+
+static void hook_sum(void *ud, double *v, size_t n)
+{
+    DistRun *d = ud;
+    char err[256];
+    double t0 = timer_now();
+    int rc = dist_sum_doubles(v, n, err, sizeof err);
+
+    d->hook_wait += timer_now() - t0;
+    if (rc)
+        hook_fail(d, rc, err);
+}
+
+int distrun_open(Engine *e, char *err, size_t errlen)
+{
+    DistRun *d = &e->dist;
+    int rc;
+
+    memset(d, 0, sizeof *d);
+    if (e->cfg.dist != CN_DIST_MPI)
+        return 0;
+    if ((rc = dist_start(err, errlen)) != 0)
+        return rc;
+    d->on = 1;
+    d->rank = dist_rank();
+    d->size = dist_size();
+    if (e->cfg.batch % d->size != 0)
+        return cn_fail(err, errlen, -CN_EINVAL,
+                       "--batch %d does not split over %d ranks (a multiple of %d is needed)",
+                       e->cfg.batch, d->size, d->size);
+    /* Threads: the cores mpirun bound this rank to, or, unbound, the
+     * machine's shared among its ranks. */
+    if (!e->cfg.threads) {
+        int mine = sysinfo_cores(), all = sysinfo_cores_online();
+        int t = mine < all ? mine : all / dist_local_size();
+        e->threads = t > 0 ? t : 1;
+    }
+    d->hooks = (StepHooks){.ud = d, .grads_ready = hook_grads, .sum = hook_sum,
+                           .sync_bn = e->cfg.bn_local == CN_BN_SYNC};
+    d->fig.ranks = d->size;
+    d->fig.bn_local = e->cfg.bn_local;
+    d->fig.local_ranks = dist_local_size();
+    d->fig.node_cores = sysinfo_cores_online();
+    return 0;
+}
+
+/* The gradients' all-reduce alone, as nccl-tests time it: the best of 3,
+ * on the gradient block (all zeros before training; it stays so). */
+static int probe_allreduce(Engine *e, char *err, size_t errlen)
+{
+    DistRun *d = &e->dist;
+    double best = INFINITY;
+    DistWait w;
+    int rc;
+
+    for (int k = 0; k < 3; k++) {
+        double t0 = timer_now();
+        if ((rc = dist_grads_start(e->ps.grads, e->ps.nfloats, err, errlen)) != 0 ||
+            (rc = dist_grads_wait(&w, err, errlen)) != 0)
+            return rc;
+        double dt = timer_now() - t0;
+        best = dt < best ? dt : best;
+    }
+    d->probe = best;
+    return 0;
+}
+
+int distrun_share_params(Engine *e, char *err, size_t errlen)
+{
+    DistRun *d = &e->dist;
+    long last = e->n_train % e->cfg.batch;
+    int rc;
+
+    if (!d->on)
+        return 0;
+    if ((rc = dist_check_same(config_hash(e), "version, data set or settings", err, errlen)))
+        return rc;
+    if (last > 0 && last < d->size)
+        return cn_fail(err, errlen, -CN_EINVAL,
+                       "the epoch's last batch of %ld image%s cannot give each of %d ranks one "
+                       "(change --batch or --limit)", last, last == 1 ? "" : "s", d->size);
+    if ((rc = dist_bcast_floats(e->ps.params, e->ps.nfloats, err, errlen)) != 0 ||
+        (rc = dist_bcast_floats(e->ps.running, e->ps.nrunning, err, errlen)) != 0)
+        return rc;
+    if ((rc = dist_check_same(params_hash(&e->ps, 0), "parameters after the broadcast", err,
+                              errlen)) != 0)
+        return rc;
+    return probe_allreduce(e, err, errlen);
+}
+
+void distrun_run_reset(Engine *e)
+{
+    DistRun *d = &e->dist;
+    DistFigures keep = d->fig;
+
+    memset(&d->fig, 0, sizeof d->fig);
+    d->fig.ranks = keep.ranks;
+    d->fig.bn_local = keep.bn_local;
+    d->fig.local_ranks = keep.local_ranks;
+    d->fig.node_cores = keep.node_cores;
+    d->fig.ar_probe = d->probe;
+    d->images = 0;
+    d->stop_agreed = 0;
+    d->rc = 0;
+}
+
+void distrun_step_begin(Engine *e, StepCtx *s, const Batch *b)
+{
+    DistRun *d = &e->dist;
+
+    if (!d->on)
+        return;
+    s->hooks = &d->hooks;
+    s->n_global = b->n_global;
+    s->first = b->first;
+    d->hook_wait = 0.0;
+    d->images += b->n;
+}
+
+int distrun_grads_wait(Engine *e, double *comm, char *err, size_t errlen)
+{
+    DistRun *d = &e->dist;
+    DistWait w;
+    int rc;
+
+    *comm = 0.0;
+    if (!d->on)
+        return 0;
+    if (d->rc)
+        return cn_fail(err, errlen, d->rc, "%s", d->err);
+    if ((rc = dist_grads_wait(&w, err, errlen)) != 0)
+        return rc;
+    d->fig.ar_wait += w.wait;
+    d->fig.ar_span += w.span;
+    d->fig.ar_bytes = w.bytes;
+    d->fig.sum_wait += d->hook_wait;
+    *comm = w.wait + d->hook_wait;
+    return 0;
+}
+
+int distrun_step_end(Engine *e, double *loss, int nb, int n_global, double *comm, char *err,
+                     size_t errlen)
+{
+    DistRun *d = &e->dist;
+    double v[2] = {*loss * nb, atomic_load(&e->stop) ? 1.0 : 0.0}, t0 = timer_now();
+    int rc;
+
+    if (!d->on)
+        return 0;
+    if ((rc = dist_sum_doubles(v, 2, err, errlen)) != 0)
+        return rc;
+    double dt = timer_now() - t0;
+    d->fig.sum_wait += dt;
+    d->fig.steps++;
+    *comm += dt;
+    *loss = v[0] / n_global;
+    d->stop_agreed = v[1] > 0.0;
+    return 0;
+}
+
+int distrun_finish(Engine *e, char *err, size_t errlen)
+{
+    DistRun *d = &e->dist;
+    const TrainStats *st = &e->stats;
+    const StepSplit *sp = &st->split;
+    int rc;
+
+    if (!d->on)
+        return 0;
+    double mine[5] = {
+        st->wall > 0 ? (double)d->images / st->wall : 0.0,
+        st->steps > 0 ? st->wall / (double)st->steps : 0.0,
+        sp->data, sp->forward + sp->backward + sp->optimizer, sp->comm,
+    };
+    double all[5 * CN_MAX_RANKS];
+    int n = d->size < CN_MAX_RANKS ? d->size : CN_MAX_RANKS;
+
+    if ((rc = dist_check_same(params_hash(&e->ps, e->cfg.bn_local),
+                                     "parameters after training", err, errlen)))
+        return rc;
+    e->stats.dist = d->fig;
+    if (d->size > CN_MAX_RANKS)
+        return 0; /* too many to keep: the job's figures alone */
+    if ((rc = dist_gather_doubles(mine, 5, all, err, errlen)) != 0)
+        return rc;
+    d->fig.nrank = d->rank == 0 ? n : 0;
+    for (int r = 0; r < d->fig.nrank; r++)
+        d->fig.rank[r] = (DistRank){.images_per_s = all[5 * r], .step_time = all[5 * r + 1],
+                                    .data_wait = all[5 * r + 2], .compute = all[5 * r + 3],
+                                    .comm = all[5 * r + 4]};
+    e->stats.dist = d->fig;
+    return 0;
+}

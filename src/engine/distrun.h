@@ -1,0 +1,66 @@
+/*
+ * distrun.h: the engine as one rank of a data-parallel job
+ * (RunConfig.dist = CN_DIST_MPI; distrun.c).  The trainer's alone.
+ *
+ * Each rank holds the same parameters (broadcast from rank 0 when the
+ * engine is made, checked by checksum then and when a run ends), takes its
+ * contiguous share of every step's images (the loader), and fills the
+ * model's StepHooks: a layer's gradients are summed across ranks by a
+ * nonblocking all-reduce started as soon as the backward pass has made
+ * them (MPI_Testall at each later layer lets MPI progress), waited for
+ * before Adam; BatchNorm's per-channel sums are summed at once (sync).
+ * The step's loss and a stop request are summed after it, so that every
+ * rank sees the job's loss and stops at the same step.
+ */
+#ifndef CNNTOP_ENGINE_DISTRUN_H
+#define CNNTOP_ENGINE_DISTRUN_H
+
+#include "cnntop/engine.h"
+#include "data/loader.h"
+#include "nn/model.h"
+
+typedef struct Engine Engine;
+
+/* A distributed run's state and figures. */
+typedef struct DistRun {
+    int on;              /* cfg.dist == CN_DIST_MPI */
+    int rank, size;
+    StepHooks hooks;
+    double hook_wait;    /* seconds blocked in the BN sums, so far this step */
+    int rc;              /* the first error a hook met (hooks return nothing) */
+    char err[256];
+    int stop_agreed;     /* every rank stops after this step */
+    long images;         /* this rank's own images this run */
+    double probe;        /* seconds of the gradients' all-reduce alone (probe_allreduce) */
+    DistFigures fig;     /* of the run so far (engine.h) */
+} DistRun;
+
+/* Before the engine's threads start: joins the job, checks the batch
+ * splits and the ranks run the same version and settings, and sets the
+ * compute threads' default to the node's cores shared among its ranks. */
+int distrun_open(Engine *e, char *err, size_t errlen);
+
+/* After the parameters exist: rank 0's everywhere, checked. */
+int distrun_share_params(Engine *e, char *err, size_t errlen);
+
+/* Clears the run's figures (engine_train's start). */
+void distrun_run_reset(Engine *e);
+
+/* The step's hooks and this rank's place in the step's images. */
+void distrun_step_begin(Engine *e, StepCtx *s, const Batch *b);
+
+/* After the backward pass: waits for the gradients' sums; *comm gets the
+ * step's seconds waiting on other ranks so far. */
+int distrun_grads_wait(Engine *e, double *comm, char *err, size_t errlen);
+
+/* After the step: *loss (this rank's mean over its nb images) becomes the
+ * job's, and stop_agreed whether any rank asked to stop; *comm grows by
+ * the wait. */
+int distrun_step_end(Engine *e, double *loss, int nb, int n_global, double *comm, char *err,
+                     size_t errlen);
+
+/* When the run ends: parameters still the same everywhere, and every
+ * rank's figures gathered on rank 0. */
+int distrun_finish(Engine *e, char *err, size_t errlen);
+
+#endif

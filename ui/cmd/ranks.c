@@ -1,0 +1,306 @@
+/*
+ * ranks.c: `cnntop run --ranks N` (ranks.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cnntop/dist.h"
+#include "cmd/ranks.h"
+#include "common/exit.h"
+#include "common/signals.h"
+
+static volatile pid_t launcher_pid;
+static volatile sig_atomic_t forwarded; /* the first stop signal caught, 0: none */
+static volatile sig_atomic_t pending;   /* a stop signal not yet passed on */
+
+/* The handler only notes the signal: relay() passes it on (reading /proc
+ * is no work for a handler), woken by the interrupted read. */
+static void on_stop(int sig)
+{
+    if (!forwarded)
+        forwarded = sig;
+    pending = sig;
+}
+
+/* Passes a stop signal to the launcher's children, the ranks on this
+ * machine, so that they stop after the same step and finish as they
+ * please (mpirun, signalled itself, kills its ranks a second after passing
+ * it on); to the launcher when it has none here. */
+static void pass_on(int sig)
+{
+    char path[64], line[256];
+    int n = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *de;
+
+    while (d && (de = readdir(d)) != NULL) {
+        long pid = strtol(de->d_name, NULL, 10), ppid = -1;
+        if (pid <= 0)
+            continue;
+        snprintf(path, sizeof path, "/proc/%ld/status", pid);
+        FILE *f = fopen(path, "r");
+        while (f && fgets(line, sizeof line, f))
+            if (sscanf(line, "PPid: %ld", &ppid) == 1)
+                break;
+        if (f)
+            fclose(f);
+        if (ppid == launcher_pid && kill((pid_t)pid, sig) == 0)
+            n++;
+    }
+    if (d)
+        closedir(d);
+    if (n == 0)
+        kill(launcher_pid, sig);
+}
+
+/* The first of names found as an executable on PATH, into out. */
+static const char *find_launcher(char *out, size_t len)
+{
+    static const char *const names[] = {"mpirun", "mpiexec"};
+    const char *path = getenv("PATH");
+
+    for (size_t k = 0; path && k < sizeof names / sizeof *names; k++)
+        for (const char *p = path; *p;) {
+            size_t n = strcspn(p, ":");
+            snprintf(out, len, "%.*s%s%s", (int)n, n ? p : ".", "/", names[k]);
+            if (access(out, X_OK) == 0)
+                return out;
+            p += n + (p[n] == ':');
+        }
+    return NULL;
+}
+
+static int cores_here(void)
+{
+    cpu_set_t set;
+
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* The launcher's command line (NULL-ended, into args of room max). */
+static int build_args(char **args, int max, const char *launcher, const char *self, char *np,
+                      int oversub, int argc, char **argv)
+{
+    int n = 0;
+
+    args[n++] = (char *)launcher;
+    args[n++] = "-np";
+    args[n++] = np;
+    if (oversub)
+        args[n++] = "--oversubscribe";
+    args[n++] = "--bind-to";
+    args[n++] = "none";
+    args[n++] = (char *)self;
+    for (int i = 1; i < argc && n < max - 3; i++) {
+        if (!strncmp(argv[i], "--ranks=", 8))
+            continue;
+        if (!strcmp(argv[i], "--ranks")) {
+            i++;
+            continue;
+        }
+        args[n++] = argv[i];
+    }
+    args[n++] = "--dist";
+    args[n++] = "mpi";
+    args[n] = NULL;
+    return n;
+}
+
+/* One line for a banner of the launcher that says how a rank ended, or 0
+ * when the banner is of another kind (printed as it is). */
+static int banner_line(const char *b, const char *launcher)
+{
+    const char *at;
+    int rank, sig, code;
+    char name[64];
+
+    if (strstr(b, "Primary job  terminated normally"))
+        return 1; /* the next banner says which rank */
+    if ((at = strstr(b, "process rank ")) &&
+        sscanf(at, "process rank %d with PID %*d on node %*s exited on signal %d (%63[^)])",
+               &rank, &sig, name) == 3) {
+        fprintf(stderr, "cnntop: rank %d died: signal %d (%s); %s ended the job\n", rank, sig,
+                name, launcher);
+        return 1;
+    }
+    if ((at = strstr(b, "MPI_ABORT was invoked on rank ")) &&
+        sscanf(at, "MPI_ABORT was invoked on rank %d in communicator %*s with errorcode %d",
+               &rank, &code) == 2) {
+        fprintf(stderr, "cnntop: rank %d failed and ended the job (exit %d)\n", rank, code);
+        return 1;
+    }
+    if ((at = strstr(b, "Process name: [[")) && sscanf(at, "Process name: [[%*d,%*d],%d]", &rank) == 1 &&
+        (at = strstr(b, "Exit code:")) && sscanf(at, "Exit code: %d", &code) == 1) {
+        if (!forwarded || code != 128 + forwarded) /* a rank stopped as asked says nothing */
+            fprintf(stderr, "cnntop: rank %d exited with status %d; %s ended the job\n", rank,
+                    code, launcher);
+        return 1;
+    }
+    return 0;
+}
+
+static int is_rule(const char *l)
+{
+    size_t n = strspn(l, "-");
+    return n >= 20 && (l[n] == '\n' || l[n] == '\0');
+}
+
+/* Passes the launcher's stderr through, its banners about ranks said in
+ * one line each (banner_line) and its help-aggregation notes dropped. */
+static void relay(FILE *in, const char *launcher)
+{
+    char *line = NULL, banner[8192];
+    size_t cap = 0, blen = 0;
+    int inside = 0;
+
+    for (;;) {
+        if (pending) {
+            pass_on(pending);
+            pending = 0;
+        }
+        errno = 0;
+        if (getline(&line, &cap, in) < 0) {
+            if (errno != EINTR || feof(in))
+                break;
+            clearerr(in);
+            continue;
+        }
+        if (is_rule(line)) {
+            if (inside && !banner_line(banner, launcher))
+                fprintf(stderr, "%s%s%s", line, banner, line);
+            inside = !inside;
+            blen = 0;
+            banner[0] = '\0';
+        } else if (inside) {
+            size_t n = strlen(line);
+            if (blen + n < sizeof banner) {
+                memcpy(banner + blen, line, n + 1);
+                blen += n;
+            }
+        } else if (!(line[0] == '[' && (strstr(line, "help message") ||
+                                        strstr(line, "orte_base_help_aggregate"))))
+            fputs(line, stderr);
+    }
+    if (inside)
+        fputs(banner, stderr);
+    free(line);
+}
+
+/* Refuses what cannot start: 0, or the exit code after one line. */
+static int ranks_check(const Options *o, char *launcher, size_t len)
+{
+    if (!dist_available()) {
+        fprintf(stderr, "cnntop: --ranks: this cnntop was built without MPI\n");
+        return EXIT_USAGE;
+    }
+    if (o->cfg.dist != CN_DIST_NONE) {
+        fprintf(stderr, "cnntop: --ranks starts the job itself: leave out --dist\n");
+        return EXIT_USAGE;
+    }
+    if (o->cfg.batch % o->ranks != 0) {
+        fprintf(stderr, "cnntop: --batch: %d does not split over %d ranks (a multiple of %d is "
+                "needed)\n", o->cfg.batch, o->ranks, o->ranks);
+        return EXIT_USAGE;
+    }
+    if (!find_launcher(launcher, len)) {
+        fprintf(stderr, "cnntop: --ranks: neither mpirun nor mpiexec is on PATH "
+                "(install openmpi-bin)\n");
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The launcher's child side: stderr into the pipe, root's variables. */
+static void child_exec(int fd, char **args)
+{
+    dup2(fd, STDERR_FILENO);
+    close(fd);
+    signals_child_reset();
+    if (geteuid() == 0) {
+        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    }
+    execv(args[0], args);
+    fprintf(stderr, "cnntop: --ranks: cannot run %s: %s\n", args[0], strerror(errno));
+    _exit(127);
+}
+
+static void say_command(char **args)
+{
+    fprintf(stderr, "cnntop: starting the job:");
+    for (int i = 0; args[i]; i++)
+        fprintf(stderr, " %s", args[i]);
+    fputc('\n', stderr);
+    if (geteuid() == 0)
+        fprintf(stderr, "cnntop: as root: OMPI_ALLOW_RUN_AS_ROOT=1 and "
+                "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 set for %s alone (OpenMPI refuses root "
+                "without them)\n", args[0]);
+}
+
+int ranks_main(const Options *o, int argc, char **argv)
+{
+    char launcher[PATH_MAX], self[PATH_MAX], np[16], *args[OPT_MAX_POSITIONAL + 512];
+    int fds[2], rc, status;
+    ssize_t n;
+
+    if ((rc = ranks_check(o, launcher, sizeof launcher)) != 0)
+        return rc;
+    if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) < 0) {
+        fprintf(stderr, "cnntop: --ranks: cannot find this program: %s\n", strerror(errno));
+        return EXIT_FAIL;
+    }
+    self[n] = '\0';
+    snprintf(np, sizeof np, "%d", o->ranks);
+    if (argc > (int)(sizeof args / sizeof *args) - 12) {
+        fprintf(stderr, "cnntop: --ranks: too many arguments\n");
+        return EXIT_USAGE;
+    }
+    build_args(args, (int)(sizeof args / sizeof *args), launcher, self, np,
+               o->ranks > cores_here(), argc, argv);
+    say_command(args);
+    fflush(NULL);
+    if (pipe(fds) != 0) {
+        fprintf(stderr, "cnntop: --ranks: pipe: %s\n", strerror(errno));
+        return EXIT_FAIL;
+    }
+    struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: relay() wakes */
+    sigemptyset(&sa.sa_mask);
+    pid_t pid = fork();
+    if (pid == 0)
+        child_exec(fds[1], args);
+    close(fds[1]);
+    if (pid < 0) {
+        fprintf(stderr, "cnntop: --ranks: fork: %s\n", strerror(errno));
+        close(fds[0]);
+        return EXIT_FAIL;
+    }
+    launcher_pid = pid;
+    signals_catch(SIGINT, &sa, NULL);
+    signals_catch(SIGTERM, &sa, NULL);
+    signals_catch(SIGHUP, &sa, NULL);
+    FILE *in = fdopen(fds[0], "r");
+    if (in) {
+        relay(in, strrchr(launcher, '/') + 1);
+        fclose(in);
+    } else
+        close(fds[0]);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    launcher_pid = 0;
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    rc = WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_FAIL;
+    /* Stopped by a signal passed on: the ranks said 128 + it, mpirun 1. */
+    return rc != 0 && forwarded ? 128 + forwarded : rc;
+}

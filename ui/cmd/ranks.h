@@ -1,0 +1,28 @@
+/*
+ * ranks.h: `cnntop run --ranks N`, the MPI job started by cnntop itself
+ * through the system's mpirun (or mpiexec), and its end said in one line.
+ */
+#ifndef CNNTOP_CMD_RANKS_H
+#define CNNTOP_CMD_RANKS_H
+
+#include "common/options.h"
+
+/*
+ * Runs `LAUNCHER -np N [--oversubscribe] --bind-to none SELF ARGS --dist mpi`
+ * where ARGS are this command line's but --ranks, --oversubscribe only
+ * when N is more than the cores this process may use, and --bind-to none
+ * so that each rank's threads default to the cores / N (OpenMPI binds a
+ * rank to one core otherwise).  As root it sets OpenMPI's two
+ * OMPI_ALLOW_RUN_AS_ROOT variables for the launcher alone, and says so.
+ * Refuses, before anything runs (exit 2): a build without MPI, no
+ * launcher on PATH, --dist given too, a batch that does not split.  The
+ * ranks' output passes through; the launcher's banners about a rank that
+ * died or aborted become one line each ("cnntop: rank 1 died: signal 9
+ * (Killed); mpirun ended the job").  SIGINT, SIGTERM and SIGHUP go to the
+ * ranks on this machine (the launcher's children; the launcher itself
+ * when it has none), which stop after the same step and finish.  Returns the launcher's exit
+ * code (128 + signal when it was killed, or stopped by one passed on).
+ */
+int ranks_main(const Options *o, int argc, char **argv);
+
+#endif

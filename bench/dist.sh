@@ -5,7 +5,7 @@
 # 1. This machine: one process with 2 threads against 2 ranks with 1 thread
 #    each (`cnntop run --ranks 2`, which starts mpirun itself), the same
 #    global batch and seed, one run each, alternated A B A B (BENCH_PAIRS
-#    pairs, default 2): images/s, step time (train wall / steps) and the
+#    pairs, default 3): images/s, step time (train wall / steps) and the
 #    comm share of the step split, read from each run's --export record,
 #    and each pair's ratio 2 ranks / 1 process.
 #
@@ -17,6 +17,14 @@
 #    alone (--mca btl tcp,self: no shared memory between the "hosts").  Per
 #    link: the all-reduce figures cnntop records against the time on paper,
 #    2(N-1)/N x bytes / bandwidth, and the bytes the veth really carried.
+#    Each link in BENCH_LINK_RUNS rounds (default 3), a row each, and
+#    in two ways (BENCH_ALGS, default "default ring"): as OpenMPI
+#    chooses, and with --mca coll_libnbc_iallreduce_algorithm 1 (ring).
+#    cnntop's gradients go through MPI_Iallreduce in place, which OpenMPI
+#    4.1's libnbc does as a binomial reduce then broadcast (chosen below 4
+#    ranks, under 64 KB, and for any MPI_IN_PLACE buffer): one direction
+#    of the link at a time, up to twice the time on paper, which assumes a
+#    ring (both directions at once).
 #
 # How OpenMPI 4.1 is launched across the namespaces, without ssh:
 #   - mpirun runs inside cnb0 (`ip netns exec cnb0 mpirun ...`), so that it
@@ -40,16 +48,18 @@
 #     its address.
 #   - --bind-to none, as `cnntop run --ranks` passes; --threads 1 a rank.
 #
-# Needs root (namespaces, tc), ip, tc, mpirun, python3 and a cnntop built
-# with MPI; refuses otherwise, before any work.  The namespaces (and so the
+# Needs root (namespaces, tc), ip, tc, mpirun and python3; refuses
+# otherwise, before any work (a cnntop built without MPI stops at the first
+# 2-rank run, with its one-line message).  The namespaces (and so the
 # veth pair) and anything still running in them are removed on exit, on
 # failure and on INT/TERM too.  It refuses to start when cnb0 or cnb1
 # exists already.  OPENBLAS_CORETYPE is left as it is (said in the output).
 #
 # Knobs: BENCH_DATA (default the Fashion-MNIST package), BENCH_BATCH
 # (global batch, default 64), BENCH_STEPS (default 40), BENCH_PAIRS
-# (default 2), BENCH_RATES (tc rates, default "1gbit 10gbit").  It takes
-# 2-4 minutes here (2 cores, shared).
+# (default 3), BENCH_RATES (tc rates, default "1gbit 10gbit"), BENCH_ALGS
+# (libnbc iallreduce algorithms, default "default ring").  It takes 1-3
+# minutes here (2 cores, shared with other work).
 set -u
 BUILD=${1:-build}
 CNNTOP=$(cd "$BUILD" 2>/dev/null && pwd)/ui/cnntop
@@ -59,6 +69,7 @@ STEPS=${BENCH_STEPS:-40}
 PAIRS=${BENCH_PAIRS:-3}
 RATES=${BENCH_RATES:-1gbit 10gbit}
 ALGS=${BENCH_ALGS:-default ring}
+LINK_RUNS=${BENCH_LINK_RUNS:-3}
 NS0=cnb0 NS1=cnb1 IF0=cnbv0 IF1=cnbv1
 A0=10.99.35.1 A1=10.99.35.2 NET=10.99.35.0/30
 
@@ -136,7 +147,9 @@ record_run() {
 }
 
 # figures pair I ONE.json TWO.json: part 1's three rows for pair I.
-# figures link NAME BITS_PER_S RECORD LINK_BYTES: part 2's row for a link.
+# figures ratios PAIRS DIR: the ratio's median and range over the pairs.
+# figures link NAME BITS_PER_S RECORD LINK_BYTES: part 2's row for a run.
+# figures best NAME BITS_PER_S RECORDS...: part 2's summary row for a link.
 figures() {
     python3 - "$@" <<'PY'
 import json, sys
@@ -161,6 +174,27 @@ if mode == "pair":
         print("| %s | %s | %.1f | %.1f | %.1f%% |" % (i, kind, j["train"]["images_per_s"],
               step(j) * 1e3, comm_share(j) * 100))
     print("| %s | ratio 2 ranks / 1 process | %.2f | %.2f | |" % (i, rb / ra, step(b) / step(a)))
+elif mode == "ratios":
+    # ratios PAIRS DIR: the images/s ratio over the pairs
+    n, d = int(args[0]), args[1]
+    r = sorted(load("%s/two%d.json" % (d, i))["train"]["images_per_s"] /
+               load("%s/one%d.json" % (d, i))["train"]["images_per_s"] for i in range(1, n + 1))
+    print("images/s, 2 ranks / 1 process, over %d pairs: median %.2f, least %.2f, most %.2f"
+          % (n, r[n // 2] if n % 2 else (r[n // 2 - 1] + r[n // 2]) / 2, r[0], r[-1]))
+elif mode == "best":
+    # best NAME RATE_BITS_PER_S RECORDS...
+    name, rate, js = args[0], float(args[1]), [load(f) for f in args[2:]]
+    med = lambda xs: sorted(xs)[len(xs) // 2] if len(xs) % 2 else \
+        (sorted(xs)[len(xs) // 2 - 1] + sorted(xs)[len(xs) // 2]) / 2
+    d = min((j["dist"] for j in js), key=lambda d: d["ar_probe"])
+    n = d["ranks"]
+    paper = 2 * (n - 1) / n * d["ar_bytes"] / (rate / 8) if rate else 0
+    print("| %s | %s | %.2f | %s | %.3f | %.1f | %.0f%% | %.1f%% | %.1f |" % (
+        name, "%.2f" % (paper * 1e3) if rate else "-", d["ar_probe"] * 1e3,
+        "%.2fx" % (d["ar_probe"] / paper) if rate else "-", d["algbw_gbps"],
+        med([j["dist"]["ar_wait"] / j["dist"]["steps"] * 1e3 for j in js]),
+        med([j["dist"]["overlap"] * 100 for j in js]), med([comm_share(j) * 100 for j in js]),
+        med([j["train"]["images_per_s"] for j in js])))
 else:
     # link NAME RATE_BITS_PER_S(0: unshaped) RECORD LINK_BYTES
     name, rate, j, link = args[0], float(args[1]), load(args[2]), float(args[3])
@@ -199,6 +233,7 @@ while [ "$i" -le "$PAIRS" ]; do
     i=$((i + 1))
 done
 echo
+figures ratios "$PAIRS" "$tmp" || exit 1
 echo "2 ranks started as: $(sed -n 's/^cnntop: starting the job: //p' "$tmp/two1.err")"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
@@ -262,22 +297,54 @@ echo "each way per step (the whole run's, start-up included, over the steps)."
 echo
 echo "| link | MB/step | paper ms | probe ms | probe/paper | algbw GB/s | busbw GB/s | wait ms/step | span ms/step | hidden | sums ms/step | rank comm ms/step | comm share | images/s | link MB/step |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+# link_name RATE ALG: the table's name for the link and the algorithm.
+link_name() {
+    if [ "$1" = none ]; then printf 'unshaped veth'; else printf '%s' "$1"; fi
+    [ "$2" = default ] || printf ', libnbc %s' "$2"
+}
+
+# link_run RATE ALG REP: one job over the link as shaped now, its row
+# into $tmp/rows_RATE_ALG.
+link_run() {
+    mca="" name=$(link_name "$1" "$2")
+    [ "$2" = default ] || mca="--mca coll_libnbc_iallreduce_algorithm $(libnbc_alg "$2")"
+    before=$(($(tx $NS0 $IF0) + $(tx $NS1 $IF1)))
+    record_run "link_$1_$2_$3" ip netns exec $NS0 mpirun -np 2 --host $A0,$A1 --bind-to none \
+        --mca plm_rsh_agent "$tmp/agent" --mca btl tcp,self \
+        --mca btl_tcp_if_include $NET --mca oob_tcp_if_include $NET $mca \
+        "$CNNTOP" run --dist mpi $common --threads 1
+    after=$(($(tx $NS0 $IF0) + $(tx $NS1 $IF1)))
+    figures link "$name" "$(bits "$1")" "$tmp/link_$1_$2_$3.json" $(((after - before) / 2)) \
+        >>"$tmp/rows_$1_$2" || exit 1
+}
+
+# The links in turn, LINK_RUNS rounds, so that a burst of other work on
+# the machine falls on one round rather than on one link's every run;
+# the rows grouped by link at the end.
+rep=1
+while [ "$rep" -le "$LINK_RUNS" ]; do
+    for RATE in $RATES none; do
+        shape
+        for alg in $ALGS; do
+            link_run "$RATE" "$alg" "$rep"
+        done
+    done
+    rep=$((rep + 1))
+done
 for RATE in $RATES none; do
-    shape
     for alg in $ALGS; do
-        mca="" name=$RATE
-        [ "$RATE" != none ] || name="unshaped veth"
-        if [ "$alg" != default ]; then
-            mca="--mca coll_libnbc_iallreduce_algorithm $(libnbc_alg "$alg")"
-            name="$name, libnbc $alg"
-        fi
-        before=$(($(tx $NS0 $IF0) + $(tx $NS1 $IF1)))
-        record_run "link_${RATE}_$alg" ip netns exec $NS0 mpirun -np 2 --host $A0,$A1 --bind-to none \
-            --mca plm_rsh_agent "$tmp/agent" --mca btl tcp,self \
-            --mca btl_tcp_if_include $NET --mca oob_tcp_if_include $NET $mca \
-            "$CNNTOP" run --dist mpi $common --threads 1
-        after=$(($(tx $NS0 $IF0) + $(tx $NS1 $IF1)))
-        figures link "$name" "$(bits "$RATE")" "$tmp/link_${RATE}_$alg.json" $(((after - before) / 2)) ||
+        cat "$tmp/rows_${RATE}_$alg"
+    done
+done
+echo
+echo "Per link over the $LINK_RUNS rounds: the best probe (the one least disturbed by other"
+echo "work on the cores), and the medians of the in-training figures."
+echo
+echo "| link | paper ms | best probe ms | best/paper | algbw GB/s at best | median wait ms/step | median hidden | median comm share | median images/s |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for RATE in $RATES none; do
+    for alg in $ALGS; do
+        figures best "$(link_name "$RATE" "$alg")" "$(bits "$RATE")" "$tmp"/link_"${RATE}_${alg}"_*.json ||
             exit 1
     done
 done

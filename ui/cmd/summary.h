@@ -48,7 +48,8 @@ void summary_print_dist(FILE *f, const RunRecord *r);
 
 /* The layer table's rows of the all-reduce: the seconds waiting for it a
  * step, their share of `total`, bytes a step, algbw and busbw as nccl-tests
- * define them, and the share hidden under the backward pass. */
+ * define them, and the share hidden under the backward pass; then the
+ * ranks' small sums' wait (inside the BatchNorm rows, so not in total). */
 void summary_print_allreduce_row(FILE *f, const RunRecord *r, double total);
 
 /* Prints the repeats' mean ± σ, range, outliers and noise warning (when the

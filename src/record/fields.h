@@ -46,6 +46,9 @@ enum {
     RECORD_REV_LAYER_EXECUTED, /* layers[].flops_executed, gflops_executed */
     RECORD_REV_SUMMARY,        /* sketch_gflops, triad_gbps, counters[].ctr_status and kind,
                                   roles[]: what the run's text summary prints */
+    RECORD_REV_EXEC_SUMMARY,   /* exec's hook window, hook_why, cpu, faults, dropped,
+                                  progress; exec_counters[].ctr_status and kind,
+                                  exec_roles[], exec_procs[]: what exec's summary prints */
     RECORD_REVS                /* how many */
 };
 

@@ -50,6 +50,10 @@ static const WriterMax maxima[] = {
     {"exec.worker_procs", PROC_MAX_PROCS, "the tree's live workers at one poll"},
     {"exec.busy_threads", PROC_MAX_THREADS, "the tree's followed threads"},
     {"exec.runs", CN_MAX_RUNS, "--runs"},
+    {"exec_roles[].procs", PROC_MAX_PROCS, "the tree's processes"},
+    {"exec_procs[].pid", HOOK_MAX_PID, "Linux's PID_MAX_LIMIT"},
+    {"exec_procs[].ppid", HOOK_MAX_PID, "Linux's PID_MAX_LIMIT"},
+    {"exec_procs[].threads", PROC_MAX_THREADS, "the tree's followed threads"},
 };
 
 #define N_MAXIMA (sizeof maxima / sizeof maxima[0])
@@ -107,6 +111,10 @@ static void build_max(RunRecord *r)
     build(r);
     r->have_exec = 1;
     CHECK_INT(record_set_exec_command(r, argv), ==, 0);
+    RecordExecRole ro = {.role = PROC_ROLE_WORKER};
+    RecordProc p = {.pid = 1, .role = PROC_ROLE_MAIN};
+    CHECK_INT(record_add_exec_role(r, &ro), ==, 0);
+    CHECK_INT(record_add_exec_proc(r, &p), ==, 0);
     for (size_t i = 0; i < N_MAXIMA; i++)
         set_path(r, maxima[i].path, maxima[i].max);
 }

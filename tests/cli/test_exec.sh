@@ -221,15 +221,15 @@ has "^  Processes:  *1 main, 3 data-loader workers, 0 other children$"
 json "$tmp/w.json" "d['exec']['worker_procs'] == 1"
 json "$tmp/e.json" "any(c['role'] == 'main' and c['name'] == 'task-clock' and c['value'] > 0 for c in d['exec_counters'])"
 run 0 report "$tmp/e.json"
-has "^ Report of cnntop exec: sh -c 'i=0"
+has "^ Performance of cnntop exec: sh -c 'i=0"
 has "^  Exit:  *status 3$"
-has "^  Images/s:  *n/a: no DataLoader figures"
+grep -q "^  Images/s:" "$tmp/out" && fail "report of a command without the hook's figures: an Images/s line"
 has "task-clock"
 # Killed by a signal: status null, the signal named.
 run 137 exec -e task-clock --export "$tmp/k.json" -- sh -c 'kill -9 $$'
 json "$tmp/k.json" "d['exec']['status'] is None and d['exec']['signal'] == 9 and d['exit_code'] == 137"
 run 0 report "$tmp/k.json"
-has "^  Exit:  *killed by signal 9$"
+has "^  Exit:  *killed by signal 9 (Killed): exit code 137$"
 # An existing file is refused before the command runs (it would say "ran").
 run 1 exec --export "$tmp/e.json" -- sh -c "echo ran"
 grep -q "ran" "$tmp/out" && fail "exec --export onto an existing file still ran the command"
@@ -394,7 +394,7 @@ if [ -n "$PY" ] && "$PY" -c 'import torch' 2>/dev/null && taskset -c 0 true 2>/d
     json "$tmp/v.json" "d['threads_used'] == 1 and d['exec']['loader_workers'] == 2 and d['exec']['worker_procs'] == 2"
     PIN=
     run 0 report "$tmp/v.json"
-    has "^  Torch threads:  *1 intra-op"
+    has "^  Threads:  *1 intra-op (torch.get_num_threads()), DataLoader num_workers 2$"
     grep "^  Verdict:" "$tmp/out" | cmp -s - "$tmp/verdict.exec" || fail "report's verdict differs from exec's"
     PIN="taskset -c 0"
     run 0 sweep -e task-clock --cmd "$PY $SCRIPT --workers {workers} --images 128 --threads 1" \

@@ -96,22 +96,72 @@ static void fill_hook(RunRecord *r, const HookFeed *h)
         x->hook_rejected = h->bad;
         snprintf(x->hook_why, sizeof x->hook_why, "%s", h->bad ? h->why : "");
     }
+    if (h && h->torch[0]) /* a hello's, or a rank's */
+        snprintf(x->torch, sizeof x->torch, "%s", h->torch);
     if (!h || !h->hello)
         return;
-    snprintf(x->torch, sizeof x->torch, "%s", h->torch);
-    r->threads_used = h->threads;
-    x->loader_workers = h->loader_workers;
-    x->batches = h->batches;
+    r->threads_used = h->main.threads;
+    x->loader_workers = h->main.loader_workers;
+    x->batches = h->main.batches;
     hookfeed_figures(h, &fig);
     if (fig.ok) {
         x->images_per_s = fig.images_per_s;
         x->data_wait_share = fig.data_wait_share;
         x->images = fig.images;
         x->window = fig.window;
-        x->wait = h->wait;
+        x->wait = h->main.wait;
         x->step_s = fig.step_s;
         x->first_wait = fig.first_wait;
     }
+}
+
+/* The hook's i-th rank in rank order (they join in any order). */
+static const HookRank *rank_at(const HookFeed *h, int i)
+{
+    const HookRank *k = NULL;
+
+    for (int j = 0; j < h->n_ranks; j++) {
+        int below = 0; /* ranks lower than j's */
+        for (int m = 0; m < h->n_ranks; m++)
+            below += h->ranks[m].rank < h->ranks[j].rank;
+        if (below == i)
+            k = &h->ranks[j];
+    }
+    return k;
+}
+
+/* The ranks of a data-parallel job, each as the hook saw it; the job's
+ * images/s their sum (when every rank has a rate), its data wait their
+ * mean, unless the main process had a DataLoader of its own. */
+static int fill_ranks(RunRecord *r, const HookFeed *h)
+{
+    RecordExec *x = &r->exec;
+    double ips = 0.0, wait = 0.0;
+    long batches = 0;
+
+    for (int i = 0; h && i < h->n_ranks; i++) {
+        const HookRank *k = rank_at(h, i);
+        HookFigures fig;
+        hookfeed_stream_figures(&k->s, &fig);
+        RecordExecRank q = {.rank = k->rank, .world = k->world, .pid = k->pid,
+                            .threads = k->s.threads, .loader_workers = k->s.loader_workers,
+                            .batches = k->s.batches, .images = fig.ok ? fig.images : NAN,
+                            .window = fig.ok ? fig.window : NAN,
+                            .images_per_s = fig.ok ? fig.images_per_s : NAN,
+                            .data_wait_share = fig.ok ? fig.data_wait_share : NAN,
+                            .coll = k->s.coll};
+        if (record_add_exec_rank(r, &q) != 0)
+            return -CN_ENOMEM;
+        ips += q.images_per_s;
+        wait += q.data_wait_share;
+        batches += q.batches;
+    }
+    if (!r->n_exec_ranks || h->main.batches > 0)
+        return 0;
+    x->images_per_s = ips;
+    x->data_wait_share = wait / (double)r->n_exec_ranks;
+    x->batches = batches;
+    return 0;
 }
 
 int exec_record_fill(RunRecord *r, ProcTree *t, const ExecResult *res, int argc, char **argv)
@@ -137,7 +187,7 @@ int exec_record_fill(RunRecord *r, ProcTree *t, const ExecResult *res, int argc,
     r->exec.worker_procs = vi.workers;
     r->exec.busy_threads = vi.threads;
     r->run_queue_wait = vi.run_queue_wait;
-    if (fill_tree(r, t) != 0 || fill_progress(r, res->progress) != 0)
+    if (fill_tree(r, t) != 0 || fill_progress(r, res->progress) != 0 || fill_ranks(r, h) != 0)
         return -CN_ENOMEM;
     return fill_counters(r, t);
 }

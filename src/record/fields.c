@@ -51,7 +51,7 @@ static const FieldName roles[] = {{CN_ROLE_TRAIN, "train"}, {CN_ROLE_LOAD, "load
 const FieldNames record_role_names = {"role", sizeof roles / sizeof *roles, roles};
 
 /* An exec record's counter roles: ProcRole's values (cnntop/proctree.h). */
-static const FieldName proc_roles[] = {{0, "main"}, {1, "worker"}, {2, "other"}};
+static const FieldName proc_roles[] = {{0, "main"}, {1, "worker"}, {2, "other"}, {3, "rank"}};
 const FieldNames record_proc_role_names = {"role", sizeof proc_roles / sizeof *proc_roles,
                                            proc_roles};
 
@@ -352,6 +352,27 @@ static const Field exec_role_fields[] = {
     END,
 };
 
+#define RRANK RECORD_REV_EXEC_RANKS
+
+/* A rank of a data-parallel job, as the hook saw it. */
+static const Field exec_rank_fields[] = {
+    F("rank", FT_INT, AT(RecordExecRank, rank), RRANK, "its rank", .hi = HOOK_MAX_RANKS - 1),
+    F("world", FT_INT, AT(RecordExecRank, world), RRANK, "the world size", .lo = 1,
+      .hi = HOOK_MAX_COUNT),
+    F("pid", FT_INT, AT(RecordExecRank, pid), RRANK, "its process; 0: unknown", .hi = HOOK_MAX_PID),
+    F("threads", FT_COUNT, AT(RecordExecRank, threads), RRANK, "torch.get_num_threads()",
+      .hi = HOOK_MAX_COUNT),
+    F("loader_workers", FT_COUNT, AT(RecordExecRank, loader_workers), RRANK, "its num_workers",
+      .hi = HOOK_MAX_COUNT),
+    FV("batches", FT_INT, AT(RecordExecRank, batches), RRANK, "batches its DataLoader gave"),
+    FV("images", FT_NUM, AT(RecordExecRank, images), RRANK, "images in its window"),
+    FV("window", FT_NUM, AT(RecordExecRank, window), RRANK, "seconds its window spans"),
+    FV("images_per_s", FT_NUM, AT(RecordExecRank, images_per_s), RRANK, "its rate"),
+    FV("data_wait_share", FT_NUM, AT(RecordExecRank, data_wait_share), RRANK, "share next() waited"),
+    FV("coll", FT_NUM, AT(RecordExecRank, coll), RRANK, "seconds in collectives"),
+    END,
+};
+
 /* A process of an exec run's tree, as the summary's table shows it. */
 static const Field exec_proc_fields[] = {
     F("pid", FT_INT, AT(RecordProc, pid), RSUM, "its pid", .hi = HOOK_MAX_PID),
@@ -493,6 +514,8 @@ const Field record_run_fields[] = {
       COUNTS(exec_roles)),
     F("exec_procs", FT_ARRAY, ARRAY(exec_procs, RecordProc), RSUM, "the tree's processes",
       .sub = exec_proc_fields, COUNTS(exec_procs)),
+    F("exec_ranks", FT_ARRAY, ARRAY(exec_ranks, RecordExecRank), RRANK, "a data-parallel job's ranks",
+      .sub = exec_rank_fields, COUNTS(exec_ranks)),
     END,
 };
 

@@ -49,6 +49,7 @@ enum {
     RECORD_REV_EXEC_SUMMARY,   /* exec's hook window, hook_why, cpu, faults, dropped,
                                   progress; exec_counters[].ctr_status and kind,
                                   exec_roles[], exec_procs[]: what exec's summary prints */
+    RECORD_REV_EXEC_RANKS,     /* exec_ranks[]: a data-parallel job's ranks */
     RECORD_REVS                /* how many */
 };
 

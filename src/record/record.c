@@ -94,6 +94,7 @@ void record_done(RunRecord *r)
     free(r->exec_counters);
     free(r->exec_roles);
     free(r->exec_procs);
+    free(r->exec_ranks);
     memset(r, 0, sizeof *r);
 }
 
@@ -220,6 +221,7 @@ int record_add_exec_role(RunRecord *r, const RecordExecRole *role)
 }
 
 int record_add_exec_proc(RunRecord *r, const RecordProc *p) { return PUSH(r, exec_procs, p); }
+int record_add_exec_rank(RunRecord *r, const RecordExecRank *k) { return PUSH(r, exec_ranks, k); }
 
 int record_set_exec_progress(RunRecord *r, const char *regex)
 {

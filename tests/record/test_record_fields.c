@@ -60,6 +60,10 @@ static void fill_exec_summary(RunRecord *r)
                         .hwm_kib = 2048};
         snprintf(p.comm, sizeof p.comm, "python3");
         CHECK_INT(record_add_exec_proc(r, &p), ==, 0);
+        RecordExecRank k = {.rank = 1 - i, .world = 2, .pid = 200 + i, .threads = 1,
+                            .loader_workers = 1 + i, .batches = 30, .images = 448, .window = 0.25,
+                            .images_per_s = 1792, .data_wait_share = 0.125, .coll = 0.0625};
+        CHECK_INT(record_add_exec_rank(r, &k), ==, 0);
     }
 }
 

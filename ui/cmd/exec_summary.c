@@ -73,10 +73,15 @@ static void print_tree(FILE *f, const RunRecord *r)
     for (size_t k = 0; k < r->n_exec_procs; k++)
         if (!big || r->exec_procs[k].hwm_kib > big->hwm_kib)
             big = &r->exec_procs[k];
-    if (r->n_exec_roles)
-        fprintf(f, "  Processes:            %d main, %d data-loader worker%s, %d other child%s\n",
+    if (r->n_exec_roles) {
+        fprintf(f, "  Processes:            %d main, %d data-loader worker%s, %d other child%s",
                 role_procs(r, PROC_ROLE_MAIN), workers, fmt_plural(workers), other,
                 other == 1 ? "" : "ren");
+        if (role_procs(r, PROC_ROLE_RANK))
+            fprintf(f, ", %d rank%s", role_procs(r, PROC_ROLE_RANK),
+                    fmt_plural(role_procs(r, PROC_ROLE_RANK)));
+        fputc('\n', f);
+    }
     if (x->wall > 0 && !isnan(x->cpu))
         fprintf(f, "  CPU:                  %.2f CPUs utilized (%.2f s user+system over %.2f s)\n",
                 x->cpu / x->wall, x->cpu, x->wall);
@@ -107,12 +112,64 @@ static void print_knobs(FILE *f, const RunRecord *r)
             "num_workers %s\n", t, w);
 }
 
+/* "n/a" or a count, for a rank's knobs. */
+static const char *count_text(int n, char *buf, size_t len)
+{
+    snprintf(buf, len, n >= 0 ? "%d" : "n/a", n);
+    return buf;
+}
+
+/* A data-parallel job: its images/s (the sum over the ranks), the slowest
+ * rank, then one line per rank with its own figures and knobs. */
+static void print_ranks(FILE *f, const RunRecord *r)
+{
+    const RecordExecRank *slow = NULL;
+    char t[32], w[32];
+
+    /* The slowest: one without a rate, else the lowest rate. */
+    for (size_t i = 0; i < r->n_exec_ranks; i++) {
+        const RecordExecRank *k = &r->exec_ranks[i];
+        if (!slow || (!isnan(slow->images_per_s) &&
+                      (isnan(k->images_per_s) || k->images_per_s < slow->images_per_s)))
+            slow = k;
+    }
+    fprintf(f, "  Ranks:                %zu of world %d (torch.distributed; torch %s)\n",
+            r->n_exec_ranks, r->exec_ranks[0].world, r->exec.torch);
+    if (isnan(r->exec.images_per_s))
+        fprintf(f, "  Images/s:             n/a: rank %d's DataLoader gave %ld batch%s (a rate "
+                "needs 2)\n", slow->rank, slow->batches, slow->batches == 1 ? "" : "es");
+    else
+        fprintf(f, "  Images/s:             %.1f, the sum over the ranks; the slowest rank %d "
+                "(%.1f)\n", r->exec.images_per_s, slow->rank, slow->images_per_s);
+    for (size_t i = 0; i < r->n_exec_ranks; i++) {
+        const RecordExecRank *k = &r->exec_ranks[i];
+        char head[32];
+        snprintf(head, sizeof head, "Rank %d:", k->rank);
+        fprintf(f, "  %-22s", head);
+        if (isnan(k->images_per_s))
+            fprintf(f, "n/a images/s (%ld batch%s)", k->batches, k->batches == 1 ? "" : "es");
+        else
+            fprintf(f, "%.1f images/s (%.0f in %.3f s), data wait %.1f%%", k->images_per_s,
+                    k->images, k->window, 100 * k->data_wait_share);
+        fprintf(f, ", collectives %.3f s", k->coll);
+        if (!isnan(k->window) && k->window > 0)
+            fprintf(f, " (%.0f%% of its window)", 100 * k->coll / k->window);
+        fprintf(f, "; %s intra-op, num_workers %s (pid %d)\n",
+                count_text(k->threads, t, sizeof t), count_text(k->loader_workers, w, sizeof w),
+                k->pid);
+    }
+}
+
 /* What the Python hook saw of the DataLoader (nothing when it did not see
- * torch: exec.torch ""). */
+ * torch: exec.torch ""); a data-parallel job by its ranks. */
 static void print_training(FILE *f, const RunRecord *r)
 {
     const RecordExec *x = &r->exec;
 
+    if (r->n_exec_ranks) {
+        print_ranks(f, r);
+        return;
+    }
     if (!x->torch[0])
         return;
     if (isnan(x->images_per_s)) {
@@ -164,8 +221,12 @@ void exec_verdict_print(FILE *f, const VerdictInput *given)
     verdict_judge(&in, &v);
     if (bound)
         fprintf(f, "  Bound:                %s\n", v.bound);
-    if (v.oversubscribed)
+    if (v.oversubscribed || v.harmless)
         fprintf(f, "  Verdict:              %s\n", v.oversub);
+    else if (isfinite(in.run_queue_wait) && in.ranks > 1)
+        fprintf(f, "  Verdict:              not oversubscribed: %s, run-queue wait %.1f%% of "
+                "thread time (at most %.0f%%)\n", v.count, 100 * in.run_queue_wait,
+                100 * CTR_OVERSUB_WAIT);
     else if (isfinite(in.run_queue_wait))
         fprintf(f, "  Verdict:              not oversubscribed: %d worker%s + %d busy main "
                 "thread%s on %d core%s, run-queue wait %.1f%% of thread time (at most %.0f%%)\n",
@@ -178,6 +239,7 @@ void exec_verdict_print(FILE *f, const VerdictInput *given)
 
 static const char *const role_tags[PROC_ROLES] = {
     [PROC_ROLE_MAIN] = "main", [PROC_ROLE_WORKER] = "worker", [PROC_ROLE_OTHER] = "other",
+    [PROC_ROLE_RANK] = "rank",
 };
 
 /* One counters block per process role, from the record's counters and
@@ -193,6 +255,8 @@ static void print_roles(FILE *f, const RunRecord *r)
     for (int role = 0; role < PROC_ROLES; role++) {
         const RecordExecRole *ro = role_of(r, role);
         int n = summary_readings(r->exec_counters, r->n_exec_counters, role, cr, CTR_MAX_EVENTS);
+        if (role == PROC_ROLE_RANK && (ro ? !ro->procs : !n))
+            continue; /* not a data-parallel job: as before there were ranks */
         fputc('\n', f);
         if (ro ? !ro->procs : !n) {
             fprintf(f, " Counters, %s: none ran\n", proctree_role_name((ProcRole)role));

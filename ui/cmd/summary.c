@@ -172,7 +172,7 @@ static void print_loader(FILE *f, const RunRecord *r)
                 r->loader_samples_per_s, r->loader_samples_per_s / st->images_per_s);
     verdict_judge(&vi, &v);
     fprintf(f, "  Verdict:              %s\n", v.bound);
-    if (v.oversubscribed)
+    if (v.oversubscribed || v.harmless)
         fprintf(f, "  %-22s%s\n", "", v.oversub);
 }
 

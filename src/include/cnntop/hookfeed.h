@@ -47,6 +47,8 @@ extern "C" {
 #define HOOK_MAX_PID (1 << 22)    /* Linux's PID_MAX_LIMIT: pids are 1..this */
 #define HOOK_TIME_SLACK 1.0       /* s a "t" may be past the caller's clock (rounding,
                                      the reading's own delay) */
+#define HOOK_MAX_RANKS 64         /* ranks of torch.distributed followed (a "rank" of
+                                     this or more is rejected) */
 
 /* What a pid the hook names is to the caller (HookHost.pid_of). */
 enum {
@@ -60,8 +62,34 @@ typedef struct HookHost {
     int (*pid_of)(void *u, int pid); /* HOOK_PID_*; NULL: every pid is the tree's */
     void (*worker)(void *u, int pid); /* each worker pid of an accepted line that is
                                          HOOK_PID_OURS; NULL: none wanted */
+    void (*rank)(void *u, int pid);   /* the pid of each accepted "rank" line that is
+                                         HOOK_PID_OURS; NULL: none wanted */
     void *u;
 } HookHost;
+
+/* One Python process's DataLoader figures: the hook's main process, or a
+ * rank of torch.distributed. */
+typedef struct HookStream {
+    long batches;
+    double first_samples;     /* samples of the first batch (not in the rate) */
+    double samples;           /* samples of the later batches */
+    double wait;              /* s next() waited, later batches */
+    double first_wait;        /* s the first batch took (workers starting) */
+    double step;              /* s between batches (the training step), summed */
+    double t_first, t_end;    /* the window, the hook's monotonic s */
+    double t_last;            /* the latest "t" of an accepted batch or end */
+    int threads;              /* torch.get_num_threads() at the last "config"; -1: not said */
+    int loader_workers;       /* the DataLoader's num_workers there; -1: not said */
+    double coll;              /* s in torch.distributed's collectives (a rank's "coll",
+                                 the latest); 0: none said */
+} HookStream;
+
+/* A process that joined torch.distributed (a "rank" line). */
+typedef struct HookRank {
+    int pid;                  /* its process; 0: gone when the line was read */
+    int rank, world;          /* its rank and the world size it joined */
+    HookStream s;
+} HookRank;
 
 typedef struct HookFeed {
     char line[HOOK_LINE_MAX]; /* the partial line so far */
@@ -73,17 +101,10 @@ typedef struct HookFeed {
     int hello;                /* 1: the hook saw torch's DataLoader */
     int pid;                  /* the process the hook runs in (hello); 0: not known
                                  (it had gone when the hello was read) */
-    char torch[32];           /* torch's version, e.g. "1.13.1" */
-    long batches;
-    double first_samples;     /* samples of the first batch (not in the rate) */
-    double samples;           /* samples of the later batches */
-    double wait;              /* s next() waited, later batches */
-    double first_wait;        /* s the first batch took (workers starting) */
-    double step;              /* s between batches (the training step), summed */
-    double t_first, t_end;    /* the window, the hook's monotonic s */
-    double t_last;            /* the latest "t" of an accepted batch or end */
-    int threads;              /* torch.get_num_threads() at the last "config"; -1: not said */
-    int loader_workers;       /* the DataLoader's num_workers there; -1: not said */
+    char torch[32];           /* torch's version, e.g. "1.13.1" (hello or a rank's) */
+    HookStream main;          /* the main process's DataLoader (lines without "rank") */
+    HookRank ranks[HOOK_MAX_RANKS]; /* the ranks, in the order they joined */
+    int n_ranks;
     long worker_pids;         /* worker pids named in accepted lines */
     long lines;               /* lines seen, rejected ones included */
     long bad;                 /* lines rejected */
@@ -112,7 +133,11 @@ void hookfeed_init(HookFeed *f);
  * taken or rejected (f->bad).  Returns the lines rejected in them. */
 int hookfeed_bytes(HookFeed *f, const char *data, size_t len);
 
+/* The main process's figures (hello as f->hello). */
 void hookfeed_figures(const HookFeed *f, HookFigures *out);
+
+/* One stream's figures (a rank's: f->ranks[i].s); hello 1. */
+void hookfeed_stream_figures(const HookStream *s, HookFigures *out);
 
 #ifdef __cplusplus
 }

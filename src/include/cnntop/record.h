@@ -134,6 +134,21 @@ typedef struct RecordExecRole {
     CounterSched sched;   /* proctree_sched() at the run's end; the members the block prints */
 } RecordExecRole;
 
+/* One rank of a data-parallel job (a process that joined torch.distributed),
+ * as the Python hook saw it. */
+typedef struct RecordExecRank {
+    int rank, world;      /* its rank, the world size it joined */
+    int pid;              /* its process; 0: unknown */
+    int threads;          /* torch.get_num_threads() in it; -1: not said */
+    int loader_workers;   /* its DataLoader's num_workers; -1: not said */
+    long batches;         /* batches its DataLoader gave */
+    double images;        /* samples in its window (after its first batch); NAN: no rate */
+    double window;        /* s its window spans; NAN: no rate */
+    double images_per_s;  /* images / window; NAN: no rate */
+    double data_wait_share; /* share of the window next() waited, 0..1; NAN: no rate */
+    double coll;          /* s in torch.distributed's collectives (overlaps merged) */
+} RecordExecRank;
+
 /* One of --runs R repeats of the configuration. */
 typedef struct RecordRepeat {
     double wall;          /* seconds of training, wall clock */
@@ -245,6 +260,8 @@ typedef struct RunRecord {
     RecordExecRole *exec_roles; size_t n_exec_roles, cap_exec_roles; /* each ProcRole's */
     RecordProc *exec_procs;  size_t n_exec_procs, cap_exec_procs; /* the tree's processes,
                                 at most PROC_MAX_PROCS, in the order found */
+    RecordExecRank *exec_ranks;  size_t n_exec_ranks, cap_exec_ranks; /* a data-parallel job's
+                                ranks, in the order they joined */
 } RunRecord;
 
 /* MFU: images_per_s x flops_per_image / the FMA peak, 0..1 (as llm.c and the
@@ -285,6 +302,7 @@ void record_counter_from(RecordCounter *c, const CounterReading *cr, int role);
 int record_add_exec_counter(RunRecord *r, const RecordCounter *c);
 int record_add_exec_role(RunRecord *r, const RecordExecRole *role);
 int record_add_exec_proc(RunRecord *r, const RecordProc *p);
+int record_add_exec_rank(RunRecord *r, const RecordExecRank *k);
 
 /* Copies --progress's pattern into r->exec.progress (NULL clears).  0 or
  * -CN_ENOMEM. */

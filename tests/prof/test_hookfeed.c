@@ -330,8 +330,65 @@ static void test_random(void)
     }
 }
 
+static void ranked(void *u, int pid)
+{
+    Tree *t = u;
+    if (t->n < 64)
+        t->named[t->n++] = -pid;
+}
+
+/* Ranks of torch.distributed: a "rank" line opens a stream of its own
+ * (no hello needed: a shell loop's ranks have none), lines tagged with it
+ * go there, the main stream stays as it was; a rank said twice, a tag
+ * before its rank line, a rank past HOOK_MAX_RANKS, a collective time
+ * going back are rejected whole. */
+static void test_ranks(void)
+{
+    HookFeed f;
+    Tree t;
+    HookFigures fig;
+
+    feed_init(&f, &t);
+    f.host.rank = ranked;
+    feed(&f, "{\"ev\": \"batch\", \"n\": 8, \"wait\": 0, \"step\": 0, \"t\": 1, \"rank\": 0}\n"
+             "{\"ev\": \"rank\", \"pid\": 10, \"rank\": 1, \"world\": 2, \"torch\": \"1.13.1\"}\n"
+             "{\"ev\": \"rank\", \"pid\": 11, \"rank\": 0, \"world\": 2, \"torch\": \"1.13.1\"}\n"
+             "{\"ev\": \"rank\", \"pid\": 12, \"rank\": 0, \"world\": 2, \"torch\": \"1.13.1\"}\n"
+             "{\"ev\": \"rank\", \"pid\": 13, \"rank\": 64, \"world\": 65, \"torch\": \"1.13.1\"}\n"
+             "{\"ev\": \"workers\", \"pids\": [12], \"rank\": 1}\n"
+             "{\"ev\": \"config\", \"threads\": 2, \"workers\": 1, \"rank\": 1}\n"
+             "{\"ev\": \"batch\", \"n\": 8, \"wait\": 0.5, \"step\": 0, \"t\": 2, \"rank\": 1, "
+             "\"coll\": 0.25}\n"
+             "{\"ev\": \"batch\", \"n\": 8, \"wait\": 0.25, \"step\": 0.5, \"t\": 3, \"rank\": 1, "
+             "\"coll\": 0.125}\n"
+             "{\"ev\": \"batch\", \"n\": 8, \"wait\": 0.25, \"step\": 0.5, \"t\": 3, \"rank\": 1, "
+             "\"coll\": 0.5}\n"
+             "{\"ev\": \"end\", \"t\": 4, \"rank\": 1, \"coll\": 0.75}\n",
+         5);
+    CHECK_INT(f.n_ranks, ==, 2);
+    CHECK_INT(f.bad, ==, 4); /* the early tag, rank 0 twice, rank 64, coll going back */
+    CHECK_STR_HAS(f.why, "line 1: batch: rank 0 before its rank line");
+    CHECK_INT(f.hello, ==, 0);
+    CHECK(!strcmp(f.torch, "1.13.1"));
+    CHECK_INT(f.ranks[0].rank, ==, 1);
+    CHECK_INT(f.ranks[0].pid, ==, 10);
+    CHECK_INT(f.ranks[1].pid, ==, 11);
+    CHECK_INT(t.n, ==, 3); /* ranks 10 and 11, then worker 12 */
+    CHECK_INT(t.named[0], ==, -10);
+    CHECK_INT(t.named[2], ==, 12);
+    CHECK_INT(f.ranks[0].s.threads, ==, 2);
+    CHECK_INT(f.ranks[0].s.loader_workers, ==, 1);
+    CHECK_NEAR(f.ranks[0].s.coll, 0.75, 1e-12);
+    CHECK_INT(f.main.batches, ==, 0);
+    hookfeed_stream_figures(&f.ranks[0].s, &fig);
+    CHECK_INT(fig.ok, ==, 1);
+    CHECK_NEAR(fig.images_per_s, 4.0, 1e-9); /* 8 images after the first batch, t 2 to 4 */
+    CHECK_NEAR(fig.data_wait_share, 0.125, 1e-9);
+}
+
 int main(void)
 {
+    test_ranks();
     test_good();
     test_bad_lines();
     test_hello();

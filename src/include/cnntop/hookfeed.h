@@ -7,7 +7,11 @@
  * iterator's first batch (torch's intra-op threads and the DataLoader's
  * num_workers), one "batch" per
  * batch (samples, the seconds next() waited, the seconds since the
- * previous batch, the time), "end" when an iterator runs out.  A HookFeed
+ * previous batch, the time), "end" when an iterator runs out; and "rank"
+ * when a process joins torch.distributed (its pid, rank, world size,
+ * torch), after which its lines carry "rank" (and "coll": seconds in
+ * collectives so far) and go to that rank's stream (HookRank), whatever
+ * process launched it; a rank needs no hello.  A HookFeed
  * takes the pipe's bytes as they come (lines may arrive cut anywhere) and
  * sums them; hookfeed_figures() turns the sums into images/s, the data
  * wait's share and the step time.  Pure: no I/O, no clock (the caller
@@ -18,7 +22,8 @@
  * HOOK_LINE_MAX, a known "ev", each member of the right type and in range
  * (counts whole numbers within the HOOK_MAX_* limits, times finite and
  * not negative), the first line a "hello" from a process of the followed
- * tree and no second hello from another, worker pids of the tree, the
+ * tree and no second hello from another, a rank said once and before
+ * any line tagged with it, worker pids of the tree, the
  * times in order ("t" never going back, a wait no longer than the time
  * since the previous line, wait + step no longer than the window so far)
  * and within the caller's clock.  A line that fails is rejected whole,

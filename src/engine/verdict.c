@@ -85,7 +85,7 @@ static void advice(const VerdictInput *in, int loader_bound, int over, int terse
 static void threads_text(const VerdictInput *in, char *buf, size_t len)
 {
     if (in->intra_op > 0 && in->intra_op != in->threads && in->ranks <= 1)
-        snprintf(buf, len, "%d busy compute thread%s (%d given to torch.set_num_threads)",
+        snprintf(buf, len, "%d busy compute thread%s (torch's intra-op: %d)",
                  in->threads, plural(in->threads), in->intra_op);
     else
         snprintf(buf, len, "%d compute thread%s", in->threads, plural(in->threads));

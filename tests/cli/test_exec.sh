@@ -388,7 +388,7 @@ if [ -n "$PY" ] && "$PY" -c 'import torch' 2>/dev/null && taskset -c 0 true 2>/d
     run 0 exec -e task-clock --export "$tmp/v.json" -- "$PY" "$SCRIPT" \
         --workers 2 --images 192 --batch 64 --threads 1
     has "^  Threads:  *1 intra-op (torch.get_num_threads()), DataLoader num_workers 2$"
-    has "^  Verdict:  *oversubscribed: 2 loader workers + [0-9]* compute threads\? on 1 core.*; try DataLoader(num_workers=0) (load in the main process)$"
+    has "^  Verdict:  *oversubscribed: 2 loader workers + [0-9]* \(busy \)\?compute threads\? \((torch's intra-op: 1) \)\?on 1 core.*; try DataLoader(num_workers=0) (load in the main process)$"
     grep "^  Verdict:" "$tmp/out" >"$tmp/verdict.exec"
     grep -q -- "--workers\|--threads" "$tmp/verdict.exec" && fail "exec of a PyTorch script: advice names cnntop's options"
     json "$tmp/v.json" "d['threads_used'] == 1 and d['exec']['loader_workers'] == 2 and d['exec']['worker_procs'] == 2"

@@ -116,7 +116,7 @@ static void test_weighed(void)
     verdict_judge(&in, &v);
     CHECK(!v.oversubscribed && v.harmless);
     CHECK(strstr(v.oversub, "more threads than cores, harmless: 4 loader workers + 3 busy "
-                            "compute threads (1 given to torch.set_num_threads) on 2 cores, "
+                            "compute threads (torch's intra-op: 1) on 2 cores, "
                             "run-queue wait 0.4% of thread time (at most 20%)") == v.oversub);
     in.run_queue_wait = 0.35;
     verdict_judge(&in, &v);

@@ -14,6 +14,7 @@ its weights after training:
   rank R: weights 0x1.8p+3
 """
 import argparse
+import datetime
 import os
 import sys
 import time
@@ -33,7 +34,9 @@ def say(line):
 
 
 def train(rank, world, args):
-    dist.init_process_group("gloo", rank=rank, world_size=world)
+    # A rank that never comes fails the others in a minute, not half an hour.
+    dist.init_process_group("gloo", rank=rank, world_size=world,
+                            timeout=datetime.timedelta(seconds=60))
     torch.manual_seed(rank)
     model = DDP(nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
                               nn.Flatten(), nn.Linear(8 * 14 * 14, 10)))

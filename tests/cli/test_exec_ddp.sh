@@ -42,7 +42,10 @@ job() {
     name=$1
     shift
     checks=$((checks + 1))
-    "$CNNTOP" exec --export "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" ||
+    # A job that hangs (a rank that never joins) fails here, named, within
+    # the test's time.
+    timeout -s TERM 150 "$CNNTOP" exec --export "$tmp/$name.json" "$@" >"$tmp/$name.out" \
+        2>"$tmp/$name.err" ||
         { fail "$name: exec exited $?"; sed 's/^/  /' "$tmp/$name.out" "$tmp/$name.err" >&2; }
 }
 

@@ -14,12 +14,27 @@ descriptor named by CNNTOP_HOOK_FD:
                             n samples; wait: s next() waited for the batch;
                             step: s from the previous batch to this next()
                             (the training step); t: time.monotonic()
-  {"ev": "end", "t": 13.1}                        an iterator ran out
+  {"ev": "end", "t": 13.1}                        an iterator ran out (t: when
+                            next() raised, its workers shut down)
+  {"ev": "rank", "pid": 126, "rank": 0, "world": 2, "torch": "1.13.1"}
+                            the process joined torch.distributed
+                            (init_process_group returned); every later
+                            line of it carries "rank": R and "coll": s in
+                            collectives so far (the synchronous calls of
+                            torch.distributed, and DDP's gradient
+                            all-reduce through a communication hook that
+                            calls torch's default one, timed from its
+                            launch to its completion, overlaps merged)
 
 Nothing happens until the program itself imports torch's DataLoader (the
 hook does not import torch), nor in any process but the first Python
 process of the command that loads it (forked workers and other Python
-children stay quiet).  CNNTOP_HOOK_INO says which pipe the descriptor is
+children stay quiet), except a rank: any Python process of the command
+that calls init_process_group speaks from then on, tagged with its rank,
+however it was started (torch.multiprocessing.spawn, whose children get
+the descriptor passed on; a shell loop setting RANK and WORLD_SIZE; mpirun).
+A process started with RANK (or OMPI_COMM_WORLD_RANK, PMI_RANK) in its
+environment is taken for a rank and waits for its init_process_group.  CNNTOP_HOOK_INO says which pipe the descriptor is
 ("DEV:INO" of its fstat): a launcher may close the descriptor (sudo does)
 and the program open a file that gets its number, so before each line the
 hook checks that the descriptor is still that pipe, and falls silent for
@@ -64,13 +79,18 @@ def _is_pipe(fd, ident):
 
 
 class _Feed:
-    def __init__(self, fd, ident):
+    def __init__(self, fd, ident, muted):
         self.fd = fd
         self.ident = ident
         self.pid = os.getpid()
+        self.muted = muted  # a rank-to-be: quiet until init_process_group
+        self.rank = None
+        self.coll = 0.0  # s in collectives, overlaps merged
+        self.coll_until = 0.0
+        self.depth = 0  # inside a timed collective: inner calls are its own
 
     def send(self, text):
-        if os.getpid() != self.pid:  # a forked worker: not ours to say
+        if self.muted or os.getpid() != self.pid:  # a forked worker: not ours to say
             return
         if not _is_pipe(self.fd, self.ident):  # closed, or now another file
             self.pid = -1
@@ -79,6 +99,29 @@ class _Feed:
             os.write(self.fd, (text + "\n").encode())
         except OSError:
             self.pid = -1
+
+    def tag(self):
+        """What a rank's lines carry: its rank, its time in collectives."""
+        if self.rank is None:
+            return ""
+        return ', "rank": %d, "coll": %.6f' % (self.rank, self.coll)
+
+    def join(self, rank, world, version):
+        """This process joined torch.distributed as rank of world."""
+        if self.rank is not None or self.pid == -1:
+            return
+        self.pid = os.getpid()  # a forked rank speaks for itself
+        self.muted = False
+        self.rank = rank
+        self.send('{"ev": "rank", "pid": %d, "rank": %d, "world": %d, "torch": "%s"}'
+                  % (self.pid, rank, world, version))
+
+    def timed(self, t0, t1):
+        """A collective from t0 to t1, counted once where it overlaps."""
+        start = max(t0, self.coll_until)
+        if t1 > start:
+            self.coll += t1 - start
+        self.coll_until = max(self.coll_until, t1)
 
 
 def _batch_len(batch):
@@ -91,12 +134,13 @@ def _batch_len(batch):
     return int(shape[0]) if shape is not None and len(shape) else 0
 
 
-def _patch(module, feed):
+def _patch(module, feed, hello):
     base = module._BaseDataLoaderIter
     orig_next = base.__next__
     import torch  # already imported: this runs inside torch's own import
 
-    feed.send('{"ev": "hello", "pid": %d, "torch": "%s"}' % (os.getpid(), torch.__version__))
+    if hello:
+        feed.send('{"ev": "hello", "pid": %d, "torch": "%s"}' % (os.getpid(), torch.__version__))
 
     def __next__(self):
         asked = time.monotonic()
@@ -104,44 +148,156 @@ def _patch(module, feed):
         try:
             batch = orig_next(self)
         except StopIteration:
-            feed.send('{"ev": "end", "t": %.6f}' % asked)
+            # When the loop ends for the program: after the workers' shutdown.
+            feed.send('{"ev": "end", "t": %.6f%s}' % (time.monotonic(), feed.tag()))
             raise
         got = time.monotonic()
         if last is None:
             workers = [w.pid for w in getattr(self, "_workers", []) if w.pid]
             if workers:
-                feed.send('{"ev": "workers", "pids": [%s]}' % ", ".join(map(str, workers)))
-            feed.send('{"ev": "config", "threads": %d, "workers": %d}'
-                      % (torch.get_num_threads(), int(getattr(self, "_num_workers", -1))))
+                feed.send('{"ev": "workers", "pids": [%s]%s}'
+                          % (", ".join(map(str, workers)), feed.tag()))
+            feed.send('{"ev": "config", "threads": %d, "workers": %d%s}'
+                      % (torch.get_num_threads(), int(getattr(self, "_num_workers", -1)),
+                         feed.tag()))
         step = asked - last if last is not None else 0.0
         self._cnntop_last = got
-        feed.send('{"ev": "batch", "n": %d, "wait": %.6f, "step": %.6f, "t": %.6f}'
-                  % (_batch_len(batch), got - asked, step, got))
+        feed.send('{"ev": "batch", "n": %d, "wait": %.6f, "step": %.6f, "t": %.6f%s}'
+                  % (_batch_len(batch), got - asked, step, got, feed.tag()))
         return batch
 
     base.__next__ = __next__
 
 
-class _Finder(importlib.abc.MetaPathFinder):
-    """Patches torch.utils.data.dataloader right after it is imported."""
+# torch.distributed's collectives, timed while they run (async_op: the call).
+_COLLECTIVES = ("all_reduce", "all_gather", "all_gather_into_tensor", "_all_gather_base",
+                "broadcast", "reduce", "reduce_scatter", "reduce_scatter_tensor",
+                "_reduce_scatter_base", "all_to_all", "all_to_all_single", "gather", "scatter",
+                "barrier")
 
-    def __init__(self, feed):
-        self.feed = feed
+
+def _timed(fn, feed):
+    def collective(*args, **kwargs):
+        if feed.depth:
+            return fn(*args, **kwargs)
+        feed.depth += 1
+        t0 = time.monotonic()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            feed.depth -= 1
+            feed.timed(t0, time.monotonic())
+    collective.__wrapped__ = fn
+    for a in ("__name__", "__qualname__", "__doc__", "__module__"):
+        setattr(collective, a, getattr(fn, a, None))
+    return collective
+
+
+def _patch_c10d(module, feed):
+    """init_process_group says the rank; the collectives are timed."""
+    orig_init = module.init_process_group
+
+    def init_process_group(*args, **kwargs):
+        out = orig_init(*args, **kwargs)
+        try:
+            import torch
+            feed.join(module.get_rank(), module.get_world_size(), torch.__version__)
+        except Exception:
+            pass
+        return out
+
+    init_process_group.__wrapped__ = orig_init
+    init_process_group.__doc__ = orig_init.__doc__
+    module.init_process_group = init_process_group
+    for name in _COLLECTIVES:
+        fn = getattr(module, name, None)
+        if callable(fn):
+            setattr(module, name, _timed(fn, feed))
+
+
+def _allreduce_timed(feed):
+    """DDP's default gradient all-reduce (default_hooks.allreduce_hook, the
+    same result), timed from its launch to its completion."""
+    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+
+    def hook(state, bucket):
+        t0 = time.monotonic()
+        feed.depth += 1
+        try:
+            fut = default_hooks.allreduce_hook(state, bucket)
+        finally:
+            feed.depth -= 1
+
+        def done(f):
+            feed.timed(t0, time.monotonic())
+            return f.value()
+        return fut.then(done)
+    return hook
+
+
+def _patch_ddp(module, feed):
+    """At a DDP model's first forward, unless the program registered a
+    communication hook of its own, the timed default one."""
+    cls = module.DistributedDataParallel
+    orig_register = cls.register_comm_hook
+    orig_forward = cls.forward
+
+    def register_comm_hook(self, state, hook):
+        self._cnntop_hooked = True
+        return orig_register(self, state, hook)
+
+    def forward(self, *args, **kwargs):
+        if not getattr(self, "_cnntop_hooked", False):
+            self._cnntop_hooked = True
+            try:
+                orig_register(self, self.process_group, _allreduce_timed(feed))
+            except Exception:
+                pass
+        return orig_forward(self, *args, **kwargs)
+
+    register_comm_hook.__doc__ = orig_register.__doc__
+    cls.register_comm_hook = register_comm_hook
+    cls.forward = forward
+
+
+def _patch_mp(module, feed):
+    """torch.multiprocessing.spawn's children keep the descriptor (the
+    spawn start method closes all others)."""
+    orig = module.spawnv_passfds
+
+    def spawnv_passfds(path, args, passfds):
+        if _is_pipe(feed.fd, feed.ident) and feed.fd not in passfds:
+            passfds = tuple(passfds) + (feed.fd,)
+        return orig(path, args, passfds)
+
+    module.spawnv_passfds = spawnv_passfds
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    """Patches each module of `patches` right after it is imported."""
+
+    def __init__(self, patches):
+        self.patches = dict(patches)
 
     def find_spec(self, name, path, target=None):
-        if name != "torch.utils.data.dataloader":
+        patch = self.patches.pop(name, None)
+        if patch is None:
             return None
+        at = sys.meta_path.index(self)
         sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)
+        try:
+            spec = importlib.util.find_spec(name)
+        finally:
+            if self.patches:
+                sys.meta_path.insert(at, self)
         if spec is None or spec.loader is None:
             return spec
         orig_exec = spec.loader.exec_module
-        feed = self.feed
 
         def exec_module(module):
             orig_exec(module)
             try:
-                _patch(module, feed)
+                patch(module)
             except Exception:  # the program matters more than the figures
                 pass
 
@@ -152,14 +308,29 @@ class _Finder(importlib.abc.MetaPathFinder):
 def _install():
     fd = os.environ.get("CNNTOP_HOOK_FD", "")
     ident = os.environ.get("CNNTOP_HOOK_INO", "")
-    if not fd.isdigit() or os.environ.get("CNNTOP_HOOK_PID"):
+    if not fd.isdigit():
         return
     if not _is_pipe(int(fd), ident):  # a launcher closed it: nothing to say
         return
-    # The first Python process claims the hook; its children stay quiet.
-    os.environ["CNNTOP_HOOK_PID"] = str(os.getpid())
-    feed = _Feed(int(fd), ident)
-    sys.meta_path.insert(0, _Finder(feed))
+    # The first Python process claims the hook; its children stay quiet
+    # unless they join torch.distributed, as a process started as a rank
+    # (RANK in its environment: a shell loop, torchrun, mpirun) will.
+    rank = any(os.environ.get(k, "").isdigit()
+               for k in ("RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK"))
+    child = bool(os.environ.get("CNNTOP_HOOK_PID"))
+    if not child and not rank:
+        os.environ["CNNTOP_HOOK_PID"] = str(os.getpid())
+    feed = _Feed(int(fd), ident, muted=child or rank)
+    patches = {
+        "torch.utils.data.dataloader": lambda m: _patch(m, feed, not (child or rank)),
+        "torch.distributed.distributed_c10d": lambda m: _patch_c10d(m, feed),
+        "torch.nn.parallel.distributed": lambda m: _patch_ddp(m, feed),
+        "multiprocessing.util": lambda m: _patch_mp(m, feed),
+    }
+    if "multiprocessing.util" in sys.modules:
+        _patch_mp(sys.modules["multiprocessing.util"], feed)
+        del patches["multiprocessing.util"]
+    sys.meta_path.insert(0, _Finder(patches))
     import cnntop_layers  # the layer window (its own file, beside this one)
     cnntop_layers.watch(feed)
 

@@ -79,34 +79,101 @@ static void advice(const VerdictInput *in, int loader_bound, int over, int terse
     }
 }
 
-void verdict_judge(const VerdictInput *in, Verdict *out)
+/* The compute threads counted: the busy ones measured, with the count
+ * each process was given beside them when it differs (so the figure
+ * quoted is the one explained). */
+static void threads_text(const VerdictInput *in, char *buf, size_t len)
 {
-    int busy = in->threads + in->workers;
-    int over = in->cores > 0 && busy > in->cores;
-    int waits = isfinite(in->run_queue_wait) && in->run_queue_wait > CTR_OVERSUB_WAIT;
-    char wait[48] = "", tip[128], short_tip[96];
+    if (in->intra_op > 0 && in->intra_op != in->threads && in->ranks <= 1)
+        snprintf(buf, len, "%d busy compute thread%s (torch's intra-op: %d)",
+                 in->threads, plural(in->threads), in->intra_op);
+    else
+        snprintf(buf, len, "%d compute thread%s", in->threads, plural(in->threads));
+}
 
-    memset(out, 0, sizeof *out);
+/* What is counted against the cores; *busy the total. */
+static void count_text(const VerdictInput *in, int *busy, char *buf, size_t len)
+{
+    char th[128];
+
+    if (in->ranks > 1) {
+        int t = in->intra_op > 0 ? in->intra_op : (in->threads + in->ranks - 1) / in->ranks;
+        int w = (in->workers + in->ranks - 1) / in->ranks;
+        *busy = in->ranks * (t + w);
+        snprintf(buf, len, "%d ranks x (%d compute thread%s + %d loader worker%s) = %d on %d "
+                 "core%s", in->ranks, t, plural(t), w, plural(w), *busy, in->cores,
+                 plural(in->cores));
+        return;
+    }
+    *busy = in->threads + in->workers;
+    threads_text(in, th, sizeof th);
+    snprintf(buf, len, "%d loader worker%s + %s on %d core%s", in->workers, plural(in->workers),
+             th, in->cores, plural(in->cores));
+}
+
+static void judge_bound(const VerdictInput *in, Verdict *out)
+{
     out->loader_bound = in->data_wait_share > CN_LOADER_BOUND;
     if (isnan(in->data_wait_share)) {
         /* Unknown is said so, never judged as a wait of 0. */
         snprintf(out->bound, sizeof out->bound, "n/a: no data-wait figure");
         snprintf(out->bound_brief, sizeof out->bound_brief, "n/a: no data wait");
-    } else {
-        snprintf(out->bound, sizeof out->bound, "%s (data wait %.1f%% of the step, %s %.0f%%)",
-                 out->loader_bound ? "loader-bound" : "compute-bound", 100 * in->data_wait_share,
-                 out->loader_bound ? "above" : "at most", 100 * CN_LOADER_BOUND);
-        snprintf(out->bound_brief, sizeof out->bound_brief, "%s: data wait %.1f%%",
-                 out->loader_bound ? "loader-bound" : "compute-bound", 100 * in->data_wait_share);
+        return;
     }
-    out->oversubscribed = over || waits;
+    snprintf(out->bound, sizeof out->bound, "%s (data wait %.1f%% of the step, %s %.0f%%)",
+             out->loader_bound ? "loader-bound" : "compute-bound", 100 * in->data_wait_share,
+             out->loader_bound ? "above" : "at most", 100 * CN_LOADER_BOUND);
+    snprintf(out->bound_brief, sizeof out->bound_brief, "%s: data wait %.1f%%",
+             out->loader_bound ? "loader-bound" : "compute-bound", 100 * in->data_wait_share);
+}
+
+/* The advice for a data-parallel job: the knobs per rank, or fewer ranks. */
+static void rank_advice(const VerdictInput *in, int loader_bound, char *buf, size_t len)
+{
+    const VerdictKnobs *k = in->knobs ? in->knobs : &verdict_knobs_cnntop;
+    int per = in->cores / in->ranks > 0 ? in->cores / in->ranks : 1;
+    char a[96], b[96];
+
+    knob_text(k->threads, loader_bound && per > 1 ? per - 1 : per, "compute thread", a,
+              sizeof a);
+    knob_text(k->workers, loader_bound ? (per > 1 ? 1 : 0) : 0, "loader worker", b, sizeof b);
+    snprintf(buf, len, "try %s%s%s per rank, or fewer than %d ranks", a, k->join, b, in->ranks);
+}
+
+void verdict_judge(const VerdictInput *in, Verdict *out)
+{
+    int busy;
+    int measured = isfinite(in->run_queue_wait);
+    int waits = measured && in->run_queue_wait > CTR_OVERSUB_WAIT;
+    char wait[96] = "", tip[256], short_tip[96];
+
+    memset(out, 0, sizeof *out);
+    judge_bound(in, out);
+    count_text(in, &busy, out->count, sizeof out->count);
+    int over = in->cores > 0 && busy > in->cores;
+    out->oversubscribed = waits || (over && !measured);
+    out->harmless = over && measured && !waits;
+    if (out->harmless) {
+        snprintf(out->oversub, sizeof out->oversub,
+                 "more threads than cores, harmless: %s, run-queue wait %.1f%% of thread "
+                 "time (at most %.0f%%)", out->count, 100 * in->run_queue_wait,
+                 100 * CTR_OVERSUB_WAIT);
+        snprintf(out->brief, sizeof out->brief, "%d threads on %d cores: harmless (wait %.0f%%)",
+                 busy, in->cores, 100 * in->run_queue_wait);
+        return;
+    }
     if (!out->oversubscribed)
         return;
-    if (isfinite(in->run_queue_wait))
+    if (measured)
         snprintf(wait, sizeof wait, "run-queue wait %.0f%% of thread time",
                  100 * in->run_queue_wait);
-    advice(in, out->loader_bound, over, 0, tip, sizeof tip);
-    advice(in, out->loader_bound, over, 1, short_tip, sizeof short_tip);
+    if (in->ranks > 1) {
+        rank_advice(in, out->loader_bound, tip, sizeof tip);
+        snprintf(short_tip, sizeof short_tip, "fewer ranks or threads");
+    } else {
+        advice(in, out->loader_bound, over, 0, tip, sizeof tip);
+        advice(in, out->loader_bound, over, 1, short_tip, sizeof short_tip);
+    }
     if (over)
         snprintf(out->brief, sizeof out->brief, "%d+%d threads on %d core%s: %s", in->workers,
                  in->threads, in->cores, plural(in->cores), short_tip);
@@ -114,12 +181,11 @@ void verdict_judge(const VerdictInput *in, Verdict *out)
         snprintf(out->brief, sizeof out->brief, "threads wait %.0f%% for a CPU: %s",
                  100 * in->run_queue_wait, short_tip);
     if (over)
-        snprintf(out->oversub, sizeof out->oversub,
-                 "oversubscribed: %d loader worker%s + %d compute thread%s on %d core%s%s%s%s; %s",
-                 in->workers, plural(in->workers), in->threads, plural(in->threads), in->cores,
-                 plural(in->cores), wait[0] ? " (" : "", wait, wait[0] ? ")" : "", tip);
+        snprintf(out->oversub, sizeof out->oversub, "oversubscribed: %s%s%s%s; %s", out->count,
+                 wait[0] ? " (" : "", wait, wait[0] ? ", time lost waiting for a CPU)" : "",
+                 tip);
     else
         snprintf(out->oversub, sizeof out->oversub,
-                 "oversubscribed: %s, more than %.0f%% (other programs on the cores?); %s", wait,
-                 100 * CTR_OVERSUB_WAIT, tip);
+                 "oversubscribed: %s lost waiting for a CPU, more than %.0f%%, with %s (other "
+                 "programs on the cores?); %s", wait, 100 * CTR_OVERSUB_WAIT, out->count, tip);
 }

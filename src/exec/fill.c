@@ -1,13 +1,16 @@
 /*
  * fill.c: the record of a `cnntop exec` run (cnntop/exec.h), in the
  * schema `cnntop report` reads (cnntop/record.h): the command profiled,
- * how it ended, its wall time, peak RSS, the counters per process role,
- * and the Python hook's images/s and data wait when it reported.  What
+ * how it ended, its wall time, peak RSS, the counters and scheduler
+ * figures per process role, each process's row, what --progress read,
+ * and the Python hook's window when it reported: everything exec's
+ * summary prints, which reads the record alone.  What
  * belongs to cnntop's own training (config, data, train) does not apply
  * and is written as null (have_train 0), never as defaults or zeros.
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cnntop/exec.h"
@@ -34,25 +37,132 @@ static int fill_counters(RunRecord *r, ProcTree *t)
     return 0;
 }
 
-/* What the hook said: its DataLoader figures, torch's threads and the
- * loader's workers; all stay unknown (NAN, -1, "") when it said nothing. */
+/* Each role's processes and scheduler figures, and each process's row
+ * with the sums over them. */
+static int fill_tree(RunRecord *r, ProcTree *t)
+{
+    ProcInfo *p = malloc(PROC_MAX_PROCS * sizeof *p); /* 512 rows: not on the stack */
+    int n = p ? proctree_procs(t, p, PROC_MAX_PROCS) : 0, rc = p ? 0 : -CN_ENOMEM;
+
+    for (int role = 0; role < PROC_ROLES; role++) {
+        RecordExecRole ro = {.role = role, .procs = proctree_role_procs(t, (ProcRole)role),
+                             .wall = proctree_role_wall_ns(t, (ProcRole)role) / 1e9};
+        proctree_sched(t, (ProcRole)role, &ro.sched);
+        if (rc == 0 && record_add_exec_role(r, &ro) != 0)
+            rc = -CN_ENOMEM;
+    }
+    r->exec.cpu = 0.0;
+    r->exec.minflt = r->exec.majflt = 0;
+    for (int k = 0; k < n && k < PROC_MAX_PROCS && rc == 0; k++) {
+        RecordProc q = {.pid = p[k].pid, .ppid = p[k].ppid, .role = p[k].role,
+                        .threads = p[k].threads, .cpu = p[k].cpu, .cpu_util = p[k].cpu_util,
+                        .wall = p[k].wall, .minflt = p[k].minflt, .majflt = p[k].majflt,
+                        .hwm_kib = p[k].hwm_kib};
+        snprintf(q.comm, sizeof q.comm, "%s", p[k].comm);
+        r->exec.cpu += q.cpu;
+        r->exec.minflt += (long)q.minflt;
+        r->exec.majflt += (long)q.majflt;
+        if (record_add_exec_proc(r, &q) != 0)
+            rc = -CN_ENOMEM;
+    }
+    free(p);
+    r->exec.dropped = proctree_dropped(t, r->exec.dropped_why, sizeof r->exec.dropped_why);
+    return rc;
+}
+
+/* What --progress read from the output; unknown without --progress. */
+static int fill_progress(RunRecord *r, const ExecProgress *p)
+{
+    if (!p)
+        return 0;
+    r->exec.progress_matches = p->matches;
+    if (p->matches) {
+        r->exec.progress_last = p->last;
+        r->exec.progress_mean = p->sum / (double)p->matches;
+        r->exec.progress_min = p->min;
+        r->exec.progress_max = p->max;
+    }
+    return record_set_exec_progress(r, p->regex ? p->regex : "");
+}
+
+/* What the hook said: its DataLoader figures over its window, torch's
+ * threads and the loader's workers, and the first line it rejected; all
+ * stay unknown (NAN, -1, "") when it said nothing. */
 static void fill_hook(RunRecord *r, const HookFeed *h)
 {
     HookFigures fig;
+    RecordExec *x = &r->exec;
 
-    if (h)
-        r->exec.hook_rejected = h->bad;
+    if (h) {
+        x->hook_rejected = h->bad;
+        snprintf(x->hook_why, sizeof x->hook_why, "%s", h->bad ? h->why : "");
+    }
+    if (h && h->torch[0]) /* a hello's, or a rank's */
+        snprintf(x->torch, sizeof x->torch, "%s", h->torch);
     if (!h || !h->hello)
         return;
-    snprintf(r->exec.torch, sizeof r->exec.torch, "%s", h->torch);
-    r->threads_used = h->threads;
-    r->exec.loader_workers = h->loader_workers;
+    r->threads_used = h->main.threads;
+    x->loader_workers = h->main.loader_workers;
+    x->batches = h->main.batches;
     hookfeed_figures(h, &fig);
     if (fig.ok) {
-        r->exec.images_per_s = fig.images_per_s;
-        r->exec.data_wait_share = fig.data_wait_share;
-        r->exec.batches = fig.batches;
+        x->images_per_s = fig.images_per_s;
+        x->data_wait_share = fig.data_wait_share;
+        x->images = fig.images;
+        x->window = fig.window;
+        x->wait = h->main.wait;
+        x->step_s = fig.step_s;
+        x->first_wait = fig.first_wait;
     }
+}
+
+/* The hook's i-th rank in rank order (they join in any order). */
+static const HookRank *rank_at(const HookFeed *h, int i)
+{
+    const HookRank *k = NULL;
+
+    for (int j = 0; j < h->n_ranks; j++) {
+        int below = 0; /* ranks lower than j's */
+        for (int m = 0; m < h->n_ranks; m++)
+            below += h->ranks[m].rank < h->ranks[j].rank;
+        if (below == i)
+            k = &h->ranks[j];
+    }
+    return k;
+}
+
+/* The ranks of a data-parallel job, each as the hook saw it; the job's
+ * images/s their sum (when every rank has a rate), its data wait their
+ * mean, unless the main process had a DataLoader of its own. */
+static int fill_ranks(RunRecord *r, const HookFeed *h)
+{
+    RecordExec *x = &r->exec;
+    double ips = 0.0, wait = 0.0;
+    long batches = 0;
+
+    for (int i = 0; h && i < h->n_ranks; i++) {
+        const HookRank *k = rank_at(h, i);
+        HookFigures fig;
+        hookfeed_stream_figures(&k->s, &fig);
+        RecordExecRank q = {.rank = k->rank, .world = k->world, .pid = k->pid,
+                            .threads = k->s.threads, .loader_workers = k->s.loader_workers,
+                            .batches = k->s.batches, .images = fig.ok ? fig.images : NAN,
+                            .window = fig.ok ? fig.window : NAN,
+                            .images_per_s = fig.ok ? fig.images_per_s : NAN,
+                            .data_wait_share = fig.ok ? fig.data_wait_share : NAN,
+                            .coll = k->s.coll};
+        if (record_add_exec_rank(r, &q) != 0)
+            return -CN_ENOMEM;
+        ips += q.images_per_s;
+        wait += q.data_wait_share;
+        batches += q.batches;
+    }
+    if (!r->n_exec_ranks || h->main.batches > 0)
+        return 0;
+    x->images_per_s = ips;
+    x->data_wait_share = wait / (double)r->n_exec_ranks;
+    x->batches = batches;
+    return 0;
 }
 
 int exec_record_fill(RunRecord *r, ProcTree *t, const ExecResult *res, int argc, char **argv)
@@ -80,6 +190,8 @@ int exec_record_fill(RunRecord *r, ProcTree *t, const ExecResult *res, int argc,
     r->exec.worker_procs = vi.workers;
     r->exec.busy_threads = vi.threads;
     r->run_queue_wait = vi.run_queue_wait;
+    if (fill_tree(r, t) != 0 || fill_progress(r, res->progress) != 0 || fill_ranks(r, h) != 0)
+        return -CN_ENOMEM;
     return fill_counters(r, t);
 }
 
@@ -100,6 +212,50 @@ static void counter_sum(RecordCounter *into, const RecordCounter *c, int k)
     if (into->status == RECORD_CTR_OK)
         into->value += c->value;
     into->scaled = mean_in(into->scaled, k, c->scaled);
+}
+
+/* The summary's figures of run added to into's (k runs so far): the
+ * sums summed, the hook's window summed, the step and the first wait
+ * averaged, each role's processes, time and context switches summed (its
+ * other scheduler figures and the process table stay the first run's),
+ * --progress's figures over all the matches. */
+static void merge_summary(RunRecord *into, const RunRecord *run, int k)
+{
+    RecordExec *x = &into->exec;
+    const RecordExec *y = &run->exec;
+
+    x->cpu += y->cpu;
+    x->minflt = x->minflt >= 0 && y->minflt >= 0 ? x->minflt + y->minflt : -1;
+    x->majflt = x->majflt >= 0 && y->majflt >= 0 ? x->majflt + y->majflt : -1;
+    x->images += y->images;
+    x->window += y->window;
+    x->wait += y->wait;
+    x->step_s = mean_in(x->step_s, k, y->step_s);
+    x->first_wait = mean_in(x->first_wait, k, y->first_wait);
+    x->dropped = x->dropped >= 0 && y->dropped >= 0 ? x->dropped + y->dropped : -1;
+    if (!x->hook_why[0])
+        snprintf(x->hook_why, sizeof x->hook_why, "%s", y->hook_why);
+    for (size_t i = 0; i < into->n_exec_roles && i < run->n_exec_roles; i++) {
+        RecordExecRole *a = &into->exec_roles[i];
+        const RecordExecRole *b = &run->exec_roles[i];
+        a->procs += b->procs;
+        a->wall += b->wall;
+        a->sched.threads += b->sched.threads;
+        a->sched.vol_cs += b->sched.vol_cs;
+        a->sched.invol_cs += b->sched.invol_cs;
+    }
+    if (x->progress_matches >= 0 && y->progress_matches > 0) {
+        long m = x->progress_matches + y->progress_matches;
+        x->progress_mean = x->progress_matches
+            ? (x->progress_mean * x->progress_matches + y->progress_mean * y->progress_matches) / m
+            : y->progress_mean;
+        x->progress_min = x->progress_matches ? fmin(x->progress_min, y->progress_min)
+                                              : y->progress_min;
+        x->progress_max = x->progress_matches ? fmax(x->progress_max, y->progress_max)
+                                              : y->progress_max;
+        x->progress_last = y->progress_last;
+        x->progress_matches = m;
+    }
 }
 
 int exec_record_merge(RunRecord *into, const RunRecord *run)
@@ -133,6 +289,7 @@ int exec_record_merge(RunRecord *into, const RunRecord *run)
     x->busy_threads = x->busy_threads > y->busy_threads ? x->busy_threads : y->busy_threads;
     if (run->peak_rss_kib > into->peak_rss_kib)
         into->peak_rss_kib = run->peak_rss_kib;
+    merge_summary(into, run, k);
     x->runs = k + 1;
     return 0;
 }

@@ -155,6 +155,13 @@ static int pid_of(void *u, int pid)
     return has > 0 ? HOOK_PID_OURS : has == 0 ? HOOK_PID_FOREIGN : HOOK_PID_GONE;
 }
 
+/* A rank the hook named (it joined torch.distributed): its role.  (Past
+ * PROC_MAX_RANKS it keeps the role it has.) */
+static void rank(void *u, int pid)
+{
+    (void)proctree_set_rank(u, pid);
+}
+
 /* A worker the hook named: its role.  (proctree_set_worker() refuses a pid
  * only when PROC_MAX_PROCS named ones wait to be found, which happens only
  * when the tree is full and would not follow them anyway.) */
@@ -168,7 +175,7 @@ void exec_hook_drain(ExecHook *h, ProcTree *t)
     char buf[8192];
     ssize_t n;
 
-    h->feed.host = (HookHost){.pid_of = pid_of, .worker = worker, .u = t};
+    h->feed.host = (HookHost){.pid_of = pid_of, .worker = worker, .rank = rank, .u = t};
     while (h->fd >= 0) {
         n = read(h->fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR)

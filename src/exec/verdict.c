@@ -31,10 +31,14 @@ void exec_verdict_of(ProcTree *t, const HookFigures *fig, VerdictInput *in)
     *in = (VerdictInput){
         .data_wait_share = fig && fig->ok ? fig->data_wait_share : NAN,
         .workers = proctree_role_peak_live(t, PROC_ROLE_WORKER),
-        .threads = proctree_busy_threads(t, PROC_ROLE_MAIN, EXEC_BUSY_SHARE),
+        .threads = proctree_busy_threads(t, PROC_ROLE_MAIN, EXEC_BUSY_SHARE) +
+                   proctree_busy_threads(t, PROC_ROLE_RANK, EXEC_BUSY_SHARE),
         .cores = m.cores,
         .run_queue_wait = have && wall >= CTR_OVERSUB_MIN_WALL ? wait / wall : NAN,
-        .knobs = fig && fig->hello ? &verdict_knobs_pytorch : &verdict_knobs_none,
+        .knobs = (fig && fig->hello) || proctree_role_procs(t, PROC_ROLE_RANK)
+                     ? &verdict_knobs_pytorch : &verdict_knobs_none,
+        .intra_op = -1,
+        .ranks = proctree_role_procs(t, PROC_ROLE_RANK),
     };
 }
 

@@ -19,24 +19,33 @@
  * hook took in order may print up to this much out of order. */
 #define TIME_EPS 1e-5
 
-/* One line being checked: its parsed object and, on rejection, why. */
+/* One line being checked: its parsed object, the stream it is of (the
+ * main process's, or a rank's), and on rejection why. */
 typedef struct Line {
     const JsonValue *v;
     const char *ev;
+    HookStream *s;
+    int own_pid;              /* the pid that stream's process has; 0: unknown */
     char why[128];
 } Line;
 
 /* The figures a batch line carries, once checked. */
 typedef struct Batch {
-    double n, wait, step, t;
+    double n, wait, step, t, coll;
 } Batch;
+
+static void stream_init(HookStream *s)
+{
+    memset(s, 0, sizeof *s);
+    s->threads = s->loader_workers = -1;
+    s->t_last = NAN;
+}
 
 void hookfeed_init(HookFeed *f)
 {
     memset(f, 0, sizeof *f);
-    f->threads = f->loader_workers = -1;
+    stream_init(&f->main);
     f->t_hi = INFINITY;
-    f->t_last = NAN;
     f->model.pace_in = f->model.pace_out = NAN;
 }
 
@@ -84,7 +93,7 @@ static int seconds(Line *l, const char *key, double *out)
     return 0;
 }
 
-/* A "t": within the caller's clock and not before the latest one. */
+/* A "t": within the caller's clock and not before the stream's latest. */
 static int time_at(const HookFeed *f, Line *l, double *t)
 {
     if (seconds(l, "t", t) != 0)
@@ -92,8 +101,8 @@ static int time_at(const HookFeed *f, Line *l, double *t)
     if (*t < f->t_lo - TIME_EPS || *t > f->t_hi + HOOK_TIME_SLACK)
         return reject(l, "%s: t %.9g is outside the run (%.3f..%.3f on this clock)", l->ev, *t,
                       f->t_lo, f->t_hi);
-    if (*t < f->t_last - TIME_EPS)
-        return reject(l, "%s: t %.9g goes back (the last was %.9g)", l->ev, *t, f->t_last);
+    if (*t < l->s->t_last - TIME_EPS)
+        return reject(l, "%s: t %.9g goes back (the last was %.9g)", l->ev, *t, l->s->t_last);
     return 0;
 }
 
@@ -103,6 +112,24 @@ static int pid_check(const HookFeed *f, Line *l, long long pid, int *kind)
     *kind = f->host.pid_of ? f->host.pid_of(f->host.u, (int)pid) : HOOK_PID_OURS;
     if (*kind == HOOK_PID_FOREIGN)
         return reject(l, "%s: pid %lld is not a process of the command's tree", l->ev, pid);
+    return 0;
+}
+
+/* A rank's "coll" (s in collectives so far, optional): not negative, not
+ * going back, within the time since the run began; the stream's own
+ * otherwise. */
+static int coll_check(const HookFeed *f, Line *l, double *coll)
+{
+    *coll = l->s->coll;
+    if (!json_get(l->v, "coll"))
+        return 0;
+    if (seconds(l, "coll", coll) != 0)
+        return -1;
+    if (*coll < l->s->coll - TIME_EPS)
+        return reject(l, "%s: coll %.9g s goes back (the last was %.9g)", l->ev, *coll,
+                      l->s->coll);
+    if (isfinite(f->t_hi) && *coll > f->t_hi - f->t_lo + HOOK_TIME_SLACK)
+        return reject(l, "%s: coll %.9g s is longer than the run", l->ev, *coll);
     return 0;
 }
 
@@ -155,7 +182,7 @@ static int take_workers(HookFeed *f, Line *l)
         long long pid = p && p->int_exact ? (long long)json_as_int(p, 0) : 0;
         if (!p || !json_is(p, JSON_NUMBER) || !p->int_exact || pid < 1 || pid > HOOK_MAX_PID)
             return reject(l, "workers: pids[%zu] is not a pid (1..%d)", i, HOOK_MAX_PID);
-        if (pid == f->pid)
+        if (pid == l->own_pid)
             return reject(l, "workers: pid %lld is the hook's own process", pid);
         if (pid_check(f, l, pid, &kind[i]) != 0)
             return -1;
@@ -172,11 +199,12 @@ static int take_config(HookFeed *f, Line *l)
 {
     long long threads, workers;
 
+    (void)f; /* the line's stream holds what it says */
     if (whole(l, "threads", 1, HOOK_MAX_COUNT, &threads) != 0 ||
         whole(l, "workers", -1, HOOK_MAX_COUNT, &workers) != 0)
         return -1;
-    f->threads = (int)threads;
-    f->loader_workers = (int)workers;
+    l->s->threads = (int)threads;
+    l->s->loader_workers = (int)workers;
     return 0;
 }
 
@@ -185,52 +213,58 @@ static int take_config(HookFeed *f, Line *l)
  * within the window, so the sums never say more time than passed. */
 static int check_batch(const HookFeed *f, Line *l, Batch *b)
 {
+    const HookStream *s = l->s;
     long long n;
 
+    b->coll = s->coll;
     if (whole(l, "n", 0, HOOK_MAX_SAMPLES, &n) != 0 || seconds(l, "wait", &b->wait) != 0 ||
         seconds(l, "step", &b->step) != 0 || time_at(f, l, &b->t) != 0)
         return -1;
     b->n = (double)n;
-    double since = b->t - (isnan(f->t_last) ? f->t_lo : f->t_last);
+    double since = b->t - (isnan(s->t_last) ? f->t_lo : s->t_last);
     if (b->wait > since + TIME_EPS)
         return reject(l, "batch: wait %.9g s is longer than the %.9g s since the line before",
                       b->wait, since);
-    if (f->batches && b->wait + b->step > b->t - f->t_first + TIME_EPS)
+    if (s->batches && b->wait + b->step > b->t - s->t_first + TIME_EPS)
         return reject(l, "batch: wait + step %.9g s is longer than the %.9g s since the "
-                      "first batch", b->wait + b->step, b->t - f->t_first);
-    return 0;
+                      "first batch", b->wait + b->step, b->t - s->t_first);
+    return coll_check(f, l, &b->coll);
 }
 
 static int take_batch(HookFeed *f, Line *l)
 {
+    HookStream *s = l->s;
     Batch b;
 
     if (check_batch(f, l, &b) != 0)
         return -1;
-    f->t_last = b.t;
-    if (f->batches++ == 0) {
-        f->first_samples = b.n;
-        f->first_wait = b.wait;
-        f->t_first = f->t_end = b.t;
+    s->t_last = b.t;
+    s->coll = b.coll;
+    if (s->batches++ == 0) {
+        s->first_samples = b.n;
+        s->first_wait = b.wait;
+        s->t_first = s->t_end = b.t;
         return 0;
     }
-    f->samples += b.n;
-    f->wait += b.wait;
-    f->step += b.step;
-    if (b.t > f->t_end)
-        f->t_end = b.t;
+    s->samples += b.n;
+    s->wait += b.wait;
+    s->step += b.step;
+    if (b.t > s->t_end)
+        s->t_end = b.t;
     return 0;
 }
 
 static int take_end(HookFeed *f, Line *l)
 {
-    double t;
+    HookStream *s = l->s;
+    double t, coll;
 
-    if (time_at(f, l, &t) != 0)
+    if (time_at(f, l, &t) != 0 || coll_check(f, l, &coll) != 0)
         return -1;
-    f->t_last = t;
-    if (f->batches && t > f->t_end)
-        f->t_end = t;
+    s->t_last = t;
+    s->coll = coll;
+    if (s->batches && t > s->t_end)
+        s->t_end = t;
     return 0;
 }
 
@@ -317,15 +351,67 @@ static int take_pace(HookFeed *f, Line *l)
     return 0;
 }
 
+/* A "rank" line: a process joined torch.distributed ("pid", "rank",
+ * "world", "torch").  A rank number or a pid said twice is rejected. */
+static int take_rank(HookFeed *f, Line *l)
+{
+    long long pid, rank, world;
+    int kind;
+
+    if (whole(l, "pid", 1, HOOK_MAX_PID, &pid) != 0 ||
+        whole(l, "rank", 0, HOOK_MAX_RANKS - 1, &rank) != 0 ||
+        whole(l, "world", rank + 1, HOOK_MAX_COUNT, &world) != 0 ||
+        pid_check(f, l, pid, &kind) != 0)
+        return -1;
+    if (!version_ok(json_get(l->v, "torch")))
+        return reject(l, "rank: torch is not a version (letters, digits, \".+_-\", 1..%zu)",
+                      sizeof f->torch - 1);
+    for (int i = 0; i < f->n_ranks; i++)
+        if (f->ranks[i].rank == rank || (f->ranks[i].pid && f->ranks[i].pid == pid))
+            return reject(l, "rank: rank %lld (pid %lld) said twice", rank, pid);
+    HookRank *r = &f->ranks[f->n_ranks++];
+    memset(r, 0, sizeof *r);
+    stream_init(&r->s);
+    r->pid = kind == HOOK_PID_OURS ? (int)pid : 0;
+    r->rank = (int)rank;
+    r->world = (int)world;
+    if (!f->torch[0])
+        snprintf(f->torch, sizeof f->torch, "%s", json_get(l->v, "torch")->str);
+    if (r->pid && f->host.rank)
+        f->host.rank(f->host.u, r->pid);
+    return 0;
+}
+
+/* The stream a line is of: a rank's when it has "rank" (one announced),
+ * else the main process's. */
+static int line_stream(HookFeed *f, Line *l)
+{
+    long long rank;
+
+    l->s = &f->main;
+    l->own_pid = f->pid;
+    if (!json_get(l->v, "rank"))
+        return f->hello ? 0 : reject(l, "%s before the hello", l->ev);
+    if (whole(l, "rank", 0, HOOK_MAX_RANKS - 1, &rank) != 0)
+        return -1;
+    for (int i = 0; i < f->n_ranks; i++)
+        if (f->ranks[i].rank == rank) {
+            l->s = &f->ranks[i].s;
+            l->own_pid = f->ranks[i].pid;
+            return 0;
+        }
+    return reject(l, "%s: rank %lld before its rank line", l->ev, rank);
+}
+
 /* The event's check-and-take; -1 with l->why when it is not taken. */
 static int take(HookFeed *f, Line *l)
 {
     static const struct {
         const char *ev;
         int (*fn)(HookFeed *, Line *);
-    } evs[] = {{"hello", take_hello}, {"workers", take_workers}, {"config", take_config},
-               {"batch", take_batch}, {"end", take_end}, {"window", take_window},
-               {"layer", take_layer}, {"pace", take_pace}};
+    } evs[] = {{"hello", take_hello}, {"rank", take_rank}, {"workers", take_workers},
+               {"config", take_config}, {"batch", take_batch}, {"end", take_end},
+               {"window", take_window}, {"layer", take_layer}, {"pace", take_pace}};
 
     /* A window's rows come together: another line between them drops it. */
     if (f->model.expect && strcmp(l->ev, "layer")) {
@@ -336,8 +422,10 @@ static int take(HookFeed *f, Line *l)
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
         if (strcmp(l->ev, evs[i].ev))
             continue;
-        if (!f->hello && i > 0)
-            return reject(l, "%s before the hello", l->ev);
+        if (i > 1 && line_stream(f, l) != 0)
+            return -1;
+        if (i == 1 && f->n_ranks == HOOK_MAX_RANKS)
+            return reject(l, "rank: more than %d ranks", HOOK_MAX_RANKS);
         return evs[i].fn(f, l);
     }
     return reject(l, "unknown event \"%.40s\"", l->ev);
@@ -404,20 +492,26 @@ int hookfeed_bytes(HookFeed *f, const char *data, size_t len)
     return bad;
 }
 
-void hookfeed_figures(const HookFeed *f, HookFigures *out)
+void hookfeed_stream_figures(const HookStream *s, HookFigures *out)
 {
     memset(out, 0, sizeof *out);
-    out->hello = f->hello;
-    out->batches = f->batches;
-    out->first_wait = f->first_wait;
-    out->images = f->samples;
-    out->window = f->t_end - f->t_first;
-    if (f->batches < 2 || out->window <= 0)
+    out->hello = 1;
+    out->batches = s->batches;
+    out->first_wait = s->first_wait;
+    out->images = s->samples;
+    out->window = s->t_end - s->t_first;
+    if (s->batches < 2 || out->window <= 0)
         return;
     out->ok = 1;
-    out->images_per_s = f->samples / out->window;
+    out->images_per_s = s->samples / out->window;
     /* Each wait is within the time since the line before (to the hook's
      * rounding), so the sum is within the window but for that rounding. */
-    out->data_wait_share = fmin(1.0, f->wait / out->window);
-    out->step_s = f->step / (double)(f->batches - 1);
+    out->data_wait_share = fmin(1.0, s->wait / out->window);
+    out->step_s = s->step / (double)(s->batches - 1);
+}
+
+void hookfeed_figures(const HookFeed *f, HookFigures *out)
+{
+    hookfeed_stream_figures(&f->main, out);
+    out->hello = f->hello;
 }

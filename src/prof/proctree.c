@@ -32,6 +32,7 @@ static const char *const role_names[PROC_ROLES] = {
     [PROC_ROLE_MAIN] = "main process",
     [PROC_ROLE_WORKER] = "data-loader workers",
     [PROC_ROLE_OTHER] = "other children",
+    [PROC_ROLE_RANK] = "ranks",
 };
 
 const char *proctree_role_name(ProcRole role)

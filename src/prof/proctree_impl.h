@@ -51,6 +51,8 @@ struct ProcTree {
     int pend_pid[PROC_MAX_PROCS]; /* workers the hook named, not yet found */
     int npend;
     int main_pid;                 /* proctree_set_main(); 0: the root */
+    int rank_pid[PROC_MAX_RANKS]; /* proctree_set_rank() */
+    int nrank;
     char root_cmd[4096];          /* the root's cmdline after its exec */
     long root_cmd_len;            /* -1: not read yet */
     int root_gen;                 /* the root's programs so far: 1 after its first exec,

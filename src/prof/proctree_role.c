@@ -101,6 +101,9 @@ static void copy_judge(ProcTree *t, PtProc *p)
 
 ProcRole role_judge(ProcTree *t, PtProc *p)
 {
+    for (int k = 0; k < t->nrank; k++)
+        if (t->rank_pid[k] == p->info.pid)
+            return PROC_ROLE_RANK;
     if (t->main_pid > 0 && p->info.pid == t->main_pid)
         return PROC_ROLE_MAIN;
     if (p == &t->proc[0])
@@ -141,6 +144,17 @@ int proctree_set_worker(ProcTree *t, int pid)
     if (t->npend == PROC_MAX_PROCS)
         return -CN_ENOMEM;
     t->pend_pid[t->npend++] = pid;
+    return 0;
+}
+
+int proctree_set_rank(ProcTree *t, int pid)
+{
+    for (int k = 0; k < t->nrank; k++)
+        if (t->rank_pid[k] == pid)
+            return 0;
+    if (t->nrank == PROC_MAX_RANKS)
+        return -CN_ENOMEM;
+    t->rank_pid[t->nrank++] = pid;
     return 0;
 }
 

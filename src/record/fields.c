@@ -56,7 +56,7 @@ const FieldNames record_bn_names = {"BatchNorm mode", sizeof bn_modes / sizeof *
                                     bn_modes};
 
 /* An exec record's counter roles: ProcRole's values (cnntop/proctree.h). */
-static const FieldName proc_roles[] = {{0, "main"}, {1, "worker"}, {2, "other"}};
+static const FieldName proc_roles[] = {{0, "main"}, {1, "worker"}, {2, "other"}, {3, "rank"}};
 const FieldNames record_proc_role_names = {"role", sizeof proc_roles / sizeof *proc_roles,
                                            proc_roles};
 
@@ -389,23 +389,78 @@ static const Field counter_fields[] = {
     END,
 };
 
-#define RS(m) AT(RecordRole, sched.m)
+/* The scheduler's members a counters block prints (CounterSched), of a
+ * T whose member sched holds them, from revision rev. */
+#define SCHED_MEMBERS(T, rev)                                                                  \
+    FV("threads", FT_INT, AT(T, sched.threads), rev, "threads seen"),                          \
+        FV("wall", FT_NUM, AT(T, wall), rev, "seconds the rates cover"),                       \
+        F("sched", FT_BOOL, AT(T, sched.available), rev, "scheduler figures read"),            \
+        F("have_wait", FT_BOOL, AT(T, sched.have_wait), rev, "schedstat present"),             \
+        F("reason", FT_STR, AT(T, sched.reason), rev, "why not"),                              \
+        FV("wait_share", FT_NUM, AT(T, sched.wait_share), rev, "run-queue wait share"),        \
+        FV("cs_per_s", FT_NUM, AT(T, sched.cs_per_s), rev, "context switches a second"),       \
+        FV("vol_cs", FT_UINT64, AT(T, sched.vol_cs), rev, "voluntary context switches"),       \
+        FV("invol_cs", FT_UINT64, AT(T, sched.invol_cs), rev, "involuntary ones"),             \
+        FV("oversubscribed", FT_BOOL, AT(T, sched.oversubscribed), rev,                        \
+           "waited for a CPU too long")
 
 /* A role of the counter set: what the counters block prints beside them. */
 static const Field role_fields[] = {
     F("role", FT_NAME, AT(RecordRole, role), RECORD_REV_SUMMARY, "train or load",
       .names = &record_role_names),
-    FV("threads", FT_INT, RS(threads), RECORD_REV_SUMMARY, "threads seen"),
-    FV("wall", FT_NUM, AT(RecordRole, wall), RECORD_REV_SUMMARY, "seconds the rates cover"),
-    F("sched", FT_BOOL, RS(available), RECORD_REV_SUMMARY, "scheduler figures read"),
-    F("have_wait", FT_BOOL, RS(have_wait), RECORD_REV_SUMMARY, "schedstat present"),
-    F("reason", FT_STR, RS(reason), RECORD_REV_SUMMARY, "why not"),
-    FV("wait_share", FT_NUM, RS(wait_share), RECORD_REV_SUMMARY, "run-queue wait share"),
-    FV("cs_per_s", FT_NUM, RS(cs_per_s), RECORD_REV_SUMMARY, "context switches a second"),
-    FV("vol_cs", FT_UINT64, RS(vol_cs), RECORD_REV_SUMMARY, "voluntary context switches"),
-    FV("invol_cs", FT_UINT64, RS(invol_cs), RECORD_REV_SUMMARY, "involuntary ones"),
-    FV("oversubscribed", FT_BOOL, RS(oversubscribed), RECORD_REV_SUMMARY,
-       "waited for a CPU too long"),
+    SCHED_MEMBERS(RecordRole, RECORD_REV_SUMMARY),
+    END,
+};
+
+#define RSUM RECORD_REV_EXEC_SUMMARY
+
+/* A process role of an exec run: its processes and what its counters
+ * block prints beside them. */
+static const Field exec_role_fields[] = {
+    F("role", FT_NAME, AT(RecordExecRole, role), RSUM, "main, worker or other",
+      .names = &record_proc_role_names),
+    F("procs", FT_INT, AT(RecordExecRole, procs), RSUM, "processes of the role seen",
+      .hi = PROC_MAX_PROCS),
+    SCHED_MEMBERS(RecordExecRole, RSUM),
+    END,
+};
+
+#define RRANK RECORD_REV_EXEC_RANKS
+
+/* A rank of a data-parallel job, as the hook saw it. */
+static const Field exec_rank_fields[] = {
+    F("rank", FT_INT, AT(RecordExecRank, rank), RRANK, "its rank", .hi = HOOK_MAX_RANKS - 1),
+    F("world", FT_INT, AT(RecordExecRank, world), RRANK, "the world size", .lo = 1,
+      .hi = HOOK_MAX_COUNT),
+    F("pid", FT_INT, AT(RecordExecRank, pid), RRANK, "its process; 0: unknown", .hi = HOOK_MAX_PID),
+    F("threads", FT_COUNT, AT(RecordExecRank, threads), RRANK, "torch.get_num_threads()",
+      .hi = HOOK_MAX_COUNT),
+    F("loader_workers", FT_COUNT, AT(RecordExecRank, loader_workers), RRANK, "its num_workers",
+      .hi = HOOK_MAX_COUNT),
+    FV("batches", FT_INT, AT(RecordExecRank, batches), RRANK, "batches its DataLoader gave"),
+    FV("images", FT_NUM, AT(RecordExecRank, images), RRANK, "images in its window"),
+    FV("window", FT_NUM, AT(RecordExecRank, window), RRANK, "seconds its window spans"),
+    FV("images_per_s", FT_NUM, AT(RecordExecRank, images_per_s), RRANK, "its rate"),
+    FV("data_wait_share", FT_NUM, AT(RecordExecRank, data_wait_share), RRANK, "share next() waited"),
+    FV("coll", FT_NUM, AT(RecordExecRank, coll), RRANK, "seconds in collectives"),
+    END,
+};
+
+/* A process of an exec run's tree, as the summary's table shows it. */
+static const Field exec_proc_fields[] = {
+    F("pid", FT_INT, AT(RecordProc, pid), RSUM, "its pid", .hi = HOOK_MAX_PID),
+    F("ppid", FT_INT, AT(RecordProc, ppid), RSUM, "its parent's", .hi = HOOK_MAX_PID),
+    F("role", FT_NAME, AT(RecordProc, role), RSUM, "main, worker or other",
+      .names = &record_proc_role_names),
+    F("comm", FT_STR, AT(RecordProc, comm), RSUM, "its command name"),
+    FV("threads", FT_INT, AT(RecordProc, threads), RSUM, "threads seen",
+       .hi = PROC_MAX_THREADS),
+    FV("cpu", FT_NUM, AT(RecordProc, cpu), RSUM, "user + system seconds"),
+    FV("cpu_util", FT_NUM, AT(RecordProc, cpu_util), RSUM, "CPUs kept busy"),
+    FV("wall", FT_NUM, AT(RecordProc, wall), RSUM, "seconds followed"),
+    FV("minflt", FT_UINT64, AT(RecordProc, minflt), RSUM, "minor page faults"),
+    FV("majflt", FT_UINT64, AT(RecordProc, majflt), RSUM, "major page faults"),
+    FV("hwm_kib", FT_INT, AT(RecordProc, hwm_kib), RSUM, "peak resident set, KiB; 0: unknown"),
     END,
 };
 
@@ -413,6 +468,10 @@ static const Field exec_counter_fields[] = {
     F("role", FT_NAME, AT(RecordCounter, role), RECORD_REV_EXEC, "main, worker or other",
      .names = &record_proc_role_names),
     COUNTER_MEMBERS(RECORD_REV_EXEC),
+    F("ctr_status", FT_NAME, AT(RecordCounter, ctr_status), RSUM,
+      "the counter set's status", .names = &record_ctr_status_names),
+    F("kind", FT_NAME, AT(RecordCounter, kind), RSUM, "what it counts",
+      .names = &record_kind_names),
     END,
 };
 
@@ -440,6 +499,23 @@ const Field record_exec_fields[] = {
      .hi = CN_MAX_RUNS),
     F("hook_rejected", FT_COUNT, EX(hook_rejected), RECORD_REV_EXEC_HOOK,
      "lines of the Python hook rejected; null: no hook"),
+    F("hook_why", FT_STR_NA, EX(hook_why), RSUM, "the first rejected line's reason"),
+    FV("images", FT_NUM, EX(images), RSUM, "images in the hook's window"),
+    FV("window", FT_NUM, EX(window), RSUM, "seconds the window spans"),
+    FV("wait", FT_NUM, EX(wait), RSUM, "seconds next() waited in it"),
+    FV("step_s", FT_NUM, EX(step_s), RSUM, "mean seconds between batches"),
+    FV("first_wait", FT_NUM, EX(first_wait), RSUM, "seconds the first batch took"),
+    FV("cpu", FT_NUM, EX(cpu), RSUM, "user + system seconds of the processes"),
+    FV("minflt", FT_COUNT, EX(minflt), RSUM, "their minor page faults"),
+    FV("majflt", FT_COUNT, EX(majflt), RSUM, "their major page faults"),
+    F("dropped", FT_COUNT, EX(dropped), RSUM, "threads not followed"),
+    F("dropped_why", FT_STR_NA, EX(dropped_why), RSUM, "why the first was not"),
+    F("progress", FT_DUP, EX(progress), RSUM, "--progress's pattern"),
+    FV("progress_matches", FT_COUNT, EX(progress_matches), RSUM, "records it matched"),
+    FV("progress_last", FT_NUM, EX(progress_last), RSUM, "the last number"),
+    FV("progress_mean", FT_NUM, EX(progress_mean), RSUM, "their mean"),
+    FV("progress_min", FT_NUM, EX(progress_min), RSUM, "the least"),
+    FV("progress_max", FT_NUM, EX(progress_max), RSUM, "the largest"),
     END,
 };
 
@@ -541,6 +617,13 @@ const Field record_run_fields[] = {
      "counters per process role", .sub = exec_counter_fields, COUNTS(exec_counters)),
     F("model", FT_MAYBE, NOWHERE, RECORD_REV_MODEL, "exec's layer window of the model",
       .sub = record_model_fields, .n_off = offsetof(RunRecord, have_model)),
+    F("exec_roles", FT_ARRAY, ARRAY(exec_roles, RecordExecRole), RSUM,
+      "each process role's processes and scheduler figures", .sub = exec_role_fields,
+      COUNTS(exec_roles)),
+    F("exec_procs", FT_ARRAY, ARRAY(exec_procs, RecordProc), RSUM, "the tree's processes",
+      .sub = exec_proc_fields, COUNTS(exec_procs)),
+    F("exec_ranks", FT_ARRAY, ARRAY(exec_ranks, RecordExecRank), RRANK, "a data-parallel job's ranks",
+      .sub = exec_rank_fields, COUNTS(exec_ranks)),
     END,
 };
 

@@ -49,6 +49,10 @@ enum {
     RECORD_REV_MODEL,          /* model (exec's layer window), layers[].kind */
     RECORD_REV_DIST,           /* config.bn, train.split.comm, dist, dist_ranks[]: a
                                   data-parallel run over MPI */
+    RECORD_REV_EXEC_SUMMARY,   /* exec's hook window, hook_why, cpu, faults, dropped,
+                                  progress; exec_counters[].ctr_status and kind,
+                                  exec_roles[], exec_procs[]: what exec's summary prints */
+    RECORD_REV_EXEC_RANKS,     /* exec_ranks[]: a data-parallel job's ranks */
     RECORD_REVS                /* how many */
 };
 

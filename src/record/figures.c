@@ -216,6 +216,9 @@ void record_verdict_input(const RunRecord *r, VerdictInput *in)
             .cores = r->machine.cores,
             .run_queue_wait = r->run_queue_wait,
             .knobs = r->exec.torch[0] ? &verdict_knobs_pytorch : &verdict_knobs_none,
+            .intra_op = r->threads_used > 0 ? r->threads_used
+                        : r->n_exec_ranks ? r->exec_ranks[0].threads : -1,
+            .ranks = (int)r->n_exec_ranks,
         };
         return;
     }

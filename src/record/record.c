@@ -52,6 +52,13 @@ void record_init(RunRecord *r)
     r->exec.batches = r->exec.hook_rejected = -1;
     r->exec.loader_workers = r->exec.busy_threads = r->exec.worker_procs = -1;
     r->exec.runs = 1;
+    r->exec.images = r->exec.window = r->exec.wait = r->exec.step_s = NAN;
+    r->exec.first_wait = r->exec.cpu = NAN;
+    r->exec.dropped = -1;
+    r->exec.minflt = r->exec.majflt = -1;
+    r->exec.progress_matches = -1;
+    r->exec.progress_last = r->exec.progress_mean = NAN;
+    r->exec.progress_min = r->exec.progress_max = NAN;
 }
 
 void record_set_calibration(RunRecord *r, const Calibration *c)
@@ -87,7 +94,11 @@ void record_done(RunRecord *r)
     free(r->repeats);
     free(r->evals);
     free(r->exec.command);
+    free(r->exec.progress);
     free(r->exec_counters);
+    free(r->exec_roles);
+    free(r->exec_procs);
+    free(r->exec_ranks);
     memset(r, 0, sizeof *r);
 }
 
@@ -207,6 +218,19 @@ int record_add_repeat(RunRecord *r, const RecordRepeat *rep) { return PUSH(r, re
 int record_add_exec_counter(RunRecord *r, const RecordCounter *c)
 {
     return PUSH(r, exec_counters, c);
+}
+
+int record_add_exec_role(RunRecord *r, const RecordExecRole *role)
+{
+    return PUSH(r, exec_roles, role);
+}
+
+int record_add_exec_proc(RunRecord *r, const RecordProc *p) { return PUSH(r, exec_procs, p); }
+int record_add_exec_rank(RunRecord *r, const RecordExecRank *k) { return PUSH(r, exec_ranks, k); }
+
+int record_set_exec_progress(RunRecord *r, const char *regex)
+{
+    return set_string(&r->exec.progress, regex);
 }
 
 int record_set_exec_command(RunRecord *r, char **argv)

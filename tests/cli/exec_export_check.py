@@ -19,7 +19,8 @@ import statistics
 import sys
 
 RUN_KEYS = ["threads_used", "peak_rss_kib", "run_queue_wait", "exit_code"]
-VARIES = {"wall", "images_per_s", "data_wait_share", "busy_threads", "peak_rss_kib",
+VARIES = {"wall", "images_per_s", "data_wait_share", "busy_threads", "peak_rss_kib", "cpu",
+          "minflt", "majflt", "images", "window", "wait", "step_s", "first_wait", "dropped",
           "run_queue_wait", "command"}
 
 

@@ -166,8 +166,7 @@ PYTHONPATH=$FT run 0 exec -e task-clock --export "$tmp/t300.json" -- python3 "$t
 has "^  Threads:  *300 intra-op (torch.get_num_threads()), DataLoader num_workers 80$"
 json "$tmp/t300.json" "d['threads_used'] == 300 and d['exec']['loader_workers'] == 80 and d['exec']['hook_rejected'] == 0"
 run 0 report "$tmp/t300.json"
-has "^  Torch threads:  *300 intra-op"
-has "^  DataLoader workers:  *80 (num_workers)"
+has "^  Threads:  *300 intra-op (torch.get_num_threads()), DataLoader num_workers 80$"
 # 80 forked workers alive at once (held for 3 s: many polls).
 cat >"$tmp/fork80.py" <<'EOF'
 import os, time
@@ -189,7 +188,8 @@ run 0 exec --no-hook -e task-clock --export "$tmp/f80.json" -- python3 "$tmp/for
 has "^  Processes:  *1 main, 80 data-loader workers, [0-9]* other child"
 json "$tmp/f80.json" "d['exec']['worker_procs'] == 80 and d['exec']['hook_rejected'] is None"
 run 0 report "$tmp/f80.json"
-has "^ Report of cnntop exec: python3 "
+has "^ Performance of cnntop exec: python3 "
+has "^  Processes:  *1 main, 80 data-loader workers, [0-9]* other child"
 
 # ---- the hook's pipe is input ----
 # A script that writes the hook's lines itself: good batches (their

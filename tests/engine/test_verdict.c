@@ -104,8 +104,56 @@ static void test_knobs(void)
     CHECK(strstr(v.brief, "3+1 threads on 2 cores: try {workers} 1") == v.brief);
 }
 
+/* More threads than cores weighed by what was measured: rarely waiting
+ * is harmless, said with the wait; the busy threads quoted are the ones
+ * explained, beside torch's own count. */
+static void test_weighed(void)
+{
+    VerdictInput in = {.data_wait_share = 0.01, .workers = 4, .threads = 3, .cores = 2,
+                       .run_queue_wait = 0.004, .knobs = &verdict_knobs_pytorch, .intra_op = 1};
+    Verdict v;
+
+    verdict_judge(&in, &v);
+    CHECK(!v.oversubscribed && v.harmless);
+    CHECK(strstr(v.oversub, "more threads than cores, harmless: 4 loader workers + 3 busy "
+                            "compute threads (torch's intra-op: 1) on 2 cores, "
+                            "run-queue wait 0.4% of thread time (at most 20%)") == v.oversub);
+    in.run_queue_wait = 0.35;
+    verdict_judge(&in, &v);
+    CHECK(v.oversubscribed && !v.harmless);
+    CHECK(strstr(v.oversub, "(run-queue wait 35% of thread time, time lost waiting for a CPU)"));
+    in.run_queue_wait = NAN; /* not measured: the count alone */
+    verdict_judge(&in, &v);
+    CHECK(v.oversubscribed && !v.harmless);
+}
+
+/* A data-parallel job: ranks x (compute threads + loader workers), the
+ * knobs per rank and the number of processes. */
+static void test_ranks(void)
+{
+    VerdictInput in = {.data_wait_share = 0.01, .workers = 2, .threads = 2, .cores = 2,
+                       .run_queue_wait = 0.4, .knobs = &verdict_knobs_pytorch, .intra_op = 1,
+                       .ranks = 2};
+    Verdict v;
+
+    verdict_judge(&in, &v);
+    CHECK(v.oversubscribed);
+    CHECK(!strcmp(v.count, "2 ranks x (1 compute thread + 1 loader worker) = 4 on 2 cores"));
+    CHECK(strstr(v.oversub, "oversubscribed: 2 ranks x (1 compute thread + 1 loader worker) = 4 "
+                            "on 2 cores (run-queue wait 40% of thread time") == v.oversub);
+    CHECK(strstr(v.oversub, "try torch.set_num_threads(1) (or OMP_NUM_THREADS=1) and "
+                            "DataLoader(num_workers=0) per rank, or fewer than 2 ranks"));
+    in.workers = 0;
+    in.run_queue_wait = 0.02;
+    verdict_judge(&in, &v);
+    CHECK(!v.oversubscribed && !v.harmless);
+    CHECK(!strcmp(v.count, "2 ranks x (1 compute thread + 0 loader workers) = 2 on 2 cores"));
+}
+
 int main(void)
 {
+    test_weighed();
+    test_ranks();
     test_knobs();
     test_bound();
     test_too_many_threads();

@@ -93,9 +93,9 @@ static void test_good(void)
         CHECK_INT(t.named[3], ==, 13);
         CHECK_INT(f.bad, ==, 1);
         CHECK_STR_HAS(f.why, "line 5: ");
-        CHECK_INT(f.batches, ==, 3);
-        CHECK_INT(f.threads, ==, 4);
-        CHECK_INT(f.loader_workers, ==, 2);
+        CHECK_INT(f.main.batches, ==, 3);
+        CHECK_INT(f.main.threads, ==, 4);
+        CHECK_INT(f.main.loader_workers, ==, 2);
         check_good_figures(&f);
     }
     /* Without a host every pid is taken (the feed alone, as a reader of
@@ -158,12 +158,16 @@ static const struct {
 /* Figures and state that no rejected line may touch. */
 static void same(const HookFeed *f, const HookFeed *ref, const Tree *t)
 {
-    CHECK_INT(f->batches, ==, ref->batches);
-    CHECK(f->samples == ref->samples && f->wait == ref->wait && f->step == ref->step);
-    CHECK(f->t_end == ref->t_end && f->t_last == ref->t_last);
+    CHECK_INT(f->main.batches, ==, ref->main.batches);
+    CHECK(f->main.samples == ref->main.samples && f->main.wait == ref->main.wait &&
+          f->main.step == ref->main.step);
+    CHECK(f->main.t_end == ref->main.t_end &&
+          (f->main.t_last == ref->main.t_last ||
+           (isnan(f->main.t_last) && isnan(ref->main.t_last))));
     CHECK_INT(f->pid, ==, ref->pid);
-    CHECK_INT(f->threads, ==, ref->threads);
-    CHECK_INT(f->loader_workers, ==, ref->loader_workers);
+    CHECK_INT(f->main.threads, ==, ref->main.threads);
+    CHECK_INT(f->main.loader_workers, ==, ref->main.loader_workers);
+    CHECK_INT(f->n_ranks, ==, ref->n_ranks);
     CHECK_INT(t->n, ==, 2); /* 11 and 12, from the good workers line */
 }
 
@@ -197,7 +201,7 @@ static void test_bad_lines(void)
         /* The good lines after it are still taken as before. */
         feed(&f, "{\"ev\": \"batch\", \"n\": 64, \"wait\": 0.1, \"step\": 0.3, \"t\": 10.4}\n"
                  "{\"ev\": \"end\", \"t\": 11.6}\n", 9);
-        CHECK_INT(f.batches, ==, 2);
+        CHECK_INT(f.main.batches, ==, 2);
         CHECK_INT(f.bad, ==, 1);
     }
 }
@@ -219,7 +223,7 @@ static void test_hello(void)
     CHECK_STR_HAS(f.why, "line 1: hello: pid 1 is not a process of the command's tree");
     CHECK_INT(f.hello, ==, 1);
     CHECK_INT(f.pid, ==, 10);
-    CHECK_INT(f.batches, ==, 0);
+    CHECK_INT(f.main.batches, ==, 0);
     /* A version that is no version: control characters (an escape
      * sequence for the terminal), a space, too long, empty, not a string. */
     const char *versions[] = {"\"\\u001b[2J\"", "\"1.13 rc\"", "\"12345678901234567890123456789012\"",
@@ -258,8 +262,8 @@ static void test_hello(void)
     HookFigures fig;
     hookfeed_figures(&f, &fig);
     CHECK_INT(fig.ok, ==, 0);
-    CHECK_INT(f.threads, ==, -1);
-    CHECK_INT(f.loader_workers, ==, -1);
+    CHECK_INT(f.main.threads, ==, -1);
+    CHECK_INT(f.main.loader_workers, ==, -1);
 }
 
 /* A small deterministic generator (xorshift), for the random lines. */
@@ -305,7 +309,7 @@ static void test_random(void)
                 t_now += step + wait;
                 snprintf(line, sizeof line,
                          "{\"ev\": \"batch\", \"n\": %u, \"wait\": %.6f, \"step\": %.6f, \"t\": "
-                         "%.6f}\n", rnd(&s) % 512, wait, f.batches ? step : 0.0, t_now);
+                         "%.6f}\n", rnd(&s) % 512, wait, f.main.batches ? step : 0.0, t_now);
             } else {
                 rnd_num(&s, a, sizeof a);
                 rnd_num(&s, b, sizeof b);
@@ -322,12 +326,69 @@ static void test_random(void)
         CHECK(isfinite(fig.images_per_s) && fig.images_per_s >= 0);
         CHECK(fig.data_wait_share >= 0 && fig.data_wait_share <= 1);
         CHECK(isfinite(fig.step_s) && fig.step_s >= 0 && fig.step_s <= fig.window + 1e-4);
-        CHECK(isfinite(fig.window) && fig.window >= 0 && f.t_end <= 200.0 + HOOK_TIME_SLACK);
+        CHECK(isfinite(fig.window) && fig.window >= 0 && f.main.t_end <= 200.0 + HOOK_TIME_SLACK);
     }
+}
+
+static void ranked(void *u, int pid)
+{
+    Tree *t = u;
+    if (t->n < 64)
+        t->named[t->n++] = -pid;
+}
+
+/* Ranks of torch.distributed: a "rank" line opens a stream of its own
+ * (no hello needed: a shell loop's ranks have none), lines tagged with it
+ * go there, the main stream stays as it was; a rank said twice, a tag
+ * before its rank line, a rank past HOOK_MAX_RANKS, a collective time
+ * going back are rejected whole. */
+static void test_ranks(void)
+{
+    HookFeed f;
+    Tree t;
+    HookFigures fig;
+
+    feed_init(&f, &t);
+    f.host.rank = ranked;
+    feed(&f, "{\"ev\": \"batch\", \"n\": 8, \"wait\": 0, \"step\": 0, \"t\": 1, \"rank\": 0}\n"
+             "{\"ev\": \"rank\", \"pid\": 10, \"rank\": 1, \"world\": 2, \"torch\": \"1.13.1\"}\n"
+             "{\"ev\": \"rank\", \"pid\": 11, \"rank\": 0, \"world\": 2, \"torch\": \"1.13.1\"}\n"
+             "{\"ev\": \"rank\", \"pid\": 12, \"rank\": 0, \"world\": 2, \"torch\": \"1.13.1\"}\n"
+             "{\"ev\": \"rank\", \"pid\": 13, \"rank\": 64, \"world\": 65, \"torch\": \"1.13.1\"}\n"
+             "{\"ev\": \"workers\", \"pids\": [12], \"rank\": 1}\n"
+             "{\"ev\": \"config\", \"threads\": 2, \"workers\": 1, \"rank\": 1}\n"
+             "{\"ev\": \"batch\", \"n\": 8, \"wait\": 0.5, \"step\": 0, \"t\": 2, \"rank\": 1, "
+             "\"coll\": 0.25}\n"
+             "{\"ev\": \"batch\", \"n\": 8, \"wait\": 0.25, \"step\": 0.5, \"t\": 3, \"rank\": 1, "
+             "\"coll\": 0.125}\n"
+             "{\"ev\": \"batch\", \"n\": 8, \"wait\": 0.25, \"step\": 0.5, \"t\": 3, \"rank\": 1, "
+             "\"coll\": 0.5}\n"
+             "{\"ev\": \"end\", \"t\": 4, \"rank\": 1, \"coll\": 0.75}\n",
+         5);
+    CHECK_INT(f.n_ranks, ==, 2);
+    CHECK_INT(f.bad, ==, 4); /* the early tag, rank 0 twice, rank 64, coll going back */
+    CHECK_STR_HAS(f.why, "line 1: batch: rank 0 before its rank line");
+    CHECK_INT(f.hello, ==, 0);
+    CHECK(!strcmp(f.torch, "1.13.1"));
+    CHECK_INT(f.ranks[0].rank, ==, 1);
+    CHECK_INT(f.ranks[0].pid, ==, 10);
+    CHECK_INT(f.ranks[1].pid, ==, 11);
+    CHECK_INT(t.n, ==, 3); /* ranks 10 and 11, then worker 12 */
+    CHECK_INT(t.named[0], ==, -10);
+    CHECK_INT(t.named[2], ==, 12);
+    CHECK_INT(f.ranks[0].s.threads, ==, 2);
+    CHECK_INT(f.ranks[0].s.loader_workers, ==, 1);
+    CHECK_NEAR(f.ranks[0].s.coll, 0.75, 1e-12);
+    CHECK_INT(f.main.batches, ==, 0);
+    hookfeed_stream_figures(&f.ranks[0].s, &fig);
+    CHECK_INT(fig.ok, ==, 1);
+    CHECK_NEAR(fig.images_per_s, 4.0, 1e-9); /* 8 images after the first batch, t 2 to 4 */
+    CHECK_NEAR(fig.data_wait_share, 0.125, 1e-9);
 }
 
 int main(void)
 {
+    test_ranks();
     test_good();
     test_bad_lines();
     test_hello();

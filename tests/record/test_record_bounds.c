@@ -57,6 +57,15 @@ static const WriterMax maxima[] = {
     {"model.first", HOOK_MAX_STEPS, "the hook's window line"},
     {"model.steps", HOOK_MAX_STEPS, "the hook's window line"},
     {"model.steps_out", HOOK_MAX_STEPS, "the hook's pace line"},
+    {"exec_roles[].procs", PROC_MAX_PROCS, "the tree's processes"},
+    {"exec_procs[].pid", HOOK_MAX_PID, "Linux's PID_MAX_LIMIT"},
+    {"exec_procs[].ppid", HOOK_MAX_PID, "Linux's PID_MAX_LIMIT"},
+    {"exec_procs[].threads", PROC_MAX_THREADS, "the tree's followed threads"},
+    {"exec_ranks[].rank", HOOK_MAX_RANKS - 1, "the hook's ranks"},
+    {"exec_ranks[].world", HOOK_MAX_COUNT, "a rank line's world"},
+    {"exec_ranks[].pid", HOOK_MAX_PID, "Linux's PID_MAX_LIMIT"},
+    {"exec_ranks[].threads", HOOK_MAX_COUNT, "a rank's config (torch's threads)"},
+    {"exec_ranks[].loader_workers", HOOK_MAX_COUNT, "a rank's config (num_workers)"},
 };
 
 #define N_MAXIMA (sizeof maxima / sizeof maxima[0])
@@ -116,6 +125,12 @@ static void build_max(RunRecord *r)
     r->have_dist = 1;
     CHECK_INT(record_set_exec_command(r, argv), ==, 0);
     r->have_model = 1;
+    RecordExecRole ro = {.role = PROC_ROLE_WORKER};
+    RecordProc p = {.pid = 1, .role = PROC_ROLE_MAIN};
+    CHECK_INT(record_add_exec_role(r, &ro), ==, 0);
+    CHECK_INT(record_add_exec_proc(r, &p), ==, 0);
+    RecordExecRank k = {.world = 1};
+    CHECK_INT(record_add_exec_rank(r, &k), ==, 0);
     for (size_t i = 0; i < N_MAXIMA; i++)
         set_path(r, maxima[i].path, maxima[i].max);
 }

@@ -26,6 +26,47 @@
 #error "CNNTOP_MAN_IN (the path of man/cnntop.1.in) is set by tests/CMakeLists.txt"
 #endif
 
+/* The members of exec's summary (RECORD_REV_EXEC_SUMMARY), set. */
+static void fill_exec_summary(RunRecord *r)
+{
+    RecordExec *x = &r->exec;
+
+    snprintf(x->hook_why, sizeof x->hook_why, "line 3: hello: a second hello");
+    x->images = 640;
+    x->window = 0.5;
+    x->wait = 0.125;
+    x->step_s = 0.0625;
+    x->first_wait = 0.75;
+    x->cpu = 3.25;
+    x->minflt = 1234;
+    x->majflt = 5;
+    x->dropped = 1;
+    snprintf(x->dropped_why, sizeof x->dropped_why, "PROC_MAX_THREADS");
+    CHECK_INT(record_set_exec_progress(r, "loss ([0-9.]+)"), ==, 0);
+    x->progress_matches = 3;
+    x->progress_last = 0.25;
+    x->progress_mean = 0.5;
+    x->progress_min = 0.125;
+    x->progress_max = 1.5;
+    for (int i = 0; i < 2; i++) {
+        RecordExecRole ro = {.role = i + 1, .procs = 2 + i, .wall = 1.5,
+                             .sched = {.available = 1, .have_wait = 1, .threads = 3,
+                                       .wait_share = 0.25, .cs_per_s = 12.5, .vol_cs = 7,
+                                       .invol_cs = 9, .oversubscribed = 1}};
+        snprintf(ro.sched.reason, sizeof ro.sched.reason, "no schedstat");
+        CHECK_INT(record_add_exec_role(r, &ro), ==, 0);
+        RecordProc p = {.pid = 100 + i, .ppid = 99, .role = i + 1, .threads = 4, .cpu = 1.25,
+                        .cpu_util = 0.5, .wall = 2.5, .minflt = 77, .majflt = 1,
+                        .hwm_kib = 2048};
+        snprintf(p.comm, sizeof p.comm, "python3");
+        CHECK_INT(record_add_exec_proc(r, &p), ==, 0);
+        RecordExecRank k = {.rank = 1 - i, .world = 2, .pid = 200 + i, .threads = 1,
+                            .loader_workers = 1 + i, .batches = 30, .images = 448, .window = 0.25,
+                            .images_per_s = 1792, .data_wait_share = 0.125, .coll = 0.0625};
+        CHECK_INT(record_add_exec_rank(r, &k), ==, 0);
+    }
+}
+
 /* What build() leaves unknown or zero, set, so that every member holds a
  * value that reading back could get wrong. */
 static void fill_rest(RunRecord *r)
@@ -77,12 +118,15 @@ static void fill_rest(RunRecord *r)
     r->model = (RecordModel){.first = 5, .steps = 20, .step_in = 0.03125, .step_out = 0.03,
                              .steps_out = 35};
     snprintf(r->layers[0].kind, sizeof r->layers[0].kind, "Conv2d");
+    fill_exec_summary(r);
     for (int i = 0; i < 2; i++) {
         RecordCounter c = {.role = (ThreadRole)(i + 1), .value = i ? NAN : 1e6, .scaled = 0.5,
                            .status = i ? RECORD_CTR_NOT_COUNTED : RECORD_CTR_OK};
         snprintf(c.name, sizeof c.name, "task-clock");
         snprintf(c.unit, sizeof c.unit, "ns");
         snprintf(c.reason, sizeof c.reason, "multiplexed");
+        c.ctr_status = i ? CTR_NOT_COUNTED : CTR_NO_ACCESS;
+        c.kind = CTR_KIND_TASK_CLOCK;
         CHECK_INT(record_add_exec_counter(r, &c), ==, 0);
     }
     r->config.bn_local = 1;

@@ -2,8 +2,9 @@
  * exec.c: `cnntop exec [options] -- CMD [ARGS...]`, headless: drives the
  * exec session (cnntop/exec.h), which runs the command and profiles its
  * whole process tree by role, and says what it finds: the notes and a
- * progress line on stderr while it runs, then the summary on stdout
- * (exec_summary.c) and, with --export, the record.
+ * progress line on stderr while it runs, then the run's record, its
+ * summary on stdout (exec_summary.c: from the record alone, as `report`
+ * prints it again) and, with --export, the record written.
  *
  * The exit status is the command's; a command killed by a signal gives
  * 128+N and the summary says which signal; one that could not be run, 127
@@ -99,20 +100,19 @@ void exec_say_note(ExecSession *s)
 
 int exec_finish(ExecSession *s, RunRecord *rec, int argc, char **argv, FILE *summary)
 {
-    RunRecord own; /* the record the summary's model section reads, without --export */
+    RunRecord own;
+    RunRecord *r = rec ? rec : &own;
 
-    record_init(&own);
     if (!rec)
-        rec = &own;
-    if (s->ran && summary)
-        exec_summary_print(summary, s->tree, &s->res);
-    if (s->ran && exec_session_record(s, rec, argc, argv) != 0) {
+        record_init(&own);
+    if (s->ran && exec_session_record(s, r, argc, argv) != 0) {
         fprintf(stderr, "cnntop: exec: out of memory for the record\n");
-        rec->have_exec = 0;
+        r->have_exec = 0;
     }
-    if (s->ran && summary)
-        exec_layers_print(summary, rec);
-    record_done(&own);
+    if (s->ran && summary && r->have_exec)
+        exec_summary_print(summary, r);
+    if (!rec)
+        record_done(&own);
     int rc = s->rc;
     exec_session_close(s);
     return rc;

@@ -29,9 +29,9 @@ int exec_start(ExecSession *s, ExecRun *x);
 void exec_say_note(ExecSession *s);
 
 /*
- * After the last step: prints the summary on summary (NULL: none), fills
- * rec (NULL: none) as exec_record_fill() does, closes the session.
- * Returns the command's exit code.
+ * After the last step: fills rec (NULL: a record of its own) as
+ * exec_record_fill() does, prints the summary of that record on summary
+ * (NULL: none), closes the session.  Returns the command's exit code.
  */
 int exec_finish(ExecSession *s, RunRecord *rec, int argc, char **argv, FILE *summary);
 
@@ -55,23 +55,21 @@ int exec_main(const Options *o, int argc, char **argv);
  * 1 when only the export failed. */
 int exec_export_write(const Options *o, RunRecord *rec, int rc);
 
-/* An exec record as `cnntop report` shows it: the command, how it ended,
- * wall time, the hook's figures (or why not), peak RSS, the counters per
- * role.  what: "Report" (exec_summary.c). */
-void exec_record_print(FILE *f, const RunRecord *r, const char *what);
-
 /* The user's model as the hook's layer window measured it (r->have_model;
  * nothing otherwise): cnntop's layer table, FLOPs per image, MFU, the time
- * on paper and the window's cost (exec_layers.c). */
+ * on paper and the window's cost (exec_layers.c); the end of
+ * exec_summary_print(). */
 void exec_layers_print(FILE *f, const RunRecord *r);
 
 /* The "Bound:" (when the data wait is known) and "Verdict:" lines. */
 void exec_verdict_print(FILE *f, const VerdictInput *in);
 
-/* The summary: the command, how it ended, the tree's processes by role,
+/* The summary of an exec run, from its record alone: the command, how it
+ * ended, the hook's figures, --progress's, the tree's processes by role,
  * CPU, page faults, peak RSS, the verdict, a counters block per role and
- * the process table.  Reads the tree; writes only to f. */
-void exec_summary_print(FILE *f, ProcTree *t, const ExecResult *res);
+ * the process table.  What `exec` prints and `report` of its export
+ * prints again; writes only to f. */
+void exec_summary_print(FILE *f, const RunRecord *r);
 
 /* The command as a shell would read it back: words with blanks or quotes
  * in single quotes (exec_summary.c). */

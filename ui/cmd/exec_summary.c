@@ -1,13 +1,14 @@
 /*
- * exec_summary.c: what `cnntop exec` prints when the command has ended
- * (see exec.h).
+ * exec_summary.c: what `cnntop exec` prints when the command has ended,
+ * and what `cnntop report` prints of its export (see exec.h): one printer
+ * that reads the run's record alone, so the two cannot drift apart.
  *
  * The layout follows `cnntop run`: a heading naming the command, one
  * figure per line with its label in a 22-column field, then the counters
  * block of each role that ran (common/counters_fmt.c, as perf stat shows
  * them; an event that could not be counted says n/a and why), then one
- * line per process.  Every figure comes from the tree's readings; one that
- * could not be had says so instead of showing 0.
+ * line per process.  A figure the record does not hold (an older record)
+ * is left out or said to be n/a, never shown as 0.
  */
 #include <math.h>
 #include <signal.h>
@@ -19,6 +20,7 @@
 #include "cnntop/machine.h"
 #include "cnntop/verdict.h"
 #include "cmd/exec.h"
+#include "cmd/summary.h"
 #include "common/fmt.h"
 #include "common/counters_fmt.h"
 
@@ -38,114 +40,175 @@ void exec_command_print(FILE *f, char **argv)
     }
 }
 
-static void print_exit(FILE *f, const ExecResult *res)
+static void print_exit(FILE *f, const RecordExec *x)
 {
-    if (res->signal)
-        fprintf(f, "  Exit:                 killed by signal %d (%s): exit code %d\n",
-                res->signal, strsignal(res->signal), 128 + res->signal);
+    if (x->signal)
+        fprintf(f, "  Exit:                 killed by signal %d (%s): exit code %d\n", x->signal,
+                strsignal(x->signal), 128 + x->signal);
     else
-        fprintf(f, "  Exit:                 status %d\n", res->status);
+        fprintf(f, "  Exit:                 status %d\n", x->status);
 }
 
-static void print_tree(FILE *f, ProcTree *t, const ExecResult *res)
+/* The role's row of the record, or NULL (an older record has none). */
+static const RecordExecRole *role_of(const RunRecord *r, int role)
 {
-    ProcInfo p[PROC_MAX_PROCS];
-    int n = proctree_procs(t, p, PROC_MAX_PROCS), big = -1;
-    double cpu = 0.0;
-    unsigned long long minflt = 0, majflt = 0;
-    char why[128];
+    for (size_t i = 0; i < r->n_exec_roles; i++)
+        if (r->exec_roles[i].role == role)
+            return &r->exec_roles[i];
+    return NULL;
+}
 
-    if (n > PROC_MAX_PROCS)
-        n = PROC_MAX_PROCS;
-    for (int k = 0; k < n; k++) {
-        cpu += p[k].cpu;
-        minflt += p[k].minflt;
-        majflt += p[k].majflt;
-        if (big < 0 || p[k].hwm_kib > p[big].hwm_kib)
-            big = k;
+static int role_procs(const RunRecord *r, int role)
+{
+    const RecordExecRole *ro = role_of(r, role);
+    return ro ? ro->procs : 0;
+}
+
+static void print_tree(FILE *f, const RunRecord *r)
+{
+    const RecordExec *x = &r->exec;
+    const RecordProc *big = NULL;
+    int other = role_procs(r, PROC_ROLE_OTHER), workers = role_procs(r, PROC_ROLE_WORKER);
+
+    for (size_t k = 0; k < r->n_exec_procs; k++)
+        if (!big || r->exec_procs[k].hwm_kib > big->hwm_kib)
+            big = &r->exec_procs[k];
+    if (r->n_exec_roles) {
+        fprintf(f, "  Processes:            %d main, %d data-loader worker%s, %d other child%s",
+                role_procs(r, PROC_ROLE_MAIN), workers, fmt_plural(workers), other,
+                other == 1 ? "" : "ren");
+        if (role_procs(r, PROC_ROLE_RANK))
+            fprintf(f, ", %d rank%s", role_procs(r, PROC_ROLE_RANK),
+                    fmt_plural(role_procs(r, PROC_ROLE_RANK)));
+        fputc('\n', f);
     }
-    fprintf(f, "  Processes:            %d main, %d data-loader worker%s, %d other child%s\n",
-            proctree_role_procs(t, PROC_ROLE_MAIN), proctree_role_procs(t, PROC_ROLE_WORKER),
-            fmt_plural(proctree_role_procs(t, PROC_ROLE_WORKER)),
-            proctree_role_procs(t, PROC_ROLE_OTHER),
-            proctree_role_procs(t, PROC_ROLE_OTHER) == 1 ? "" : "ren");
-    if (res->wall > 0)
+    if (x->wall > 0 && !isnan(x->cpu))
         fprintf(f, "  CPU:                  %.2f CPUs utilized (%.2f s user+system over %.2f s)\n",
-                cpu / res->wall, cpu, res->wall);
-    fprintf(f, "  Page faults:          %llu minor, %llu major (every process)\n", minflt, majflt);
-    fprintf(f, "  Peak RSS:             %.1f MiB (the tree: its live processes' resident sets, "
-            "sampled)", (double)proctree_peak_rss_kib(t) / 1024.0);
-    if (big >= 0 && p[big].hwm_kib > 0)
-        fprintf(f, "; largest %.1f MiB (pid %d)", (double)p[big].hwm_kib / 1024.0, p[big].pid);
-    fputc('\n', f);
-    if (proctree_dropped(t, why, sizeof why))
+                x->cpu / x->wall, x->cpu, x->wall);
+    if (x->minflt >= 0 && x->majflt >= 0)
+        fprintf(f, "  Page faults:          %ld minor, %ld major (every process)\n", x->minflt,
+                x->majflt);
+    if (r->peak_rss_kib >= 0) {
+        fprintf(f, "  Peak RSS:             %.1f MiB (the tree: its live processes' resident "
+                "sets, sampled)", (double)r->peak_rss_kib / 1024.0);
+        if (big && big->hwm_kib > 0)
+            fprintf(f, "; largest %.1f MiB (pid %d)", (double)big->hwm_kib / 1024.0, big->pid);
+        fputc('\n', f);
+    }
+    if (x->dropped > 0)
         fprintf(f, "  Warning:              %d thread(s) not followed: %s; the sums are partial\n",
-                proctree_dropped(t, NULL, 0), why);
+                x->dropped, x->dropped_why);
 }
 
 /* torch's intra-op threads and the DataLoader's workers, as the hook saw
  * them at the first batch; n/a (never 0) when it did not say. */
-static void print_knobs(FILE *f, const HookFeed *h)
+static void print_knobs(FILE *f, const RunRecord *r)
 {
     char t[64], w[64];
 
-    snprintf(t, sizeof t, h->threads >= 0 ? "%d" : "n/a", h->threads);
-    snprintf(w, sizeof w, h->loader_workers >= 0 ? "%d" : "n/a", h->loader_workers);
+    snprintf(t, sizeof t, r->threads_used >= 0 ? "%d" : "n/a", r->threads_used);
+    snprintf(w, sizeof w, r->exec.loader_workers >= 0 ? "%d" : "n/a", r->exec.loader_workers);
     fprintf(f, "  Threads:              %s intra-op (torch.get_num_threads()), DataLoader "
             "num_workers %s\n", t, w);
 }
 
-/* What the Python hook saw of the DataLoader: *fig->ok when it saw
- * enough batches for a rate. */
-static void print_training(FILE *f, const ExecResult *res, HookFigures *fig)
+/* "n/a" or a count, for a rank's knobs. */
+static const char *count_text(int n, char *buf, size_t len)
 {
-    const HookFeed *h = res->hook ? &res->hook->feed : NULL;
+    snprintf(buf, len, n >= 0 ? "%d" : "n/a", n);
+    return buf;
+}
 
-    memset(fig, 0, sizeof *fig);
-    if (!h)
+/* A data-parallel job: its images/s (the sum over the ranks), the slowest
+ * rank, then one line per rank with its own figures and knobs. */
+static void print_ranks(FILE *f, const RunRecord *r)
+{
+    const RecordExecRank *slow = NULL;
+    char t[32], w[32];
+
+    /* The slowest: one without a rate, else the lowest rate. */
+    for (size_t i = 0; i < r->n_exec_ranks; i++) {
+        const RecordExecRank *k = &r->exec_ranks[i];
+        if (!slow || (!isnan(slow->images_per_s) &&
+                      (isnan(k->images_per_s) || k->images_per_s < slow->images_per_s)))
+            slow = k;
+    }
+    fprintf(f, "  Ranks:                %zu of world %d (torch.distributed; torch %s)\n",
+            r->n_exec_ranks, r->exec_ranks[0].world, r->exec.torch);
+    if (isnan(r->exec.images_per_s))
+        fprintf(f, "  Images/s:             n/a: rank %d's DataLoader gave %ld batch%s (a rate "
+                "needs 2)\n", slow->rank, slow->batches, slow->batches == 1 ? "" : "es");
+    else
+        fprintf(f, "  Images/s:             %.1f, the sum over the ranks; the slowest rank %d "
+                "(%.1f)\n", r->exec.images_per_s, slow->rank, slow->images_per_s);
+    for (size_t i = 0; i < r->n_exec_ranks; i++) {
+        const RecordExecRank *k = &r->exec_ranks[i];
+        char head[32];
+        snprintf(head, sizeof head, "Rank %d:", k->rank);
+        fprintf(f, "  %-22s", head);
+        if (isnan(k->images_per_s))
+            fprintf(f, "n/a images/s (%ld batch%s)", k->batches, k->batches == 1 ? "" : "es");
+        else
+            fprintf(f, "%.1f images/s (%.0f in %.3f s), data wait %.1f%%", k->images_per_s,
+                    k->images, k->window, 100 * k->data_wait_share);
+        fprintf(f, ", collectives %.3f s", k->coll);
+        if (!isnan(k->window) && k->window > 0)
+            fprintf(f, " (%.0f%% of its window)", 100 * k->coll / k->window);
+        fprintf(f, "; %s intra-op, num_workers %s (pid %d)\n",
+                count_text(k->threads, t, sizeof t), count_text(k->loader_workers, w, sizeof w),
+                k->pid);
+    }
+}
+
+/* What the Python hook saw of the DataLoader (nothing when it did not see
+ * torch: exec.torch ""); a data-parallel job by its ranks. */
+static void print_training(FILE *f, const RunRecord *r)
+{
+    const RecordExec *x = &r->exec;
+
+    if (r->n_exec_ranks) {
+        print_ranks(f, r);
         return;
-    hookfeed_figures(h, fig);
-    if (!h->hello) /* not Python, or no torch DataLoader: nothing to say */
+    }
+    if (!x->torch[0])
         return;
-    if (!fig->ok) {
+    if (isnan(x->images_per_s)) {
         fprintf(f, "  Training:             n/a: the DataLoader gave %ld batch%s (a rate needs 2)\n",
-                h->batches, h->batches == 1 ? "" : "es");
+                x->batches, x->batches == 1 ? "" : "es");
         return;
     }
     fprintf(f, "  Images/s:             %.1f (%.0f images in %.3f s after the first of %ld "
-            "batches; torch %s)\n", fig->images_per_s, fig->images, fig->window, fig->batches,
-            h->torch);
+            "batches; torch %s)\n", x->images_per_s, x->images, x->window, x->batches, x->torch);
     fprintf(f, "  Data wait:            %.1f%% of the time (next() on the DataLoader: %.3f s); "
-            "first batch %.3f s\n", 100 * fig->data_wait_share, h->wait, fig->first_wait);
-    fprintf(f, "  Step:                 %.1f ms between batches (mean)\n", 1e3 * fig->step_s);
-    print_knobs(f, h);
+            "first batch %.3f s\n", 100 * x->data_wait_share, x->wait, x->first_wait);
+    fprintf(f, "  Step:                 %.1f ms between batches (mean)\n", 1e3 * x->step_s);
+    print_knobs(f, r);
 }
 
 /* Lines on the hook's pipe that were rejected (forged, garbled, or out of
  * order): how many, and the first one's reason; none of them is in a
  * figure. */
-static void print_rejected(FILE *f, const ExecResult *res)
+static void print_rejected(FILE *f, const RecordExec *x)
 {
-    const HookFeed *h = res->hook ? &res->hook->feed : NULL;
-
-    if (h && h->bad)
+    if (x->hook_rejected > 0)
         fprintf(f, "  Hook:                 %ld line%s rejected, not in any figure (the first, "
-                "%s)\n", h->bad, fmt_plural(h->bad), h->why);
+                "%s)\n", x->hook_rejected, fmt_plural(x->hook_rejected),
+                x->hook_why[0] ? x->hook_why : "reason not recorded");
 }
 
 /* What --progress read from the command's output. */
-static void print_progress(FILE *f, const ExecProgress *p)
+static void print_progress(FILE *f, const RecordExec *x)
 {
-    if (!p)
+    if (!x->progress)
         return;
-    if (!p->matches) {
+    if (x->progress_matches <= 0) {
         fprintf(f, "  Progress:             n/a: no output line matched --progress '%s' with a "
-                "number\n", p->regex);
+                "number\n", x->progress);
         return;
     }
     fprintf(f, "  Progress:             last %g, mean %g (min %g, max %g) over %ld line%s "
-            "matching --progress\n", p->last, p->sum / (double)p->matches, p->min, p->max,
-            p->matches, fmt_plural(p->matches));
+            "matching --progress\n", x->progress_last, x->progress_mean, x->progress_min,
+            x->progress_max, x->progress_matches, fmt_plural(x->progress_matches));
 }
 
 void exec_verdict_print(FILE *f, const VerdictInput *given)
@@ -158,8 +221,12 @@ void exec_verdict_print(FILE *f, const VerdictInput *given)
     verdict_judge(&in, &v);
     if (bound)
         fprintf(f, "  Bound:                %s\n", v.bound);
-    if (v.oversubscribed)
+    if (v.oversubscribed || v.harmless)
         fprintf(f, "  Verdict:              %s\n", v.oversub);
+    else if (isfinite(in.run_queue_wait) && in.ranks > 1)
+        fprintf(f, "  Verdict:              not oversubscribed: %s, run-queue wait %.1f%% of "
+                "thread time (at most %.0f%%)\n", v.count, 100 * in.run_queue_wait,
+                100 * CTR_OVERSUB_WAIT);
     else if (isfinite(in.run_queue_wait))
         fprintf(f, "  Verdict:              not oversubscribed: %d worker%s + %d busy main "
                 "thread%s on %d core%s, run-queue wait %.1f%% of thread time (at most %.0f%%)\n",
@@ -170,124 +237,79 @@ void exec_verdict_print(FILE *f, const VerdictInput *given)
                 "under %.1f s of thread time)\n", CTR_OVERSUB_MIN_WALL);
 }
 
-static void print_roles(FILE *f, ProcTree *t)
+static const char *const role_tags[PROC_ROLES] = {
+    [PROC_ROLE_MAIN] = "main", [PROC_ROLE_WORKER] = "worker", [PROC_ROLE_OTHER] = "other",
+    [PROC_ROLE_RANK] = "rank",
+};
+
+/* One counters block per process role, from the record's counters and
+ * role rows (an older record without them: its counters, no rates). */
+static void print_roles(FILE *f, const RunRecord *r)
 {
-    CounterReading r[CTR_MAX_EVENTS];
-    CounterSched s;
+    CounterReading cr[CTR_MAX_EVENTS];
     char title[96];
 
+    if (r->exec.runs > 1)
+        fprintf(f, "\n Counters summed over the %d measured runs (the scheduler's shares and "
+                "the processes: the first run's):\n", r->exec.runs);
     for (int role = 0; role < PROC_ROLES; role++) {
-        int procs = proctree_role_procs(t, (ProcRole)role);
-        proctree_sched(t, (ProcRole)role, &s);
+        const RecordExecRole *ro = role_of(r, role);
+        int n = summary_readings(r->exec_counters, r->n_exec_counters, role, cr, CTR_MAX_EVENTS);
+        if (role == PROC_ROLE_RANK && (ro ? !ro->procs : !n))
+            continue; /* not a data-parallel job: as before there were ranks */
         fputc('\n', f);
-        if (!procs) {
+        if (ro ? !ro->procs : !n) {
             fprintf(f, " Counters, %s: none ran\n", proctree_role_name((ProcRole)role));
             continue;
         }
-        snprintf(title, sizeof title, "%s (%d process%s)", proctree_role_name((ProcRole)role),
-                 procs, procs == 1 ? "" : "es");
-        int n = proctree_read(t, (ProcRole)role, r, CTR_MAX_EVENTS);
-        counters_fmt_block(f, title, r, n, proctree_role_wall_ns(t, (ProcRole)role), &s);
+        if (ro)
+            snprintf(title, sizeof title, "%s (%d process%s)", proctree_role_name((ProcRole)role),
+                     ro->procs, ro->procs == 1 ? "" : "es");
+        else
+            snprintf(title, sizeof title, "%s", proctree_role_name((ProcRole)role));
+        counters_fmt_block(f, title, cr, n, ro ? ro->wall * 1e9 : 0.0, ro ? &ro->sched : NULL);
     }
 }
 
-static const char *const role_tags[PROC_ROLES] = {
-    [PROC_ROLE_MAIN] = "main", [PROC_ROLE_WORKER] = "worker", [PROC_ROLE_OTHER] = "other",
-};
-
-static void print_procs(FILE *f, ProcTree *t)
+static void print_procs(FILE *f, const RunRecord *r)
 {
-    ProcInfo p[PROC_MAX_PROCS];
-    int n = proctree_procs(t, p, PROC_MAX_PROCS);
+    int seen = 0;
 
+    if (!r->n_exec_procs)
+        return;
+    for (size_t i = 0; i < r->n_exec_roles; i++)
+        seen += r->exec_roles[i].procs;
     fprintf(f, "\n Processes:\n  %8s %8s  %-7s %-16s %7s %9s %6s %9s %10s %7s\n", "PID", "PPID",
             "ROLE", "COMMAND", "THREADS", "CPU s", "CPUs", "WALL s", "MINFLT", "RSS MiB");
-    for (int k = 0; k < n && k < PROC_MAX_PROCS; k++)
-        fprintf(f, "  %8d %8d  %-7s %-16s %7d %9.2f %6.2f %9.2f %10llu %7.1f\n", p[k].pid,
-                p[k].ppid, role_tags[p[k].role], p[k].comm, p[k].threads, p[k].cpu,
-                p[k].cpu_util, p[k].wall, (unsigned long long)p[k].minflt,
-                (double)p[k].hwm_kib / 1024.0);
-    if (n > PROC_MAX_PROCS)
-        fprintf(f, "  ... and %d more\n", n - PROC_MAX_PROCS);
+    for (size_t k = 0; k < r->n_exec_procs; k++) {
+        const RecordProc *p = &r->exec_procs[k];
+        fprintf(f, "  %8d %8d  %-7s %-16s %7d %9.2f %6.2f %9.2f %10llu %7.1f\n", p->pid, p->ppid,
+                p->role >= 0 && p->role < PROC_ROLES ? role_tags[p->role] : "?", p->comm,
+                p->threads, p->cpu, p->cpu_util, p->wall, (unsigned long long)p->minflt,
+                (double)p->hwm_kib / 1024.0);
+    }
+    if (seen > (int)r->n_exec_procs)
+        fprintf(f, "  ... and %d more\n", seen - (int)r->n_exec_procs);
 }
 
-void exec_summary_print(FILE *f, ProcTree *t, const ExecResult *res)
-{
-    fprintf(f, "\n Performance of cnntop exec: ");
-    exec_command_print(f, res->argv);
-    fputs(":\n", f);
-    print_exit(f, res);
-    fprintf(f, "  Wall time:            %.3f s\n", res->wall);
-    HookFigures fig;
-    print_training(f, res, &fig);
-    print_rejected(f, res);
-    print_progress(f, res->progress);
-    print_tree(f, t, res);
-    VerdictInput vi;
-    exec_verdict_of(t, &fig, &vi);
-    exec_verdict_print(f, &vi);
-    print_roles(f, t);
-    print_procs(f, t);
-}
-
-/* A figure, or n/a when it is unknown. */
-static void print_num(FILE *f, const char *what, double v, int decimals, const char *unit,
-                      const char *na)
-{
-    if (isnan(v))
-        fprintf(f, "  %-22sn/a: %s\n", what, na);
-    else
-        fprintf(f, "  %-22s%.*f%s\n", what, decimals, v, unit);
-}
-
-static const char *const proc_role_noun[] = {"main process", "data-loader workers",
-                                             "other children"};
-
-void exec_record_print(FILE *f, const RunRecord *r, const char *what)
+void exec_summary_print(FILE *f, const RunRecord *r)
 {
     const RecordExec *x = &r->exec;
-
-    fprintf(f, "\n %s of cnntop exec: %s (%s, cnntop %s):\n", what, x->command ? x->command : "?",
-            r->date, r->version);
-    if (x->signal)
-        fprintf(f, "  %-22skilled by signal %d\n", "Exit:", x->signal);
-    else
-        fprintf(f, "  %-22sstatus %d\n", "Exit:", x->status);
-    print_num(f, "Wall time:", x->wall, 3, " s", "not recorded");
-    print_num(f, "Images/s:", x->images_per_s, 1, " (the Python hook's DataLoader count)",
-              "no DataLoader figures from the hook");
-    print_num(f, "Data wait:", 100 * x->data_wait_share, 1, "% of the time",
-              "no DataLoader figures from the hook");
-    print_num(f, "Torch threads:", r->threads_used >= 0 ? r->threads_used : NAN, 0,
-              " intra-op (torch.get_num_threads())", "not reported by the hook");
-    print_num(f, "DataLoader workers:", r->exec.loader_workers >= 0 ? r->exec.loader_workers : NAN,
-              0, " (num_workers)", "not reported by the hook");
-    print_num(f, "Peak RSS:", r->peak_rss_kib >= 0 ? r->peak_rss_kib / 1024.0 : NAN, 1, " MiB",
-              "unknown");
-    if (x->hook_rejected > 0)
-        fprintf(f, "  %-22s%ld line%s rejected (never in a figure)\n", "Hook:", x->hook_rejected,
-                fmt_plural(x->hook_rejected));
     VerdictInput vi;
+
+    fprintf(f, "\n Performance of cnntop exec: %s:\n", x->command ? x->command : "?");
+    print_exit(f, x);
+    if (isnan(x->wall))
+        fprintf(f, "  Wall time:            n/a: not recorded\n");
+    else
+        fprintf(f, "  Wall time:            %.3f s\n", x->wall);
+    print_training(f, r);
+    print_rejected(f, x);
+    print_progress(f, x);
+    print_tree(f, r);
     record_verdict_input(r, &vi);
     exec_verdict_print(f, &vi);
-    if (x->runs > 1)
-        fprintf(f, "\n Counters summed over the %d measured runs:\n", x->runs);
-    for (int role = 0; role < PROC_ROLES; role++) {
-        int head = 0;
-        for (size_t i = 0; i < r->n_exec_counters; i++) {
-            const RecordCounter *c = &r->exec_counters[i];
-            if ((int)c->role != role)
-                continue;
-            if (!head++)
-                fprintf(f, "\n Counters, %s:\n", proc_role_noun[role]);
-            if (c->status == RECORD_CTR_OK)
-                fprintf(f, "  %20.2f %-5s %-24s (counted %.0f%%)\n", c->value, c->unit, c->name,
-                        100 * c->scaled);
-            else
-                fprintf(f, "  %20s %-5s %-24s %s\n",
-                        c->status == RECORD_CTR_UNAVAILABLE ? "<not supported>" : "<not counted>",
-                        "", c->name, c->reason);
-        }
-    }
+    print_roles(f, r);
+    print_procs(f, r);
     exec_layers_print(f, r);
 }

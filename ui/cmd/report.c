@@ -464,7 +464,7 @@ int report_main(const Options *o)
     if (!e)
         return EXIT_FAIL;
     if (n == 1 && e[0].r.have_exec)
-        exec_record_print(stdout, &e[0].r, "Report");
+        exec_summary_print(stdout, &e[0].r); /* as `exec` printed it */
     else if (n == 1)
         summary_print(stdout, &e[0].r); /* as `run` printed it */
     else if (all_exec(e, n))

@@ -180,7 +180,7 @@ static void print_loader(FILE *f, const RunRecord *r)
                 r->loader_samples_per_s, r->loader_samples_per_s / st->images_per_s);
     verdict_judge(&vi, &v);
     fprintf(f, "  Verdict:              %s\n", v.bound);
-    if (v.oversubscribed)
+    if (v.oversubscribed || v.harmless)
         fprintf(f, "  %-22s%s\n", "", v.oversub);
 }
 
@@ -338,15 +338,13 @@ static void print_sketch(FILE *f, const RunRecord *r)
         fprintf(f, "  Warning:              %s\n", msg);
 }
 
-/* The counters of role as the counter set read them, from the record; n
- * of them into out (at most max). */
-static int role_readings(const RunRecord *r, ThreadRole role, CounterReading *out, int max)
+int summary_readings(const RecordCounter *cs, size_t nc, int role, CounterReading *out, int max)
 {
     int n = 0;
 
-    for (size_t i = 0; i < r->n_counters && n < max; i++) {
-        const RecordCounter *c = &r->counters[i];
-        if (c->role != role)
+    for (size_t i = 0; i < nc && n < max; i++) {
+        const RecordCounter *c = &cs[i];
+        if ((int)c->role != role)
             continue;
         CounterReading *cr = &out[n++];
         memset(cr, 0, sizeof *cr);
@@ -380,7 +378,7 @@ static void print_counters(FILE *f, const RunRecord *r)
             fprintf(f, " Counters, %s: none ran\n", counters_fmt_role_title(ro->role));
             continue;
         }
-        int n = role_readings(r, ro->role, cr, CTR_MAX_EVENTS);
+        int n = summary_readings(r->counters, r->n_counters, (int)ro->role, cr, CTR_MAX_EVENTS);
         counters_fmt_role(f, ro->role, cr, n, ro->wall * 1e9, &ro->sched);
     }
 }

@@ -56,4 +56,9 @@ void summary_print_allreduce_row(FILE *f, const RunRecord *r, double total);
  * record has two or more repeats); nothing otherwise. */
 void summary_print_repeats(FILE *f, const RunRecord *r);
 
+/* The counters of role (a ThreadRole, or a ProcRole for an exec record's)
+ * among the record's nc counters cs, as the counter set read them: n of
+ * them into out (at most max), for a counters block (common/counters_fmt.h). */
+int summary_readings(const RecordCounter *cs, size_t nc, int role, CounterReading *out, int max);
+
 #endif

@@ -59,10 +59,10 @@ static void tick_cpu(ExecDash *d)
 static void tick_series(ExecDash *d)
 {
     const HookFeed *h = &d->s.hook.feed;
-    double images = h->samples + h->first_samples;
+    double images = h->main.samples + h->main.first_samples;
 
     hookfeed_figures(h, &d->fig);
-    if (h->batches > 0 && d->elapsed - d->ips_t >= 1.0) {
+    if (h->main.batches > 0 && d->elapsed - d->ips_t >= 1.0) {
         if (d->ips_t > 0 || d->ips_images > 0)
             chart_series_add(&d->ips, d->elapsed, (images - d->ips_images) / (d->elapsed - d->ips_t));
         d->ips_t = d->elapsed;

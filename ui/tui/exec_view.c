@@ -48,7 +48,7 @@ static const char *state_text(const ExecDash *d, char *buf, size_t len, int *pai
 static void draw_header(ExecDash *d, Rect r)
 {
     Tui *t = &d->ui;
-    char st[96], vd[400];
+    char st[96], vd[sizeof d->verdict.oversub];
     int pair;
 
     draw_put(r.y, r.x, r.w, A_BOLD | draw_pair(t, PAIR_TITLE), "cnntop exec: %s", d->cmdline);
@@ -57,7 +57,7 @@ static void draw_header(ExecDash *d, Rect r)
     state_text(d, st, sizeof st, &pair);
     draw_put(r.y + 1, r.x + x, r.w - x, A_BOLD | draw_pair(t, pair), "%s", st);
     const Verdict *v = &d->verdict;
-    if (v->oversubscribed)
+    if (v->oversubscribed || v->harmless)
         snprintf(vd, sizeof vd, "%s", r.w < 120 ? v->brief : v->oversub);
     else if (isfinite(d->vin.run_queue_wait))
         snprintf(vd, sizeof vd, "not oversubscribed: run-queue wait %.1f%% of thread time",
@@ -195,7 +195,7 @@ static void draw_ips(ExecDash *d, Rect r)
                  100 * d->fig.data_wait_share, 1e3 * d->fig.step_s);
     if (!chart_series_has_value(&d->ips)) {
         snprintf(na, sizeof na, "the DataLoader gave %ld batch%s so far (a rate needs 2)",
-                 h->batches, h->batches == 1 ? "" : "es");
+                 h->main.batches, h->main.batches == 1 ? "" : "es");
         cs.na = na;
     }
     panel_chart_draw(&d->ui, r, &cs);
@@ -227,7 +227,7 @@ static int by_cpu(const void *a, const void *b, void *u)
 
 static void draw_procs(ExecDash *d, Rect r)
 {
-    static const char *const tags[PROC_ROLES] = {"main", "worker", "other"};
+    static const char *const tags[PROC_ROLES] = {"main", "worker", "other", "rank"};
     int order[PROC_MAX_PROCS];
 
     if (r.h < 2)

@@ -186,8 +186,11 @@ void exec_why(const char *argv0, int e, char *buf, size_t len);
 
 /* The record of a finished exec run (src/exec/fill.c): cnntop's command
  * line argc/argv, the command profiled and how it ended, peak RSS, the
- * counters per process role, the hook's figures when it reported; config,
- * data and train marked absent.  0, or -CN_ENOMEM. */
+ * counters and scheduler figures per process role, each process's row,
+ * CPU and page faults, --progress's figures, the hook's window and first
+ * rejection when it reported: all that exec's summary prints, which reads
+ * the record alone; config, data and train marked absent.  0, or
+ * -CN_ENOMEM. */
 int exec_record_fill(RunRecord *r, ProcTree *t, const ExecResult *res, int argc, char **argv);
 
 /*
@@ -196,7 +199,9 @@ int exec_record_fill(RunRecord *r, ProcTree *t, const ExecResult *res, int argc,
  * was not counted in some run is not counted, with the reason), batches
  * summed, wall time, images/s, data wait and run-queue wait averaged, peak
  * RSS and the process counts their largest, how it ended the last run's;
- * exec.runs counts them.  0, or -CN_ENOMEM.
+ * CPU, page faults, the hook's window and each role's processes, time and
+ * context switches summed (the process table and the other scheduler
+ * figures stay the first run's); exec.runs counts them.  0, or -CN_ENOMEM.
  */
 int exec_record_merge(RunRecord *into, const RunRecord *run);
 

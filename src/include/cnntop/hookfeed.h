@@ -7,7 +7,11 @@
  * iterator's first batch (torch's intra-op threads and the DataLoader's
  * num_workers), one "batch" per
  * batch (samples, the seconds next() waited, the seconds since the
- * previous batch, the time), "end" when an iterator runs out.  A HookFeed
+ * previous batch, the time), "end" when an iterator runs out; and "rank"
+ * when a process joins torch.distributed (its pid, rank, world size,
+ * torch), after which its lines carry "rank" (and "coll": seconds in
+ * collectives so far) and go to that rank's stream (HookRank), whatever
+ * process launched it; a rank needs no hello.  A HookFeed
  * takes the pipe's bytes as they come (lines may arrive cut anywhere) and
  * sums them; hookfeed_figures() turns the sums into images/s, the data
  * wait's share and the step time.  Pure: no I/O, no clock (the caller
@@ -18,7 +22,8 @@
  * HOOK_LINE_MAX, a known "ev", each member of the right type and in range
  * (counts whole numbers within the HOOK_MAX_* limits, times finite and
  * not negative), the first line a "hello" from a process of the followed
- * tree and no second hello from another, worker pids of the tree, the
+ * tree and no second hello from another, a rank said once and before
+ * any line tagged with it, worker pids of the tree, the
  * times in order ("t" never going back, a wait no longer than the time
  * since the previous line, wait + step no longer than the window so far)
  * and within the caller's clock.  A line that fails is rejected whole,
@@ -51,6 +56,9 @@ extern "C" {
 #define HOOK_MAX_PID (1 << 22)    /* Linux's PID_MAX_LIMIT: pids are 1..this */
 #define HOOK_TIME_SLACK 1.0       /* s a "t" may be past the caller's clock (rounding,
                                      the reading's own delay) */
+#define HOOK_MAX_RANKS 64         /* ranks of torch.distributed followed (a "rank" of
+                                     this or more is rejected) */
+
 #define HOOK_LAYERS_MAX 64        /* the most rows a "window" may announce */
 #define HOOK_NAME_LEN 48          /* a row's name and kind: 1..47 printable ASCII bytes */
 #define HOOK_MAX_STEPS (1 << 24)  /* the most steps a "window" or "pace" may say */
@@ -99,8 +107,34 @@ typedef struct HookHost {
     int (*pid_of)(void *u, int pid); /* HOOK_PID_*; NULL: every pid is the tree's */
     void (*worker)(void *u, int pid); /* each worker pid of an accepted line that is
                                          HOOK_PID_OURS; NULL: none wanted */
+    void (*rank)(void *u, int pid);   /* the pid of each accepted "rank" line that is
+                                         HOOK_PID_OURS; NULL: none wanted */
     void *u;
 } HookHost;
+
+/* One Python process's DataLoader figures: the hook's main process, or a
+ * rank of torch.distributed. */
+typedef struct HookStream {
+    long batches;
+    double first_samples;     /* samples of the first batch (not in the rate) */
+    double samples;           /* samples of the later batches */
+    double wait;              /* s next() waited, later batches */
+    double first_wait;        /* s the first batch took (workers starting) */
+    double step;              /* s between batches (the training step), summed */
+    double t_first, t_end;    /* the window, the hook's monotonic s */
+    double t_last;            /* the latest "t" of an accepted batch or end */
+    int threads;              /* torch.get_num_threads() at the last "config"; -1: not said */
+    int loader_workers;       /* the DataLoader's num_workers there; -1: not said */
+    double coll;              /* s in torch.distributed's collectives (a rank's "coll",
+                                 the latest); 0: none said */
+} HookStream;
+
+/* A process that joined torch.distributed (a "rank" line). */
+typedef struct HookRank {
+    int pid;                  /* its process; 0: gone when the line was read */
+    int rank, world;          /* its rank and the world size it joined */
+    HookStream s;
+} HookRank;
 
 typedef struct HookFeed {
     char line[HOOK_LINE_MAX]; /* the partial line so far */
@@ -112,17 +146,10 @@ typedef struct HookFeed {
     int hello;                /* 1: the hook saw torch's DataLoader */
     int pid;                  /* the process the hook runs in (hello); 0: not known
                                  (it had gone when the hello was read) */
-    char torch[32];           /* torch's version, e.g. "1.13.1" */
-    long batches;
-    double first_samples;     /* samples of the first batch (not in the rate) */
-    double samples;           /* samples of the later batches */
-    double wait;              /* s next() waited, later batches */
-    double first_wait;        /* s the first batch took (workers starting) */
-    double step;              /* s between batches (the training step), summed */
-    double t_first, t_end;    /* the window, the hook's monotonic s */
-    double t_last;            /* the latest "t" of an accepted batch or end */
-    int threads;              /* torch.get_num_threads() at the last "config"; -1: not said */
-    int loader_workers;       /* the DataLoader's num_workers there; -1: not said */
+    char torch[32];           /* torch's version, e.g. "1.13.1" (hello or a rank's) */
+    HookStream main;          /* the main process's DataLoader (lines without "rank") */
+    HookRank ranks[HOOK_MAX_RANKS]; /* the ranks, in the order they joined */
+    int n_ranks;
     long worker_pids;         /* worker pids named in accepted lines */
     long lines;               /* lines seen, rejected ones included */
     long bad;                 /* lines rejected */
@@ -152,7 +179,11 @@ void hookfeed_init(HookFeed *f);
  * taken or rejected (f->bad).  Returns the lines rejected in them. */
 int hookfeed_bytes(HookFeed *f, const char *data, size_t len);
 
+/* The main process's figures (hello as f->hello). */
 void hookfeed_figures(const HookFeed *f, HookFigures *out);
+
+/* One stream's figures (a rank's: f->ranks[i].s); hello 1. */
+void hookfeed_stream_figures(const HookStream *s, HookFigures *out);
 
 #ifdef __cplusplus
 }

@@ -26,7 +26,11 @@
  *                     DataLoader workers with the fork start method, run
  *                     without the hook);
  *   PROC_ROLE_OTHER   every other descendant (a shell's children, a
- *                     compiler, a spawn-method worker not reported).
+ *                     compiler, a spawn-method worker not reported);
+ *   PROC_ROLE_RANK    processes the Python hook names as ranks of
+ *                     torch.distributed (proctree_set_rank(): they called
+ *                     init_process_group, whoever launched them); their
+ *                     DataLoader workers are workers.
  * A role is decided on what the process is, not on one sample of it: a
  * shell's child is a copy of the shell between its fork and its exec, and
  * a process that execs is of the other role for its whole life, however
@@ -54,10 +58,13 @@
 extern "C" {
 #endif
 
-typedef enum ProcRole { PROC_ROLE_MAIN, PROC_ROLE_WORKER, PROC_ROLE_OTHER, PROC_ROLES } ProcRole;
+typedef enum ProcRole {
+    PROC_ROLE_MAIN, PROC_ROLE_WORKER, PROC_ROLE_OTHER, PROC_ROLE_RANK, PROC_ROLES
+} ProcRole;
 
 #define PROC_MAX_PROCS 512     /* processes followed in one tree */
 #define PROC_MAX_THREADS 2048  /* threads followed, live and gone */
+#define PROC_MAX_RANKS 64      /* processes named ranks (the hook's HOOK_MAX_RANKS) */
 
 /* One process of the tree, as last sampled. */
 typedef struct ProcInfo {
@@ -109,6 +116,11 @@ int proctree_poll(ProcTree *t);
  * tree (a pid not found by the poll after it, and gone, is forgotten).
  * -CN_ENOMEM when PROC_MAX_PROCS pids are waiting to be found. */
 int proctree_set_worker(ProcTree *t, int pid);
+
+/* Gives process `pid` the rank role whatever it is (the Python hook's
+ * "rank" line: it joined torch.distributed), now or when a poll finds it;
+ * -CN_ENOMEM past PROC_MAX_RANKS of them. */
+int proctree_set_rank(ProcTree *t, int pid);
 
 /* Gives process `pid` the main role (the Python hook's own process, which
  * a shell or a launcher may have started), and the root the other role
@@ -165,7 +177,7 @@ long proctree_peak_rss_kib(const ProcTree *t);
  * normally.  `why` (may be NULL) receives the first reason. */
 int proctree_dropped(const ProcTree *t, char *why, size_t len);
 
-/* "main process", "data-loader workers", "other children" */
+/* "main process", "data-loader workers", "other children", "ranks" */
 const char *proctree_role_name(ProcRole role);
 
 #ifdef __cplusplus

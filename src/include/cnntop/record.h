@@ -123,6 +123,44 @@ typedef struct RecordRole {
                              the record keeps the members the block prints */
 } RecordRole;
 
+/* One process of an exec run's tree as the summary's table shows it
+ * (ProcInfo, cnntop/proctree.h, at the run's end). */
+typedef struct RecordProc {
+    int pid, ppid;
+    int role;             /* a ProcRole: PROC_ROLE_MAIN, _WORKER, _OTHER */
+    char comm[32];        /* /proc/<pid>/comm */
+    int threads;          /* threads seen */
+    double cpu;           /* s user + system of its threads */
+    double cpu_util;      /* cpu / wall: CPUs it kept busy */
+    double wall;          /* s from when it was found to its end */
+    uint64_t minflt, majflt; /* page faults */
+    long hwm_kib;         /* peak resident set (VmHWM), KiB; 0: unknown */
+} RecordProc;
+
+/* One process role of an exec run: what its counters block says beside
+ * the counters (as RecordRole for a run's thread roles). */
+typedef struct RecordExecRole {
+    int role;             /* a ProcRole */
+    int procs;            /* processes of the role seen; 0: none ran */
+    double wall;          /* seconds the role's counters cover (for rates) */
+    CounterSched sched;   /* proctree_sched() at the run's end; the members the block prints */
+} RecordExecRole;
+
+/* One rank of a data-parallel job (a process that joined torch.distributed),
+ * as the Python hook saw it. */
+typedef struct RecordExecRank {
+    int rank, world;      /* its rank, the world size it joined */
+    int pid;              /* its process; 0: unknown */
+    int threads;          /* torch.get_num_threads() in it; -1: not said */
+    int loader_workers;   /* its DataLoader's num_workers; -1: not said */
+    long batches;         /* batches its DataLoader gave */
+    double images;        /* samples in its window (after its first batch); NAN: no rate */
+    double window;        /* s its window spans; NAN: no rate */
+    double images_per_s;  /* images / window; NAN: no rate */
+    double data_wait_share; /* share of the window next() waited, 0..1; NAN: no rate */
+    double coll;          /* s in torch.distributed's collectives (overlaps merged) */
+} RecordExecRank;
+
 /* One of --runs R repeats of the configuration. */
 typedef struct RecordRepeat {
     double wall;          /* seconds of training, wall clock */
@@ -151,6 +189,21 @@ typedef struct RecordExec {
                              data_wait_share averaged; 1 for one exec; -1: unknown */
     long hook_rejected;   /* lines the hook's pipe carried that were rejected (summed
                              over the runs); -1: the hook was not offered */
+    char hook_why[160];   /* the first rejected line's number and reason; "": none */
+    double images;        /* samples in the hook's window (after the first batch); NAN:
+                             no rate (below: the same) */
+    double window;        /* s the window spans */
+    double wait;          /* s next() waited in it */
+    double step_s;        /* mean s between batches */
+    double first_wait;    /* s the first batch took */
+    double cpu;           /* s user + system of the followed processes; NAN: unknown */
+    long minflt, majflt;  /* their page faults; -1: unknown */
+    int dropped;          /* threads that could not be followed (the sums are partial);
+                             -1: unknown */
+    char dropped_why[128];/* the first reason, or "" */
+    char *progress;       /* --progress's pattern as given; NULL: no --progress */
+    long progress_matches;/* output records that matched with a number; -1: no --progress */
+    double progress_last, progress_mean, progress_min, progress_max; /* their numbers */
 } RecordExec;
 
 typedef struct RunRecord {
@@ -221,6 +274,11 @@ typedef struct RunRecord {
     int have_model;          /* 1: model holds the layer window of an exec run (the
                                 layers are its rows, flops_per_image its count) */
     RecordModel model;
+    RecordExecRole *exec_roles; size_t n_exec_roles, cap_exec_roles; /* each ProcRole's */
+    RecordProc *exec_procs;  size_t n_exec_procs, cap_exec_procs; /* the tree's processes,
+                                at most PROC_MAX_PROCS, in the order found */
+    RecordExecRank *exec_ranks;  size_t n_exec_ranks, cap_exec_ranks; /* a data-parallel job's
+                                ranks, in the order they joined */
 } RunRecord;
 
 /* MFU: images_per_s x flops_per_image / the FMA peak, 0..1 (as llm.c and the
@@ -256,8 +314,16 @@ int record_set_exec_command(RunRecord *r, char **argv);
  * a ProcRole for exec_counters). */
 void record_counter_from(RecordCounter *c, const CounterReading *cr, int role);
 
-/* Appends c to the exec run's counters.  0 or -CN_ENOMEM. */
+/* Appends c to the exec run's counters, a role's row, a process's row.
+ * 0 or -CN_ENOMEM. */
 int record_add_exec_counter(RunRecord *r, const RecordCounter *c);
+int record_add_exec_role(RunRecord *r, const RecordExecRole *role);
+int record_add_exec_proc(RunRecord *r, const RecordProc *p);
+int record_add_exec_rank(RunRecord *r, const RecordExecRank *k);
+
+/* Copies --progress's pattern into r->exec.progress (NULL clears).  0 or
+ * -CN_ENOMEM. */
+int record_set_exec_progress(RunRecord *r, const char *regex);
 
 /* Copies a string into r->label / r->data_dir (and points config.data_dir
  * at it) / r->error.  NULL clears.  Returns 0 or -CN_ENOMEM. */

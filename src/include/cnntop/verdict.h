@@ -4,9 +4,14 @@
  * The dashboard's verdict line, `cnntop run`'s summary and `cnntop report`
  * all say it from the same figures with verdict_judge(): loader-bound or
  * compute-bound (data wait against CN_LOADER_BOUND of the step), and
- * whether the run was oversubscribed (more loader workers plus compute
- * threads than cores, or threads waiting for a CPU more than
- * CTR_OVERSUB_WAIT of their time), with the figure and what to try.
+ * whether the run was oversubscribed, weighed by what was measured:
+ * threads waiting for a CPU more than CTR_OVERSUB_WAIT of their time is
+ * contention, said with that cost and what to try; more loader workers
+ * plus compute threads than cores is contention only where the wait was
+ * not measured, and where it was and stayed low it is said as harmless.
+ * A data-parallel job counts its ranks x (compute threads + loader
+ * workers), and the advice names the per-rank knobs and the number of
+ * processes.
  * Pure: no engine, no I/O.
  */
 #ifndef CNNTOP_VERDICT_H
@@ -40,14 +45,27 @@ typedef struct VerdictInput {
     double run_queue_wait;  /* share of the threads' time runnable but waiting
                                for a CPU, 0..1 (counters_wait_share); NAN: unknown */
     const VerdictKnobs *knobs; /* what the advice names; NULL: cnntop's own options */
+    int intra_op;           /* the compute threads each process was given (a PyTorch
+                               script's torch.get_num_threads()), what the count
+                               quotes when threads (the busy ones measured) differ;
+                               <= 0: unknown */
+    int ranks;              /* processes of a data-parallel job, each with its own
+                               compute threads and loader workers (workers and
+                               threads are their totals); <= 1: one process */
 } VerdictInput;
 
 typedef struct Verdict {
     int loader_bound;       /* data wait above CN_LOADER_BOUND */
-    int oversubscribed;     /* threads exceed the cores, or wait for them */
+    int oversubscribed;     /* threads wait for a CPU more than CTR_OVERSUB_WAIT, or
+                               exceed the cores where the wait was not measured */
+    int harmless;           /* more threads than cores, but they rarely waited for a
+                               CPU (measured): said in oversub, not oversubscribed */
+    char count[256];        /* what is counted against the cores, e.g. "2 loader workers +
+                               2 compute threads on 2 cores", "2 ranks x (1 compute
+                               thread + 1 loader worker) = 4 threads on 2 cores" */
     char bound[128];        /* "loader-bound (data wait 12.3% of the step, above 10%)" */
     char bound_brief[64];   /* the same for a narrow screen: "loader-bound: data wait 12.3%" */
-    char oversub[320];      /* "" or e.g. "oversubscribed: 2 loader workers + 2 compute
+    char oversub[640];      /* "" or e.g. "oversubscribed: 2 loader workers + 2 compute
                                threads on 2 cores (run-queue wait 31% of thread time);
                                try --workers 0" */
     char brief[160];        /* the same for a narrow screen, e.g.

@@ -198,7 +198,7 @@ static void relay(FILE *in, const char *launcher)
 }
 
 /* Refuses what cannot start: 0, or the exit code after one line. */
-static int ranks_check(const Options *o, char *launcher, size_t len)
+static int refuse(const Options *o, int batch, int ranks, char *launcher, size_t len)
 {
     if (!dist_available()) {
         fprintf(stderr, "cnntop: --ranks: this cnntop was built without MPI\n");
@@ -208,9 +208,9 @@ static int ranks_check(const Options *o, char *launcher, size_t len)
         fprintf(stderr, "cnntop: --ranks starts the job itself: leave out --dist\n");
         return EXIT_USAGE;
     }
-    if (o->cfg.batch % o->ranks != 0) {
+    if (batch % ranks != 0) {
         fprintf(stderr, "cnntop: --batch: %d does not split over %d ranks (a multiple of %d is "
-                "needed)\n", o->cfg.batch, o->ranks, o->ranks);
+                "needed)\n", batch, ranks, ranks);
         return EXIT_USAGE;
     }
     if (!find_launcher(launcher, len)) {
@@ -219,6 +219,13 @@ static int ranks_check(const Options *o, char *launcher, size_t len)
         return EXIT_USAGE;
     }
     return 0;
+}
+
+int ranks_check(const Options *o, int batch, int ranks)
+{
+    char launcher[PATH_MAX];
+
+    return refuse(o, batch, ranks, launcher, sizeof launcher);
 }
 
 /* The launcher's child side: stderr into the pipe, root's variables. */
@@ -254,7 +261,7 @@ int ranks_main(const Options *o, int argc, char **argv)
     int fds[2], rc, status;
     ssize_t n;
 
-    if ((rc = ranks_check(o, launcher, sizeof launcher)) != 0)
+    if ((rc = refuse(o, o->cfg.batch, o->ranks, launcher, sizeof launcher)) != 0)
         return rc;
     if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) < 0) {
         fprintf(stderr, "cnntop: --ranks: cannot find this program: %s\n", strerror(errno));

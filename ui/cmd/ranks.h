@@ -25,4 +25,9 @@
  */
 int ranks_main(const Options *o, int argc, char **argv);
 
+/* What ranks_main() refuses before anything runs, for a job of `ranks`
+ * ranks at global batch `batch` (sweep --ranks checks its whole grid):
+ * 0, or 2 after one line on stderr. */
+int ranks_check(const Options *o, int batch, int ranks);
+
 #endif

@@ -49,6 +49,7 @@ enum {
     RECORD_REV_MODEL,          /* model (exec's layer window), layers[].kind */
     RECORD_REV_DIST,           /* config.bn, train.split.comm, dist, dist_ranks[]: a
                                   data-parallel run over MPI */
+    RECORD_REV_DIST_PROBE,     /* dist.ar_algorithm; ar_probe after a barrier, the slowest rank */
     RECORD_REVS                /* how many */
 };
 

@@ -13,7 +13,7 @@
 #     a batch of the grid that does not split over an N of the list, and
 #     --ranks with --cmd.
 # Skipped (77) with the reason when mpirun is missing or cnntop was built
-# without MPI.  Tiny data (a synthetic 28x28 set written here) and steps:
+# without MPI.  Tiny data (dist_data.py's synthetic 28x28 set) and steps:
 # no timing thresholds.
 set -u
 CNNTOP=$1
@@ -40,24 +40,8 @@ export OMPI_MCA_mca_base_component_disable_dlclose=1
 export ASAN_OPTIONS="fast_unwind_on_malloc=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan_mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
-python3 - "$D" <<'PY' || { echo "test_sweep_ranks: cannot write the data" >&2; exit 1; }
-import os, struct, sys
-d = sys.argv[1]
-os.makedirs(d)
-def idx(dims, data):
-    return bytes([0, 0, 8, len(dims)]) + b"".join(struct.pack(">I", x) for x in dims) + data
-for name, n in (("train", 192), ("t10k", 64)):
-    img = bytearray()
-    for i in range(n):
-        c = (i * 7) % 10
-        for p in range(784):
-            v = (i * 131 + p * 17) % 97
-            img.append(min(255, v + (120 if 2 * c <= p // 28 < 2 * c + 6 else 0)))
-    with open(os.path.join(d, name + "-images-idx3-ubyte"), "wb") as f:
-        f.write(idx([n, 28, 28], bytes(img)))
-    with open(os.path.join(d, name + "-labels-idx1-ubyte"), "wb") as f:
-        f.write(idx([n], bytes((i * 7) % 10 for i in range(n))))
-PY
+python3 "$(dirname "$0")/dist_data.py" "$D" ||
+    { echo "test_sweep_ranks: cannot write the data" >&2; exit 1; }
 common="--data $D --limit 192 --test-limit 64 --threads 1 --seed 2"
 mkdir "$tmp/t"
 export TMPDIR=$tmp/t

@@ -115,6 +115,10 @@ int sweep_main(const Options *o, int argc, char **argv)
         fprintf(stderr, "cnntop: --ranks: for cnntop's own training, not --cmd\n");
         return EXIT_USAGE;
     }
+    if (o->mpirun_args && !o->n_ranks) {
+        fprintf(stderr, "cnntop: --mpirun-args: only with --ranks (cnntop starts mpirun)\n");
+        return EXIT_USAGE;
+    }
     if (o->sweep_cmd)
         return sweep_cmd_main(o, argc, argv);
     int nb = o->n_batch ? o->n_batch : 1, nw = o->n_workers ? o->n_workers : 1;

@@ -71,6 +71,9 @@ const OptionDesc option_table[] = {
     SET("--gemm", "gemm", TRAIN | EVAL, OPTSET_GEMM),
     SET("--dist", "dist", RUN, 0),
     SET_LIST("--ranks", "ranks", RUN | SWEEP, 0),
+    OPT("--mpirun-args", "ARGS",
+        "more options for mpirun with --ranks, split on spaces (no quoting): e.g. "
+        "'--mca coll_libnbc_iallreduce_algorithm 1' or '--host a,b'", RUN | SWEEP),
     SET("--bn", "bn", TRAIN, 0),
     OPT("--save", "FILE", "write a checkpoint when training ends", RUN),
     OPT("--load", "FILE", "start from a checkpoint (required for eval)", RUN | EVAL),
@@ -390,6 +393,8 @@ static void apply(Options *o, const char *name, const char *v)
         o->no_dashboard = 1;
     else if (!strcmp(name, "--recalibrate"))
         o->recalibrate = 1;
+    else if (!strcmp(name, "--mpirun-args"))
+        o->mpirun_args = v;
 }
 
 /* The command a word names: a command's own word, or help and version

@@ -40,6 +40,7 @@ typedef struct Options {
     int force;             /* --force: overwrite an existing export */
     int runs;              /* --runs R (default 1) */
     int ranks;             /* run --ranks N: start an MPI job of N ranks; 0: not asked */
+    const char *mpirun_args; /* --mpirun-args ARGS: more words for mpirun, or NULL */
     int warmup;            /* --warmup K (default 0) */
     int vary_seed;         /* --vary-seed */
     double budget;         /* --budget SECONDS for a sweep, 0: none */

@@ -1,5 +1,6 @@
 /*
- * verdict.c: loader-bound or compute-bound, and oversubscription (see
+ * verdict.c: loader-bound, compute-bound or communication-bound, and
+ * oversubscription (see
  * cnntop/verdict.h).  The thresholds are the engine's (CN_LOADER_BOUND)
  * and the counters' (CTR_OVERSUB_WAIT); the advice keeps the threads
  * within the cores: fewer loader workers when the loader is not what
@@ -79,6 +80,29 @@ static void advice(const VerdictInput *in, int loader_bound, int over, int terse
     }
 }
 
+/* Communication-bound: a job of several ranks whose wait for the others
+ * is the step's largest share; the knobs that shrink it (a larger batch
+ * per rank makes the all-reduce, of the same bytes, rarer per image). */
+static int judge_comm(const VerdictInput *in, Verdict *out)
+{
+    if (in->ranks < 2 || !(in->comm_share > 0) || isnan(in->other_share) ||
+        in->comm_share <= in->other_share)
+        return 0;
+    out->comm_bound = 1;
+    snprintf(out->bound, sizeof out->bound,
+             "communication-bound (waiting for the other ranks %.1f%% of the step, its "
+             "largest share)", 100 * in->comm_share);
+    snprintf(out->bound_brief, sizeof out->bound_brief, "comm-bound: comm %.1f%%",
+             100 * in->comm_share);
+    if (in->batch > 0)
+        snprintf(out->comm, sizeof out->comm, "try a larger batch per rank (--batch %d), fewer "
+                 "ranks (--ranks %d) or a faster link", 2 * in->batch, in->ranks - 1);
+    else
+        snprintf(out->comm, sizeof out->comm, "try a larger batch per rank, fewer ranks or a "
+                 "faster link");
+    return 1;
+}
+
 void verdict_judge(const VerdictInput *in, Verdict *out)
 {
     int busy = in->threads + in->workers;
@@ -99,6 +123,7 @@ void verdict_judge(const VerdictInput *in, Verdict *out)
         snprintf(out->bound_brief, sizeof out->bound_brief, "%s: data wait %.1f%%",
                  out->loader_bound ? "loader-bound" : "compute-bound", 100 * in->data_wait_share);
     }
+    judge_comm(in, out);
     out->oversubscribed = over || waits;
     if (!out->oversubscribed)
         return;

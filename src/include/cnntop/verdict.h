@@ -3,7 +3,9 @@
  *
  * The dashboard's verdict line, `cnntop run`'s summary and `cnntop report`
  * all say it from the same figures with verdict_judge(): loader-bound or
- * compute-bound (data wait against CN_LOADER_BOUND of the step), and
+ * compute-bound (data wait against CN_LOADER_BOUND of the step), or for a
+ * data-parallel job communication-bound (the wait for the other ranks the
+ * step's largest share), and
  * whether the run was oversubscribed (more loader workers plus compute
  * threads than cores, or threads waiting for a CPU more than
  * CTR_OVERSUB_WAIT of their time), with the figure and what to try.
@@ -40,10 +42,17 @@ typedef struct VerdictInput {
     double run_queue_wait;  /* share of the threads' time runnable but waiting
                                for a CPU, 0..1 (counters_wait_share); NAN: unknown */
     const VerdictKnobs *knobs; /* what the advice names; NULL: cnntop's own options */
+    int ranks;              /* a data-parallel job's ranks; 0 or 1: one process */
+    int batch;              /* the job's batch (the advice's larger one), 0: unknown */
+    double comm_share;      /* share of the step waiting for the other ranks, 0..1 */
+    double other_share;     /* the largest other share of the step (data wait,
+                               forward, backward, Adam), 0..1 */
 } VerdictInput;
 
 typedef struct Verdict {
     int loader_bound;       /* data wait above CN_LOADER_BOUND */
+    int comm_bound;         /* several ranks, and waiting for them is the step's largest
+                               share: bound says "communication-bound", comm the knobs */
     int oversubscribed;     /* threads exceed the cores, or wait for them */
     char bound[128];        /* "loader-bound (data wait 12.3% of the step, above 10%)" */
     char bound_brief[64];   /* the same for a narrow screen: "loader-bound: data wait 12.3%" */
@@ -52,6 +61,9 @@ typedef struct Verdict {
                                try --workers 0" */
     char brief[160];        /* the same for a narrow screen, e.g.
                                "2+2 threads on 2 cores: try --workers 0" */
+    char comm[192];         /* "" or, when comm_bound, what to try: "try a larger batch
+                               per rank (--batch 128), fewer ranks (--ranks 1) or a
+                               faster link" */
 } Verdict;
 
 /* Judges `in` into *out.  Only in->knobs is pointed to, and only while it

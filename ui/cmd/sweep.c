@@ -40,12 +40,12 @@ static void print_table(SweepRow *rows, int n, const Options *o)
     const SweepRow *base = NULL;
     char label[96], t[48], ips[48], sp[48], acc[16], ipc_s[16], miss_s[16], wait[16], tta[16],
         mfu[16], ex[16], rk[16] = "", eff[16] = "";
-    int dist = o->n_ranks > 0;
+    int dist = o->n_ranks > 0, lw = dist ? 40 : 34; /* the label's ", 2 ranks" */
 
     for (int i = 0; i < n && !base; i++)
         if (rows[i].done)
             base = &rows[i];
-    printf("\n %-34s%s %-20s %-18s %6s %6s %6s %6s %6s %8s %-14s%s%s\n", "Configuration",
+    printf("\n %-*s%s %-20s %-18s %6s %6s %6s %6s %6s %8s %-14s%s%s\n", lw, "Configuration",
            dist ? " Ranks" : "", "Time [s]", "Images/s", "MFU", "Exec", "IPC", "Miss", "Wait",
            "Acc", "Speedup", dist ? " Scaling" : "",
            o->target_accuracy > 0 ? "  Time to target" : "");
@@ -74,7 +74,7 @@ static void print_table(SweepRow *rows, int n, const Options *o)
             else
                 snprintf(eff, sizeof eff, " %6.0f%%", 100 * e);
         }
-        printf(" %-34s%s %-20s %-18s %6s %6s %6s %6s %6s %8s %-14s%s%s%s%s\n", label, rk, t, ips,
+        printf(" %-*s%s %-20s %-18s %6s %6s %6s %6s %6s %8s %-14s%s%s%s%s\n", lw, label, rk, t, ips,
                mfu, ex, ipc_s, miss_s, wait, acc, sp, eff, o->target_accuracy > 0 ? "  " : "",
                o->target_accuracy > 0 ? tta : "", w->rec.interrupted ? "  (interrupted)" : "");
     }

@@ -65,6 +65,18 @@ int calibrate_sketch_at(double gflops, int peak, double gbps, long images, int b
     return 0;
 }
 
+void calibrate_sketch_comm(Sketch *s, int ranks, long steps, double ar_bytes, double busbw)
+{
+    if (ranks < 2 || steps <= 0 || !(ar_bytes > 0.0) || !(busbw > 0.0))
+        return;
+    s->ranks = ranks;
+    s->steps = steps;
+    s->ar_bytes = ar_bytes;
+    s->busbw = busbw;
+    s->comm_s = (double)steps * 2.0 * (ranks - 1) / ranks * ar_bytes / (busbw * 1e9);
+    s->seconds += s->comm_s;
+}
+
 /* The rate the sketch assumes at batch: the FMA peak, else the SGEMM rate
  * there; 0 when the calibration has neither.  *peak: which. */
 double calibrate_sketch_gflops(const Calibration *c, int batch, int *peak)

@@ -47,4 +47,27 @@ int dist_grads_start(float *v, size_t n, char *err, size_t errlen);
 /* Waits for every reduction started since the last wait. */
 int dist_grads_wait(DistWait *out, char *err, size_t errlen);
 
+/* Reductions the probe times (dist_probe_allreduce), the best kept. */
+#define DIST_PROBE_TRIES 5
+
+/*
+ * The all-reduce of v[0..n) alone, as nccl-tests time it, into *best: the
+ * ranks meet at a barrier, each times one reduction as the gradients' are
+ * made (dist_grads_start, dist_grads_wait), and the sample is the slowest
+ * rank's time (a maximum over the ranks), so that no rank's clock starts
+ * after another has begun sending; the best of `tries` samples.  Every
+ * rank gets the same *best.  v is summed in place `tries` times (zeros
+ * stay zeros).
+ */
+int dist_probe_allreduce(float *v, size_t n, int tries, double *best, char *err,
+                         size_t errlen);
+
+/* The algorithm MPI runs the gradients' in-place MPI_Iallreduce with, read
+ * when the job started: OpenMPI's libnbc control variable
+ * coll_libnbc_iallreduce_algorithm through MPI_T ("ring", "binomial",
+ * "rabenseifner", "recursive_doubling"; its 0, libnbc's own choice, is
+ * binomial for an in-place buffer in OpenMPI 4), "" when it cannot be
+ * known (another MPI, no MPI_T). */
+const char *dist_allreduce_algorithm(void);
+
 #endif

@@ -7,6 +7,7 @@
  * back as values (MPI_ERRORS_RETURN on MPI_COMM_WORLD), never MPI's own
  * abort, except dist_abort(), which is asked for.
  */
+#include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "util/err.h"
 
 static int started, rank, size = 1, local_size = 1;
+static char algorithm[24]; /* dist_allreduce_algorithm(), read at the start */
 
 /* The gradient reductions in flight (the trainer's alone). */
 static struct {
@@ -40,6 +42,46 @@ int dist_available(void)
     return 1;
 }
 
+/* The value of an int control variable of MPI_T, or -1. */
+static int cvar_int(const char *name)
+{
+    int idx, count = 0, v = -1;
+    MPI_T_cvar_handle h;
+
+    if (MPI_T_cvar_get_index(name, &idx) != MPI_SUCCESS ||
+        MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) != MPI_SUCCESS)
+        return -1;
+    if (count != 1 || MPI_T_cvar_read(h, &v) != MPI_SUCCESS)
+        v = -1;
+    MPI_T_cvar_handle_free(&h);
+    return v;
+}
+
+/* libnbc's iallreduce algorithm (dist.h), into `algorithm`. */
+static void read_algorithm(void)
+{
+    static const char *const names[] = {"", "ring", "binomial", "rabenseifner",
+                                        "recursive_doubling"};
+    int provided, v = -1;
+
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS) {
+        v = cvar_int("coll_libnbc_iallreduce_algorithm");
+        MPI_T_finalize();
+    }
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION == 4
+    /* 0 ("ignore"): OpenMPI 4's libnbc takes binomial for fewer than 4
+     * ranks, under 64 KB or an in-place buffer, which cnntop's always is. */
+    if (v == 0)
+        v = 2;
+#endif
+    snprintf(algorithm, sizeof algorithm, "%s", v >= 1 && v <= 4 ? names[v] : "");
+}
+
+const char *dist_allreduce_algorithm(void)
+{
+    return algorithm;
+}
+
 int dist_start(char *err, size_t errlen)
 {
     int provided = 0, init = 0;
@@ -61,6 +103,7 @@ int dist_start(char *err, size_t errlen)
         MPI_Comm_size(node, &local_size);
         MPI_Comm_free(&node);
     }
+    read_algorithm();
     started = 1;
     return 0;
 }
@@ -194,5 +237,28 @@ int dist_grads_wait(DistWait *out, char *err, size_t errlen)
     out->nreq = grads.nreq;
     grads.nreq = 0;
     grads.t_done = 0.0;
+    return 0;
+}
+
+int dist_probe_allreduce(float *v, size_t n, int tries, double *best, char *err,
+                         size_t errlen)
+{
+    DistWait w;
+    int rc;
+
+    *best = INFINITY;
+    for (int k = 0; k < tries; k++) {
+        if ((rc = MPI_Barrier(MPI_COMM_WORLD)) != MPI_SUCCESS)
+            return mpi_fail(rc, "barrier before the all-reduce probe", err, errlen);
+        double t0 = timer_now();
+        if ((rc = dist_grads_start(v, n, err, errlen)) != 0 ||
+            (rc = dist_grads_wait(&w, err, errlen)) != 0)
+            return rc;
+        double dt = timer_now() - t0;
+        rc = MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(rc, "the all-reduce probe's slowest rank", err, errlen);
+        *best = dt < *best ? dt : *best;
+    }
     return 0;
 }

@@ -87,3 +87,16 @@ int dist_grads_wait(DistWait *out, char *err, size_t errlen)
     memset(out, 0, sizeof *out);
     return none(err, errlen);
 }
+
+int dist_probe_allreduce(float *v, size_t n, int tries, double *best, char *err,
+                         size_t errlen)
+{
+    (void)v, (void)n, (void)tries;
+    *best = 0.0;
+    return none(err, errlen);
+}
+
+const char *dist_allreduce_algorithm(void)
+{
+    return "";
+}

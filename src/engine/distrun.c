@@ -114,28 +114,16 @@ int distrun_open(Engine *e, char *err, size_t errlen)
     d->fig.bn_local = e->cfg.bn_local;
     d->fig.local_ranks = dist_local_size();
     d->fig.node_cores = sysinfo_cores_online();
+    snprintf(d->fig.ar_algorithm, sizeof d->fig.ar_algorithm, "%s", dist_allreduce_algorithm());
     return 0;
 }
 
-/* The gradients' all-reduce alone, as nccl-tests time it: the best of 3,
- * on the gradient block (all zeros before training; it stays so). */
+/* The gradients' all-reduce alone (dist_probe_allreduce), on the gradient
+ * block (all zeros before training; it stays so). */
 static int probe_allreduce(Engine *e, char *err, size_t errlen)
 {
-    DistRun *d = &e->dist;
-    double best = INFINITY;
-    DistWait w;
-    int rc;
-
-    for (int k = 0; k < 3; k++) {
-        double t0 = timer_now();
-        if ((rc = dist_grads_start(e->ps.grads, e->ps.nfloats, err, errlen)) != 0 ||
-            (rc = dist_grads_wait(&w, err, errlen)) != 0)
-            return rc;
-        double dt = timer_now() - t0;
-        best = dt < best ? dt : best;
-    }
-    d->probe = best;
-    return 0;
+    return dist_probe_allreduce(e->ps.grads, e->ps.nfloats, DIST_PROBE_TRIES, &e->dist.probe,
+                                err, errlen);
 }
 
 int distrun_share_params(Engine *e, char *err, size_t errlen)
@@ -171,6 +159,7 @@ void distrun_run_reset(Engine *e)
     d->fig.bn_local = keep.bn_local;
     d->fig.local_ranks = keep.local_ranks;
     d->fig.node_cores = keep.node_cores;
+    memcpy(d->fig.ar_algorithm, keep.ar_algorithm, sizeof d->fig.ar_algorithm);
     d->fig.ar_probe = d->probe;
     d->images = 0;
     d->stop_agreed = 0;

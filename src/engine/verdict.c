@@ -1,5 +1,6 @@
 /*
- * verdict.c: loader-bound or compute-bound, and oversubscription (see
+ * verdict.c: loader-bound, compute-bound or communication-bound, and
+ * oversubscription (see
  * cnntop/verdict.h).  The thresholds are the engine's (CN_LOADER_BOUND)
  * and the counters' (CTR_OVERSUB_WAIT); the advice keeps the threads
  * within the cores: fewer loader workers when the loader is not what
@@ -79,12 +80,41 @@ static void advice(const VerdictInput *in, int loader_bound, int over, int terse
     }
 }
 
+/* The ranks on this machine, counted against its cores. */
+static int here(const VerdictInput *in)
+{
+    return in->node_ranks > 0 ? in->node_ranks : in->ranks;
+}
+
+/* Communication-bound: a job of several ranks whose wait for the others
+ * is the step's largest share; the knobs that shrink it (a larger batch
+ * per rank makes the all-reduce, of the same bytes, rarer per image). */
+static int judge_comm(const VerdictInput *in, Verdict *out)
+{
+    if (in->ranks < 2 || !(in->comm_share > 0) || isnan(in->other_share) ||
+        in->comm_share <= in->other_share)
+        return 0;
+    out->comm_bound = 1;
+    snprintf(out->bound, sizeof out->bound,
+             "communication-bound (waiting for the other ranks %.1f%% of the step, its "
+             "largest share)", 100 * in->comm_share);
+    snprintf(out->bound_brief, sizeof out->bound_brief, "comm-bound: comm %.1f%%",
+             100 * in->comm_share);
+    if (in->batch > 0)
+        snprintf(out->comm, sizeof out->comm, "try a larger batch per rank (--batch %d), fewer "
+                 "ranks (--ranks %d) or a faster link", 2 * in->batch, in->ranks - 1);
+    else
+        snprintf(out->comm, sizeof out->comm, "try a larger batch per rank, fewer ranks or a "
+                 "faster link");
+    return 1;
+}
+
 /* The compute threads counted: the busy ones measured, with the count
  * each process was given beside them when it differs (so the figure
  * quoted is the one explained). */
 static void threads_text(const VerdictInput *in, char *buf, size_t len)
 {
-    if (in->intra_op > 0 && in->intra_op != in->threads && in->ranks <= 1)
+    if (in->intra_op > 0 && in->intra_op != in->threads && here(in) <= 1)
         snprintf(buf, len, "%d busy compute thread%s (torch's intra-op: %d)",
                  in->threads, plural(in->threads), in->intra_op);
     else
@@ -96,12 +126,14 @@ static void count_text(const VerdictInput *in, int *busy, char *buf, size_t len)
 {
     char th[128];
 
-    if (in->ranks > 1) {
-        int t = in->intra_op > 0 ? in->intra_op : (in->threads + in->ranks - 1) / in->ranks;
-        int w = (in->workers + in->ranks - 1) / in->ranks;
-        *busy = in->ranks * (t + w);
+    int n = here(in);
+
+    if (n > 1) {
+        int t = in->intra_op > 0 ? in->intra_op : (in->threads + n - 1) / n;
+        int w = (in->workers + n - 1) / n;
+        *busy = n * (t + w);
         snprintf(buf, len, "%d ranks x (%d compute thread%s + %d loader worker%s) = %d on %d "
-                 "core%s", in->ranks, t, plural(t), w, plural(w), *busy, in->cores,
+                 "core%s", n, t, plural(t), w, plural(w), *busy, in->cores,
                  plural(in->cores));
         return;
     }
@@ -131,13 +163,13 @@ static void judge_bound(const VerdictInput *in, Verdict *out)
 static void rank_advice(const VerdictInput *in, int loader_bound, char *buf, size_t len)
 {
     const VerdictKnobs *k = in->knobs ? in->knobs : &verdict_knobs_cnntop;
-    int per = in->cores / in->ranks > 0 ? in->cores / in->ranks : 1;
+    int per = in->cores / here(in) > 0 ? in->cores / here(in) : 1;
     char a[96], b[96];
 
     knob_text(k->threads, loader_bound && per > 1 ? per - 1 : per, "compute thread", a,
               sizeof a);
     knob_text(k->workers, loader_bound ? (per > 1 ? 1 : 0) : 0, "loader worker", b, sizeof b);
-    snprintf(buf, len, "try %s%s%s per rank, or fewer than %d ranks", a, k->join, b, in->ranks);
+    snprintf(buf, len, "try %s%s%s per rank, or fewer than %d ranks", a, k->join, b, here(in));
 }
 
 void verdict_judge(const VerdictInput *in, Verdict *out)
@@ -149,6 +181,7 @@ void verdict_judge(const VerdictInput *in, Verdict *out)
 
     memset(out, 0, sizeof *out);
     judge_bound(in, out);
+    judge_comm(in, out);
     count_text(in, &busy, out->count, sizeof out->count);
     int over = in->cores > 0 && busy > in->cores;
     out->oversubscribed = waits || (over && !measured);
@@ -167,7 +200,7 @@ void verdict_judge(const VerdictInput *in, Verdict *out)
     if (measured)
         snprintf(wait, sizeof wait, "run-queue wait %.0f%% of thread time",
                  100 * in->run_queue_wait);
-    if (in->ranks > 1) {
+    if (here(in) > 1) {
         rank_advice(in, out->loader_bound, tip, sizeof tip);
         snprintf(short_tip, sizeof short_tip, "fewer ranks or threads");
     } else {

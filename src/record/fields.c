@@ -260,7 +260,11 @@ static const Field dist_fields[] = {
     F("ar_bytes", FT_NUM, R(train.dist.ar_bytes), RECORD_REV_DIST,
       "gradient bytes all-reduced per step"),
     FV("ar_probe", FT_NUM, R(train.dist.ar_probe), RECORD_REV_DIST,
-       "seconds of one all-reduce of ar_bytes alone, the best of 3 before training"),
+       "seconds of one all-reduce of ar_bytes alone before training: the best of 5, each "
+       "the slowest rank's time after a barrier"),
+    F("ar_algorithm", FT_STR_NA, R(train.dist.ar_algorithm), RECORD_REV_DIST_PROBE,
+      "the all-reduce's algorithm when MPI says it (OpenMPI's libnbc): ring, binomial, "
+      "rabenseifner or recursive_doubling; null: not known"),
     FV("sum_wait", FT_NUM, R(train.dist.sum_wait), RECORD_REV_DIST,
        "seconds in the small sums (BatchNorm, loss), summed"),
     F("local_ranks", FT_INT, R(train.dist.local_ranks), RECORD_REV_DIST,

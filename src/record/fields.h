@@ -53,6 +53,7 @@ enum {
                                   progress; exec_counters[].ctr_status and kind,
                                   exec_roles[], exec_procs[]: what exec's summary prints */
     RECORD_REV_EXEC_RANKS,     /* exec_ranks[]: a data-parallel job's ranks */
+    RECORD_REV_DIST_PROBE,     /* dist.ar_algorithm; ar_probe after a barrier, the slowest rank */
     RECORD_REVS                /* how many */
 };
 

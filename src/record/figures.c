@@ -222,13 +222,27 @@ void record_verdict_input(const RunRecord *r, VerdictInput *in)
         };
         return;
     }
+    double share[SPLIT_PARTS], other = NAN;
+
+    figures_split_shares(&r->train.split, share);
+    for (int k = 0; k < SPLIT_PARTS - 1; k++) /* all but comm, the last */
+        other = isnan(other) || share[k] > other ? share[k] : other;
+    /* A data-parallel run: its ranks on this machine, each with threads_used
+     * compute threads and the loader workers, are what its cores hold. */
+    int here = r->have_dist && r->train.dist.local_ranks > 1 ? r->train.dist.local_ranks : 1;
     *in = (VerdictInput){
         .data_wait_share = record_wait_share(r),
-        .workers = train_workers(r),
-        .threads = r->threads_used,
+        .workers = here * train_workers(r),
+        .threads = here * r->threads_used,
+        .intra_op = here > 1 ? r->threads_used : 0,
         .cores = r->machine.cores,
         .run_queue_wait = r->run_queue_wait,
         .knobs = NULL,
+        .ranks = r->have_dist ? r->train.dist.ranks : 0,
+        .node_ranks = r->have_dist ? r->train.dist.local_ranks : 0,
+        .batch = r->config.batch,
+        .comm_share = share[SPLIT_PARTS - 1],
+        .other_share = other,
     };
 }
 
@@ -236,8 +250,15 @@ int record_sketch(const RunRecord *r, Sketch *out)
 {
     if (!r->have_train || r->train.images <= 0)
         return -CN_EINVAL;
-    return calibrate_sketch_at(r->sketch_gflops, isfinite(r->fma_peak_gflops), r->triad_gbps,
-                               r->train.images, r->config.batch, out);
+    int rc = calibrate_sketch_at(r->sketch_gflops, isfinite(r->fma_peak_gflops), r->triad_gbps,
+                                 r->train.images, r->config.batch, out);
+    const DistFigures *d = &r->train.dist;
+    double algbw = record_dist_algbw(d);
+
+    if (rc == 0 && r->have_dist && d->ranks > 1 && !isnan(algbw))
+        calibrate_sketch_comm(out, d->ranks, r->train.steps, d->ar_bytes,
+                              algbw * 2.0 * (d->ranks - 1) / d->ranks);
+    return rc;
 }
 
 void record_augment_text(unsigned aug, char *buf, size_t len)

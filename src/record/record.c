@@ -301,5 +301,10 @@ const char *record_label(const RunRecord *r, char *buf, size_t len)
     else
         snprintf(buf, len, "batch %d, %d worker%s, %d thread%s", r->config.batch, w,
                  w == 1 ? "" : "s", t, t == 1 ? "" : "s");
+    if (!(r->label && *r->label) && r->have_dist && r->train.dist.ranks > 0) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, len > n ? len - n : 0, ", %d rank%s", r->train.dist.ranks,
+                 r->train.dist.ranks == 1 ? "" : "s");
+    }
     return buf;
 }

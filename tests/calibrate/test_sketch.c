@@ -164,8 +164,31 @@ static void test_gap_warning(void)
 
 /* Parses text; returns the code and leaves the message in err. */
 
+/* A job's all-reduces on paper: steps x 2(N-1)/N x bytes / busbw, added
+ * to the seconds; nothing for one process or no bandwidth. */
+static void test_sketch_comm(void)
+{
+    Sketch s;
+    double before;
+
+    CHECK_INT(calibrate_sketch_at(100.0, 1, 10.0, 6400, 64, &s), ==, 0);
+    before = s.seconds;
+    CHECK(s.comm_s == 0.0 && s.ranks == 0);
+    calibrate_sketch_comm(&s, 1, 100, 1.6e6, 1.0);
+    calibrate_sketch_comm(&s, 4, 100, 1.6e6, 0.0);
+    calibrate_sketch_comm(&s, 4, 0, 1.6e6, 1.0);
+    CHECK(s.comm_s == 0.0 && s.seconds == before);
+    calibrate_sketch_comm(&s, 4, 100, 1.6e6, 1.5);
+    CHECK_NEAR(s.comm_s, 100 * 1.5 * 1.6e6 / 1.5e9, 1e-12); /* 2(4-1)/4 = 1.5 */
+    CHECK_NEAR(s.seconds, before + s.comm_s, 1e-12);
+    CHECK_INT(s.ranks, ==, 4);
+    CHECK_INT(s.steps, ==, 100);
+    CHECK(s.ar_bytes == 1.6e6 && s.busbw == 1.5);
+}
+
 int main(void)
 {
+    test_sketch_comm();
     test_shapes();
     test_sketch();
     test_gap_warning();

@@ -3,7 +3,9 @@
  * loader- or compute-bound at CN_LOADER_BOUND; oversubscribed when loader
  * workers plus compute threads exceed the cores (the issue's 2 workers +
  * 2 threads on 2 cores) or the run-queue wait is above CTR_OVERSUB_WAIT,
- * with the figure and advice that fits the threads into the cores.
+ * with the figure and advice that fits the threads into the cores;
+ * communication-bound when a job's wait for its ranks is the step's
+ * largest share.
  */
 #include <math.h>
 #include <string.h>
@@ -150,10 +152,44 @@ static void test_ranks(void)
     CHECK(!strcmp(v.count, "2 ranks x (1 compute thread + 0 loader workers) = 2 on 2 cores"));
 }
 
+/* A job of several ranks whose wait for the others is the step's largest
+ * share: communication-bound, with the knobs; not when another share is
+ * larger, with one process, or with the other shares unknown. */
+static void test_comm_bound(void)
+{
+    VerdictInput in = {.data_wait_share = 0.05, .threads = 1, .cores = 2,
+                       .run_queue_wait = NAN, .ranks = 2, .batch = 32, .comm_share = 0.5,
+                       .other_share = 0.3};
+    Verdict v;
+
+    verdict_judge(&in, &v);
+    CHECK(v.comm_bound && !v.loader_bound);
+    CHECK(strstr(v.bound, "communication-bound (waiting for the other ranks 50.0% of the "
+                          "step, its largest share)") == v.bound);
+    CHECK(!strcmp(v.bound_brief, "comm-bound: comm 50.0%"));
+    CHECK(!strcmp(v.comm, "try a larger batch per rank (--batch 64), fewer ranks (--ranks 1) "
+                          "or a faster link"));
+    in.batch = 0;
+    verdict_judge(&in, &v);
+    CHECK(v.comm_bound && strstr(v.comm, "larger batch per rank, fewer ranks") != NULL);
+    in.comm_share = 0.25;
+    verdict_judge(&in, &v);
+    CHECK(!v.comm_bound && v.comm[0] == '\0' && strstr(v.bound, "compute-bound") == v.bound);
+    in.comm_share = 0.5;
+    in.ranks = 1;
+    verdict_judge(&in, &v);
+    CHECK(!v.comm_bound);
+    in.ranks = 3;
+    in.other_share = NAN;
+    verdict_judge(&in, &v);
+    CHECK(!v.comm_bound);
+}
+
 int main(void)
 {
     test_weighed();
     test_ranks();
+    test_comm_bound();
     test_knobs();
     test_bound();
     test_too_many_threads();

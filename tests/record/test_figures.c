@@ -215,8 +215,53 @@ static void test_verdict_input(void)
     record_done(&r);
 }
 
+/* A data-parallel record: the verdict's comm share against the largest
+ * other share, and the sketch's all-reduces at the measured busbw. */
+static void test_dist_figures(void)
+{
+    RunRecord r;
+    VerdictInput in;
+    Verdict v;
+    Sketch plain, sk;
+
+    record_init(&r);
+    r.have_train = 1;
+    r.config.batch = 64;
+    r.threads_used = 1;
+    r.machine.cores = 4;
+    r.train.split = (StepSplit){.data = 1, .forward = 1, .backward = 2, .optimizer = 0.5,
+                                .comm = 3};
+    r.train.images = 6400;
+    r.train.steps = 100;
+    r.sketch_gflops = 100.0;
+    r.fma_peak_gflops = 100.0;
+    r.triad_gbps = 10.0;
+    CHECK_INT(record_sketch(&r, &plain), ==, 0);
+    record_verdict_input(&r, &in);
+    CHECK_INT(in.ranks, ==, 0); /* one process: no dist */
+    r.have_dist = 1;
+    r.train.dist = (DistFigures){.ranks = 4, .steps = 100, .ar_bytes = 1.6e6, .ar_probe = 0.002};
+    record_verdict_input(&r, &in);
+    CHECK_INT(in.ranks, ==, 4);
+    CHECK_INT(in.batch, ==, 64);
+    CHECK_NEAR(in.comm_share, 3 / 7.5, 1e-12);
+    CHECK_NEAR(in.other_share, 2 / 7.5, 1e-12);
+    verdict_judge(&in, &v);
+    CHECK(v.comm_bound && strstr(v.comm, "--batch 128") && strstr(v.comm, "--ranks 3"));
+    CHECK_INT(record_sketch(&r, &sk), ==, 0);
+    CHECK_INT(sk.ranks, ==, 4);
+    CHECK_NEAR(sk.busbw, 1.6e6 / 0.002 * 1e-9 * 1.5, 1e-12);
+    CHECK_NEAR(sk.comm_s, 100 * 0.002, 1e-12); /* 2(N-1)/N x bytes / busbw = the probe's time */
+    CHECK_NEAR(sk.seconds, plain.seconds + sk.comm_s, 1e-12);
+    r.train.dist.ar_probe = 0; /* no probe: no link rate, nothing on paper */
+    CHECK_INT(record_sketch(&r, &sk), ==, 0);
+    CHECK(sk.comm_s == 0.0);
+    record_done(&r);
+}
+
 int main(void)
 {
+    test_dist_figures();
     test_summaries();
     test_wait_share();
     test_peak_share();

@@ -368,6 +368,24 @@ static void test_no_temp(void)
     CHECK_INT(temps, ==, 0);
 }
 
+/* A distributed run's label names its ranks (sweep --ranks' rows). */
+static void test_dist_label(void)
+{
+    RunRecord d;
+    char label[160];
+
+    record_init(&d);
+    d.config.batch = 32;
+    d.config.workers = 0;
+    d.threads_used = 1;
+    d.have_dist = 1;
+    d.train.dist.ranks = 2;
+    CHECK(!strcmp(record_label(&d, label, sizeof label), "batch 32, 0 workers, 1 thread, 2 ranks"));
+    d.train.dist.ranks = 1;
+    CHECK(!strcmp(record_label(&d, label, sizeof label), "batch 32, 0 workers, 1 thread, 1 rank"));
+    record_done(&d);
+}
+
 int main(void)
 {
     RunRecord r;
@@ -376,6 +394,7 @@ int main(void)
     make_dir("cnntop-record");
     build(&r);
     CHECK(!strcmp(record_label(&r, label, sizeof label), "batch 64, 2 workers"));
+    test_dist_label();
     test_json_round_trip(&r);
     test_older_record(&r);
     test_csv(&r);

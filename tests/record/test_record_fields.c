@@ -134,7 +134,8 @@ static void fill_rest(RunRecord *r)
     r->have_dist = 1;
     r->train.dist = (DistFigures){.ranks = 2, .steps = 300, .ar_wait = 0.25, .ar_span = 1.5,
                                   .ar_bytes = 1689896, .ar_probe = 0.00125,
-                                  .sum_wait = 0.0625, .local_ranks = 2, .node_cores = 4};
+                                  .sum_wait = 0.0625, .local_ranks = 2, .node_cores = 4,
+                                  .ar_algorithm = "ring"};
     for (int i = 0; i < 2; i++) {
         DistRank d = {.images_per_s = 500.5 + i, .step_time = 0.125, .data_wait = 0.25,
                       .compute = 30.5, .comm = 1.75};

@@ -88,11 +88,29 @@ static int cores_here(void)
     return n > 0 ? (int)n : 1;
 }
 
-/* The launcher's command line (NULL-ended, into args of room max). */
-static int build_args(char **args, int max, const char *launcher, const char *self, char *np,
-                      int oversub, int argc, char **argv)
+/* Whether argv[i] is one of the launcher's own options, which the ranks
+ * do not get; *skip: the words it takes. */
+static int launcher_only(const char *a, int *skip)
 {
-    int n = 0;
+    static const char *const own[] = {"--ranks", "--mpirun-args"};
+
+    for (size_t k = 0; k < sizeof own / sizeof *own; k++) {
+        size_t n = strlen(own[k]);
+        if (!strncmp(a, own[k], n) && (a[n] == '\0' || a[n] == '=')) {
+            *skip = a[n] == '=' ? 1 : 2;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The launcher's command line (NULL-ended, into args of room max), extra
+ * (--mpirun-args, split on spaces in place) before this program. */
+static int build_args(char **args, int max, const char *launcher, const char *self, char *np,
+                      int oversub, char *extra, int argc, char **argv)
+{
+    int n = 0, skip;
+    char *save = NULL;
 
     args[n++] = (char *)launcher;
     args[n++] = "-np";
@@ -101,15 +119,14 @@ static int build_args(char **args, int max, const char *launcher, const char *se
         args[n++] = "--oversubscribe";
     args[n++] = "--bind-to";
     args[n++] = "none";
+    for (char *w = strtok_r(extra, " ", &save); w && n < max / 2; w = strtok_r(NULL, " ", &save))
+        args[n++] = w;
     args[n++] = (char *)self;
     for (int i = 1; i < argc && n < max - 3; i++) {
-        if (!strncmp(argv[i], "--ranks=", 8))
-            continue;
-        if (!strcmp(argv[i], "--ranks")) {
-            i++;
-            continue;
-        }
-        args[n++] = argv[i];
+        if (launcher_only(argv[i], &skip))
+            i += skip - 1;
+        else
+            args[n++] = argv[i];
     }
     args[n++] = "--dist";
     args[n++] = "mpi";
@@ -198,19 +215,24 @@ static void relay(FILE *in, const char *launcher)
 }
 
 /* Refuses what cannot start: 0, or the exit code after one line. */
-static int ranks_check(const Options *o, char *launcher, size_t len)
+static int refuse(const Options *o, int batch, int ranks, char *launcher, size_t len)
 {
     if (!dist_available()) {
         fprintf(stderr, "cnntop: --ranks: this cnntop was built without MPI\n");
+        return EXIT_USAGE;
+    }
+    if (o->mpirun_args && strlen(o->mpirun_args) >= RANKS_MAX_EXTRA) {
+        fprintf(stderr, "cnntop: --mpirun-args: longer than %d characters\n",
+                RANKS_MAX_EXTRA - 1);
         return EXIT_USAGE;
     }
     if (o->cfg.dist != CN_DIST_NONE) {
         fprintf(stderr, "cnntop: --ranks starts the job itself: leave out --dist\n");
         return EXIT_USAGE;
     }
-    if (o->cfg.batch % o->ranks != 0) {
+    if (batch % ranks != 0) {
         fprintf(stderr, "cnntop: --batch: %d does not split over %d ranks (a multiple of %d is "
-                "needed)\n", o->cfg.batch, o->ranks, o->ranks);
+                "needed)\n", batch, ranks, ranks);
         return EXIT_USAGE;
     }
     if (!find_launcher(launcher, len)) {
@@ -219,6 +241,13 @@ static int ranks_check(const Options *o, char *launcher, size_t len)
         return EXIT_USAGE;
     }
     return 0;
+}
+
+int ranks_check(const Options *o, int batch, int ranks)
+{
+    char launcher[PATH_MAX];
+
+    return refuse(o, batch, ranks, launcher, sizeof launcher);
 }
 
 /* The launcher's child side: stderr into the pipe, root's variables. */
@@ -251,10 +280,11 @@ static void say_command(char **args)
 int ranks_main(const Options *o, int argc, char **argv)
 {
     char launcher[PATH_MAX], self[PATH_MAX], np[16], *args[OPT_MAX_POSITIONAL + 512];
+    char extra[RANKS_MAX_EXTRA];
     int fds[2], rc, status;
     ssize_t n;
 
-    if ((rc = ranks_check(o, launcher, sizeof launcher)) != 0)
+    if ((rc = refuse(o, o->cfg.batch, o->ranks, launcher, sizeof launcher)) != 0)
         return rc;
     if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) < 0) {
         fprintf(stderr, "cnntop: --ranks: cannot find this program: %s\n", strerror(errno));
@@ -262,12 +292,13 @@ int ranks_main(const Options *o, int argc, char **argv)
     }
     self[n] = '\0';
     snprintf(np, sizeof np, "%d", o->ranks);
-    if (argc > (int)(sizeof args / sizeof *args) - 12) {
+    if (argc > (int)(sizeof args / sizeof *args) / 2 - 12) {
         fprintf(stderr, "cnntop: --ranks: too many arguments\n");
         return EXIT_USAGE;
     }
+    snprintf(extra, sizeof extra, "%s", o->mpirun_args ? o->mpirun_args : "");
     build_args(args, (int)(sizeof args / sizeof *args), launcher, self, np,
-               o->ranks > cores_here(), argc, argv);
+               o->ranks > cores_here(), extra, argc, argv);
     say_command(args);
     fflush(NULL);
     if (pipe(fds) != 0) {

@@ -118,6 +118,10 @@ int run_main(const Options *o, int argc, char **argv)
 
     if (o->ranks > 0)
         return ranks_main(o, argc, argv);
+    if (o->mpirun_args) {
+        fprintf(stderr, "cnntop: --mpirun-args: only with --ranks (cnntop starts mpirun)\n");
+        return EXIT_USAGE;
+    }
     if (o->cfg.dist == CN_DIST_MPI && (rc = run_dist_join(o, &ro)) != EXIT_OK)
         return rc;
     if (dist_rank() > 0) /* the other ranks train, rank 0 alone speaks */

@@ -180,6 +180,8 @@ static void print_loader(FILE *f, const RunRecord *r)
                 r->loader_samples_per_s, r->loader_samples_per_s / st->images_per_s);
     verdict_judge(&vi, &v);
     fprintf(f, "  Verdict:              %s\n", v.bound);
+    if (v.comm_bound)
+        fprintf(f, "  %-22s%s\n", "", v.comm);
     if (v.oversubscribed || v.harmless)
         fprintf(f, "  %-22s%s\n", "", v.oversub);
 }
@@ -328,8 +330,11 @@ static void print_sketch(FILE *f, const RunRecord *r)
     if (sk.peak)
         snprintf(rate, sizeof rate, "the FMA peak (%s)", r->fma_peak_isa);
     fprintf(f, "  On paper:             %.2f s  (%.2f GFLOP executed at %.1f GFLOP/s, %s + %.2f GB "
-            "at %.1f GB/s); measured %.2f s", sk.seconds, sk.flops * 1e-9, sk.gflops, rate,
-            sk.bytes * 1e-9, sk.gbps, st->wall);
+            "at %.1f GB/s", sk.seconds, sk.flops * 1e-9, sk.gflops, rate, sk.bytes * 1e-9, sk.gbps);
+    if (sk.comm_s > 0)
+        fprintf(f, " + all-reduce %.2f s: %ld steps x 2(%d-1)/%d x %.2f MB at the measured %.2f "
+                "GB/s", sk.comm_s, sk.steps, sk.ranks, sk.ranks, sk.ar_bytes * 1e-6, sk.busbw);
+    fprintf(f, "); measured %.2f s", st->wall);
     if (sk.peak)
         fprintf(f, ": MFU %.1f%%, executed %.1f%% of the peak",
                 100 * record_mfu(r, st->images_per_s), 100 * record_executed_share(r, st->images_per_s));

@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cnntop/figures.h"
 #include "cmd/summary.h"
@@ -93,7 +94,13 @@ void summary_print_allreduce_row(FILE *f, const RunRecord *r, double total)
                 bw * 2.0 * (d->ranks - 1) / d->ranks,
                 100 * (d->ar_span > 0 && d->ar_wait < d->ar_span ? 1 - d->ar_wait / d->ar_span
                                                                    : 0.0));
+    if (*d->ar_algorithm)
+        fprintf(f, ", %s", d->ar_algorithm);
     fprintf(f, ")\n");
+    if (!strcmp(d->ar_algorithm, "binomial") && d->ranks > 1)
+        fprintf(f, "  %-22s %s\n", "",
+                "(binomial: a reduce, then a broadcast, about 2x a ring's time on a link; "
+                "the ring: --mpirun-args '--mca coll_libnbc_iallreduce_algorithm 1')");
     /* The BatchNorm sums' waits are inside the BatchNorm rows' laps: said,
      * not counted twice. */
     if (d->sum_wait > 0)

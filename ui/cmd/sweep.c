@@ -25,7 +25,7 @@ static void set_peaks(SweepRow *rows, int n)
     int have = -1;
 
     for (int i = 0; i < n && !runner_signal(); i++) {
-        if (!rows[i].done)
+        if (!rows[i].done || rows[i].ranks) /* a job's: its run's own */
             continue;
         int T = rows[i].rec.threads_used;
         if (T != have && !runner_calibration(T, 0, &c))
@@ -39,13 +39,15 @@ static void print_table(SweepRow *rows, int n, const Options *o)
 {
     const SweepRow *base = NULL;
     char label[96], t[48], ips[48], sp[48], acc[16], ipc_s[16], miss_s[16], wait[16], tta[16],
-        mfu[16], ex[16];
+        mfu[16], ex[16], rk[16] = "", eff[16] = "";
+    int dist = o->n_ranks > 0, lw = dist ? 40 : 34; /* the label's ", 2 ranks" */
 
     for (int i = 0; i < n && !base; i++)
         if (rows[i].done)
             base = &rows[i];
-    printf("\n %-34s %-20s %-18s %6s %6s %6s %6s %6s %8s %-14s%s\n", "Configuration",
-           "Time [s]", "Images/s", "MFU", "Exec", "IPC", "Miss", "Wait", "Acc", "Speedup",
+    printf("\n %-*s%s %-20s %-18s %6s %6s %6s %6s %6s %8s %-14s%s%s\n", lw, "Configuration",
+           dist ? " Ranks" : "", "Time [s]", "Images/s", "MFU", "Exec", "IPC", "Miss", "Wait",
+           "Acc", "Speedup", dist ? " Scaling" : "",
            o->target_accuracy > 0 ? "  Time to target" : "");
     for (int i = 0; i < n; i++) {
         SweepRow *w = &rows[i];
@@ -64,8 +66,16 @@ static void print_table(SweepRow *rows, int n, const Options *o)
         snprintf(ex, sizeof ex, isnan(x) ? "n/a" : "%.1f%%", 100 * x);
         sweep_speedup_text(w, base, 0, sp, sizeof sp);
         snprintf(tta, sizeof tta, isnan(w->tta) ? "not reached" : "%.1f s", w->tta);
-        printf(" %-34s %-20s %-18s %6s %6s %6s %6s %6s %8s %-14s%s%s%s\n", label, t, ips, mfu, ex,
-               ipc_s, miss_s, wait, acc, sp, o->target_accuracy > 0 ? "  " : "",
+        if (dist) {
+            double e = sweep_scaling(rows, n, i);
+            snprintf(rk, sizeof rk, " %5d", w->ranks);
+            if (isnan(e))
+                snprintf(eff, sizeof eff, " %7s", "n/m");
+            else
+                snprintf(eff, sizeof eff, " %6.0f%%", 100 * e);
+        }
+        printf(" %-*s%s %-20s %-18s %6s %6s %6s %6s %6s %8s %-14s%s%s%s%s\n", lw, label, rk, t, ips,
+               mfu, ex, ipc_s, miss_s, wait, acc, sp, eff, o->target_accuracy > 0 ? "  " : "",
                o->target_accuracy > 0 ? tta : "", w->rec.interrupted ? "  (interrupted)" : "");
     }
 }
@@ -79,12 +89,43 @@ static int ran_any(const SweepRow *rows, int n)
     return 0;
 }
 
+/* One row: in this process, or with ranks as `run --ranks` (sweep_ranks.c). */
+static int run_row(const Options *o, const RunnerOpts *ro, SweepRow *w, int argc, char **argv)
+{
+    if (w->ranks)
+        return sweep_ranks_run(o, &ro->cfg, w->ranks, ro->prefix, argc, argv, &w->rec);
+    record_set_command(&w->rec, argc, argv);
+    return runner_run(ro, &w->rec, NULL, NULL);
+}
+
+/* Under a grid of ranks without one rank, why the scaling is not shown. */
+static void print_scaling_note(const SweepRow *rows, int n, const Options *o)
+{
+    for (int i = 0; i < n; i++)
+        if (rows[i].done && !isnan(sweep_scaling(rows, n, i)))
+            return;
+    if (o->n_ranks)
+        printf("\n Scaling efficiency (job images/s at N / (N x images/s at 1 rank)): not "
+               "measured; add 1 to --ranks.\n");
+}
+
 int sweep_main(const Options *o, int argc, char **argv)
 {
+    if (o->sweep_cmd && o->n_ranks) {
+        fprintf(stderr, "cnntop: --ranks: for cnntop's own training, not --cmd\n");
+        return EXIT_USAGE;
+    }
+    if (o->mpirun_args && !o->n_ranks) {
+        fprintf(stderr, "cnntop: --mpirun-args: only with --ranks (cnntop starts mpirun)\n");
+        return EXIT_USAGE;
+    }
     if (o->sweep_cmd)
         return sweep_cmd_main(o, argc, argv);
     int nb = o->n_batch ? o->n_batch : 1, nw = o->n_workers ? o->n_workers : 1;
-    int nt = o->n_threads ? o->n_threads : 1, n = nb * nw * nt, rc = 0, ran = 0, skipped = 0;
+    int nt = o->n_threads ? o->n_threads : 1, nr = o->n_ranks ? o->n_ranks : 1;
+    int n = nb * nw * nt * nr, rc = o->n_ranks ? sweep_ranks_check(o) : 0, ran = 0, skipped = 0;
+    if (rc)
+        return rc;
     SweepRow *rows = calloc((size_t)n, sizeof *rows);
     double t0 = sweep_clock();
 
@@ -101,9 +142,11 @@ int sweep_main(const Options *o, int argc, char **argv)
                          .vary_seed = o->vary_seed, .events = o->events,
                          .target = o->target_accuracy};
         char prefix[48];
-        ro.cfg.batch = o->n_batch ? o->batch_list[i / (nw * nt)] : o->cfg.batch;
-        ro.cfg.workers = o->n_workers ? o->workers_list[i / nt % nw] : o->cfg.workers;
-        ro.cfg.threads = o->n_threads ? o->threads_list[i % nt] : o->cfg.threads;
+        ro.cfg.batch = o->n_batch ? o->batch_list[i / (nw * nt * nr)] : o->cfg.batch;
+        ro.cfg.workers = o->n_workers ? o->workers_list[i / (nt * nr) % nw] : o->cfg.workers;
+        ro.cfg.threads = o->n_threads ? o->threads_list[i / nr % nt] : o->cfg.threads;
+        w->ranks = o->n_ranks ? o->ranks_list[i % nr] : 0;
+        w->group = i / nr;
         double elapsed = sweep_clock() - t0;
         if (!sweep_may_start(o, elapsed, ran)) {
             skipped = n - i;
@@ -115,9 +158,8 @@ int sweep_main(const Options *o, int argc, char **argv)
         else
             snprintf(prefix, sizeof prefix, "[%d/%d] ", i + 1, n);
         ro.prefix = prefix;
-        record_set_command(&w->rec, argc, argv);
-        int r = runner_run(&ro, &w->rec, NULL, NULL);
-        if (r == EXIT_FAIL || r == EXIT_USAGE) {
+        int r = run_row(o, &ro, w, argc, argv);
+        if (r == EXIT_FAIL || r == EXIT_USAGE || (w->ranks && r > 128)) {
             rc = r;
             break;
         }
@@ -129,6 +171,7 @@ int sweep_main(const Options *o, int argc, char **argv)
     }
     set_peaks(rows, n);
     print_table(rows, n, o);
+    print_scaling_note(rows, n, o);
     sweep_print_skipped(o, skipped);
     if (runner_signal())
         printf("\n Interrupted: the table holds the configurations that ran.\n");

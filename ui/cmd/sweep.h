@@ -25,6 +25,8 @@ typedef struct SweepRow {
     double accuracy;    /* mean over the repeats, 0..1; NAN: none */
     double wait_share;  /* data wait / step time */
     double tta;         /* seconds to --target-accuracy; NAN: not reached */
+    int ranks;          /* the job's ranks (run --ranks), 0: in this process */
+    int group;          /* the grid's configuration but the ranks (batch, workers, threads) */
 } SweepRow;
 
 /* `cnntop sweep`: the grid of cnntop's own training, or with --cmd the
@@ -58,6 +60,24 @@ void sweep_row_figures(SweepRow *w);
  * images/s, or with by_time by wall time), or "1 (baseline)", into buf. */
 void sweep_speedup_text(const SweepRow *w, const SweepRow *base, int by_time, char *buf,
                         size_t len);
+
+/* sweep --ranks: what `run --ranks` refuses (ranks_check()), for every
+ * batch and ranks of the grid, before the first run: 0, or 2 after one line. */
+int sweep_ranks_check(const Options *o);
+
+/* One configuration of the grid as `cnntop run --ranks N` with the sweep's
+ * other options (a child process through mpirun; its summary dropped, its
+ * progress on stderr after a line with `prefix`), its record (exported to
+ * a temporary file, then removed) read into rec.  A stop signal the sweep
+ * catches is passed on.  Returns the run's exit code (1 after a line when
+ * its record cannot be read). */
+int sweep_ranks_run(const Options *o, const RunConfig *cfg, int ranks, const char *prefix,
+                    int argc, char **argv, RunRecord *rec);
+
+/* The scaling efficiency of row i, a job of N ranks: its images/s / (N x
+ * the images/s of the row of its group, the same batch, workers and
+ * threads, at 1 rank).  NAN: no such row ran, or row i is not a job. */
+double sweep_scaling(const SweepRow *rows, int n, int i);
 
 /* Seconds on a monotonic clock, for --budget. */
 double sweep_clock(void);

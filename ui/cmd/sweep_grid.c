@@ -184,4 +184,13 @@ int sweep_export(const Options *o, const SweepRow *rows, int n, int partial)
     return rc;
 }
 
-/* Whether any configuration trained at least one step. */
+double sweep_scaling(const SweepRow *rows, int n, int i)
+{
+    if (!rows[i].ranks || !rows[i].done || isnan(rows[i].ips.mean))
+        return NAN;
+    for (int j = 0; j < n; j++)
+        if (rows[j].ranks == 1 && rows[j].done && rows[j].ips.mean > 0 &&
+            rows[j].group == rows[i].group)
+            return rows[i].ips.mean / (rows[i].ranks * rows[j].ips.mean);
+    return NAN;
+}

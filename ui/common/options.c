@@ -70,7 +70,10 @@ const OptionDesc option_table[] = {
     SET("--seed", "seed", TRAIN, OPTSET_SEED),
     SET("--gemm", "gemm", TRAIN | EVAL, OPTSET_GEMM),
     SET("--dist", "dist", RUN, 0),
-    SET("--ranks", "ranks", RUN, 0),
+    SET_LIST("--ranks", "ranks", RUN | SWEEP, 0),
+    OPT("--mpirun-args", "ARGS",
+        "more options for mpirun with --ranks, split on spaces (no quoting): e.g. "
+        "'--mca coll_libnbc_iallreduce_algorithm 1' or '--host a,b'", RUN | SWEEP),
     SET("--bn", "bn", TRAIN, 0),
     OPT("--save", "FILE", "write a checkpoint when training ends", RUN),
     OPT("--load", "FILE", "start from a checkpoint (required for eval)", RUN | EVAL),
@@ -294,17 +297,18 @@ static int *setting_list(Options *o, const char *key, int **n)
         return *n = &o->n_batch, o->batch_list;
     if (!strcmp(key, "workers"))
         return *n = &o->n_workers, o->workers_list;
+    if (!strcmp(key, "ranks"))
+        return *n = &o->n_ranks, o->ranks_list;
     return *n = &o->n_threads, o->threads_list;
 }
 
 /* "64,128,256" -> the sweep list, each value parsed by the row (a single
  * number is a list of one); the setting itself gets the first. */
-static int parse_list(Options *o, const OptionDesc *d, const Setting *s, const char *v,
-                      char *err, size_t errlen)
+static int parse_list(Options *o, const OptionDesc *d, const Setting *s, void *field,
+                      const char *v, char *err, size_t errlen)
 {
     char item[32];
     int *n, *list = setting_list(o, d->setting, &n);
-    RunConfig c = o->cfg;
 
     *n = 0;
     if (*v && (*v == ',' || v[strlen(v) - 1] == ',' || strstr(v, ",,"))) {
@@ -318,9 +322,9 @@ static int parse_list(Options *o, const OptionDesc *d, const Setting *s, const c
             return 2;
         }
         snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), v);
-        if (settings_parse(s, d->name, item, 1, &c, err, errlen) != 0)
+        if (settings_parse_field(s, d->name, item, 1, &list[*n], err, errlen) != 0)
             return 2;
-        memcpy(&list[(*n)++], (const char *)&c + s->offset, sizeof(int));
+        (*n)++;
         v += len + (v[len] == ',');
     }
     if (*n == 0) {
@@ -331,7 +335,7 @@ static int parse_list(Options *o, const OptionDesc *d, const Setting *s, const c
         snprintf(err, errlen, "%s: a list of values is for cnntop sweep", d->name);
         return 2;
     }
-    memcpy((char *)&o->cfg + s->offset, &list[0], sizeof(int));
+    memcpy(field, &list[0], sizeof(int));
     return 0;
 }
 
@@ -343,12 +347,12 @@ static int apply_setting(Options *o, const OptionDesc *d, const char *v, char *e
     const Setting *s = option_row(d, &in);
 
     o->set_mask |= d->optset;
-    if (d->list)
-        return parse_list(o, d, s, v, err, errlen);
     /* blas_kernel is the one front-end setting (settings_ui) the command
      * line takes. */
     void *field = in == ROW_RUN ? (char *)&o->cfg + s->offset
                   : in == ROW_OWN ? (char *)o + s->offset : (void *)&o->blas_keep;
+    if (d->list)
+        return parse_list(o, d, s, field, v, err, errlen);
     if (settings_parse_field(s, d->name, v, 1, field, err, errlen) != 0)
         return 2;
     return 0;
@@ -389,6 +393,8 @@ static void apply(Options *o, const char *name, const char *v)
         o->no_dashboard = 1;
     else if (!strcmp(name, "--recalibrate"))
         o->recalibrate = 1;
+    else if (!strcmp(name, "--mpirun-args"))
+        o->mpirun_args = v;
 }
 
 /* The command a word names: a command's own word, or help and version

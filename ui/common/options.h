@@ -40,6 +40,7 @@ typedef struct Options {
     int force;             /* --force: overwrite an existing export */
     int runs;              /* --runs R (default 1) */
     int ranks;             /* run --ranks N: start an MPI job of N ranks; 0: not asked */
+    const char *mpirun_args; /* --mpirun-args ARGS: more words for mpirun, or NULL */
     int warmup;            /* --warmup K (default 0) */
     int vary_seed;         /* --vary-seed */
     double budget;         /* --budget SECONDS for a sweep, 0: none */
@@ -50,10 +51,11 @@ typedef struct Options {
     int recalibrate;       /* --recalibrate */
     int blas_keep;         /* --blas-kernel openblas: 1; auto: 0 (OPTSET_BLAS when given) */
     int set_mask;          /* OPTSET_* bits: what the command line set */
-    /* sweep grids (--batch/--workers/--threads take lists for sweep) */
+    /* sweep grids (--batch/--workers/--threads/--ranks take lists for sweep) */
     int batch_list[OPT_MAX_LIST], n_batch;
     int workers_list[OPT_MAX_LIST], n_workers;
     int threads_list[OPT_MAX_LIST], n_threads;
+    int ranks_list[OPT_MAX_LIST], n_ranks; /* --ranks: the job's ranks, each through mpirun */
     const char *positional[OPT_MAX_POSITIONAL]; /* e.g. report's files */
     int n_positional;
     char **exec_argv;      /* exec: the command after "--" (NULL-terminated, into argv) */
@@ -92,7 +94,7 @@ typedef struct OptionDesc {
     unsigned cmds;       /* bit (1 << Command) for each command that takes it */
     const char *setting; /* the key of its settings row ("test_limit"), or NULL */
     int optset;          /* its OPTSET_* bit, 0: none */
-    int list;            /* 1: cnntop sweep takes a comma list (batch, workers, threads) */
+    int list;            /* 1: cnntop sweep takes a comma list (batch, workers, threads, ranks) */
 } OptionDesc;
 
 /* The settings row an option sets (settings_run or settings_ui), or NULL. */

@@ -61,7 +61,9 @@
  *   compute = images * FLOPs per training image (executed) / FMA peak
  *             (the model SGEMM rate where no peak could be measured)
  *   memory  = images * bytes per image / triad bandwidth
- *   seconds = compute + memory
+ *   comm    = steps * 2(N-1)/N * gradient bytes / the link's busbw
+ *             (a data-parallel job of N ranks: calibrate_sketch_comm())
+ *   seconds = compute + memory + comm
  * where bytes per image = 3 x the activation arena's per-image bytes
  * (every activation and activation gradient of the step, as model.h lays
  * them out: each written once and read about twice per step).  The rate at
@@ -245,7 +247,12 @@ typedef struct Sketch {
     double gbps;        /* bandwidth used, GB/s */
     double compute_s;   /* flops / rate */
     double memory_s;    /* bytes / bandwidth */
-    double seconds;     /* compute_s + memory_s */
+    int ranks;          /* a data-parallel job's ranks (calibrate_sketch_comm), 0: one process */
+    long steps;         /* the all-reduces on paper: one a step */
+    double ar_bytes;    /* gradient bytes all-reduced a step */
+    double busbw;       /* the link's measured rate, GB/s (nccl-tests' busbw) */
+    double comm_s;      /* steps x 2(ranks-1)/ranks x ar_bytes / busbw; 0: one process */
+    double seconds;     /* compute_s + memory_s + comm_s */
 } Sketch;
 
 /* Fills *out.  Returns 0, or -CN_EINVAL when images < 0, batch < 1 or the
@@ -258,6 +265,15 @@ int calibrate_sketch(const Calibration *c, long images, int batch, Sketch *out);
  * positive. */
 int calibrate_sketch_at(double gflops, int peak, double gbps, long images, int batch,
                         Sketch *out);
+
+/* Adds a data-parallel job's all-reduces to *s: `steps` of ar_bytes each
+ * over `ranks`, as a ring moves them, 2(ranks-1)/ranks x ar_bytes over a
+ * link of busbw GB/s (the measured one: nccl-tests' busbw, algbw x
+ * 2(ranks-1)/ranks, so a step's is the all-reduce's measured time alone),
+ * none of them hidden under the backward pass: s->comm_s, and s->seconds
+ * grows by it.  Nothing (comm_s 0) for fewer than 2 ranks, no steps, or a
+ * bandwidth that is not positive. */
+void calibrate_sketch_comm(Sketch *s, int ranks, long steps, double ar_bytes, double busbw);
 
 /* The compute rate calibrate_sketch() assumes at batch, GFLOP/s: the FMA
  * peak (*peak = 1), else the SGEMM rate interpolated there (*peak = 0); 0

@@ -108,7 +108,10 @@ typedef struct DistFigures {
                              done, summed: the time the reduction took, hidden or not */
     double ar_bytes;      /* gradient bytes all-reduced per step */
     double ar_probe;      /* seconds of one all-reduce of that many bytes alone (the
-                             best of 3 when the engine was made): nccl-tests' time */
+                             best of 5 when the engine was made, each the slowest
+                             rank's time after a barrier): nccl-tests' time */
+    char ar_algorithm[24]; /* the all-reduce's algorithm when MPI says it ("ring",
+                              "binomial", ...; dist.h), "": not known */
     double sum_wait;      /* seconds blocked in the small sums (BatchNorm, loss), summed */
     int local_ranks;      /* ranks on rank 0's machine */
     int node_cores;       /* that machine's cores online (not this rank's affinity) */

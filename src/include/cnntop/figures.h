@@ -116,7 +116,9 @@ const RecordCounter *record_counter_find(const RecordCounter *v, size_t n, int r
 void record_verdict_input(const RunRecord *r, VerdictInput *in);
 
 /* The time on paper of r's training (calibrate_sketch_at()) from the rates
- * the record keeps: 0, or -CN_EINVAL when it trained no image or was not
+ * the record keeps, and for a data-parallel run its all-reduces at the
+ * measured link (calibrate_sketch_comm(): busbw from dist.ar_probe, one a
+ * step): 0, or -CN_EINVAL when it trained no image or was not
  * calibrated (an older record, a run stopped before the calibration). */
 int record_sketch(const RunRecord *r, Sketch *out);
 

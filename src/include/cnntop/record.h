@@ -374,7 +374,8 @@ int record_add_dist_rank(RunRecord *r, const DistRank *d);
 int record_fill(RunRecord *r, Engine *e, CounterSet *cs, const EvalResult *eval);
 
 /* The label of a record: r->label, or one made from the configuration
- * ("batch 64, 2 workers, 8 threads"), in buf. */
+ * ("batch 64, 2 workers, 8 threads"; ", 2 ranks" more for a distributed
+ * run), in buf. */
 const char *record_label(const RunRecord *r, char *buf, size_t len);
 
 /*

@@ -9,9 +9,10 @@
  * contention, said with that cost and what to try; more loader workers
  * plus compute threads than cores is contention only where the wait was
  * not measured, and where it was and stayed low it is said as harmless.
- * A data-parallel job counts its ranks x (compute threads + loader
- * workers), and the advice names the per-rank knobs and the number of
- * processes.
+ * A data-parallel job counts its ranks on this machine x (compute threads
+ * + loader workers), and the advice names the per-rank knobs and the
+ * number of processes; it is communication-bound when the wait for the
+ * other ranks is the step's largest share.
  * Pure: no engine, no I/O.
  */
 #ifndef CNNTOP_VERDICT_H
@@ -52,10 +53,18 @@ typedef struct VerdictInput {
     int ranks;              /* processes of a data-parallel job, each with its own
                                compute threads and loader workers (workers and
                                threads are their totals); <= 1: one process */
+    int node_ranks;         /* of them, those on this machine (what the count and the
+                               advice per rank read); <= 0: all of them */
+    int batch;              /* the job's batch (the advice's larger one), 0: unknown */
+    double comm_share;      /* share of the step waiting for the other ranks, 0..1 */
+    double other_share;     /* the largest other share of the step (data wait,
+                               forward, backward, Adam), 0..1 */
 } VerdictInput;
 
 typedef struct Verdict {
     int loader_bound;       /* data wait above CN_LOADER_BOUND */
+    int comm_bound;         /* several ranks, and waiting for them is the step's largest
+                               share: bound says "communication-bound", comm the knobs */
     int oversubscribed;     /* threads wait for a CPU more than CTR_OVERSUB_WAIT, or
                                exceed the cores where the wait was not measured */
     int harmless;           /* more threads than cores, but they rarely waited for a
@@ -70,6 +79,9 @@ typedef struct Verdict {
                                try --workers 0" */
     char brief[160];        /* the same for a narrow screen, e.g.
                                "2+2 threads on 2 cores: try --workers 0" */
+    char comm[192];         /* "" or, when comm_bound, what to try: "try a larger batch
+                               per rank (--batch 128), fewer ranks (--ranks 1) or a
+                               faster link" */
 } Verdict;
 
 /* Judges `in` into *out.  Only in->knobs is pointed to, and only while it

@@ -215,29 +215,65 @@ def _patch_c10d(module, feed):
             setattr(module, name, _timed(fn, feed))
 
 
-def _allreduce_timed(feed):
-    """DDP's default gradient all-reduce (default_hooks.allreduce_hook, the
-    same result), timed from its launch to its completion."""
-    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+class _Pending:
+    """The timed all-reduce's Python callbacks still alive.  torch 1.13
+    runs a future's then() callback on gloo's worker thread and drops it
+    there afterwards, taking the GIL, after the future the reducer waits
+    on is complete; a DDP model freed in that moment joins that thread in
+    ~ProcessGroupGloo holding the GIL, and both wait for good.  So the
+    model's end waits, the GIL let go, until every callback is gone."""
 
-    def hook(state, bucket):
+    def __init__(self):
+        self.n = 0
+
+    def token(self):
+        """An object for a callback's closure: counted until it dies."""
+        pending = self
+
+        class Token:
+            def __del__(self):
+                pending.n -= 1
+        self.n += 1
+        return Token()
+
+    def settle(self, cap=10.0):
+        """Sleeps (the GIL let go) until no callback is alive, at most cap s."""
+        end = time.monotonic() + cap
+        while self.n > 0 and time.monotonic() < end:
+            time.sleep(0.001)
+
+
+def _allreduce_timed(feed, pending):
+    """DDP's default gradient all-reduce (default_hooks.allreduce_hook, the
+    same result), timed from its launch to its completion; one Python
+    callback (allreduce_hook's own then() would be a second), counted in
+    pending while it lives."""
+    import torch.distributed as dist
+
+    def hook(group, bucket):
         t0 = time.monotonic()
         feed.depth += 1
         try:
-            fut = default_hooks.allreduce_hook(state, bucket)
+            group = group if group is not None else dist.group.WORLD
+            tensor = bucket.buffer().div_(group.size())
+            fut = dist.all_reduce(tensor, group=group, async_op=True).get_future()
         finally:
             feed.depth -= 1
+        token = pending.token()
 
-        def done(f):
+        def done(f, token=token):
             feed.timed(t0, time.monotonic())
-            return f.value()
+            return f.value()[0]
+        del token
         return fut.then(done)
     return hook
 
 
 def _patch_ddp(module, feed):
     """At a DDP model's first forward, unless the program registered a
-    communication hook of its own, the timed default one."""
+    communication hook of its own, the timed default one; the model's end
+    waits for its callbacks (see _Pending)."""
+    import weakref
     cls = module.DistributedDataParallel
     orig_register = cls.register_comm_hook
     orig_forward = cls.forward
@@ -250,7 +286,10 @@ def _patch_ddp(module, feed):
         if not getattr(self, "_cnntop_hooked", False):
             self._cnntop_hooked = True
             try:
-                orig_register(self, self.process_group, _allreduce_timed(feed))
+                pending = _Pending()
+                orig_register(self, self.process_group, _allreduce_timed(feed, pending))
+                # Runs before the model's reducer (its process group) is freed.
+                weakref.finalize(self, pending.settle)
             except Exception:
                 pass
         return orig_forward(self, *args, **kwargs)

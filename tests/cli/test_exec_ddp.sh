@@ -42,18 +42,13 @@ job() {
     name=$1
     shift
     checks=$((checks + 1))
-    # A job that hangs is stopped within the test's time and tried once
-    # more, said on stderr: 2 runs of this test in about 10 had one of its
-    # two-rank jobs hang (not understood yet; see the branch's report), and
-    # a second hang fails it, named.
-    for try in 1 2; do
-        rm -f "$tmp/$name.json"
-        timeout -s TERM 150 "$CNNTOP" exec --export "$tmp/$name.json" "$@" >"$tmp/$name.out" \
-            2>"$tmp/$name.err"
-        rc=$?
-        [ "$rc" -eq 124 ] && [ "$try" -eq 1 ] && { echo "note: $name hung, tried again" >&2; continue; }
-        break
-    done
+    # A job that hangs fails named within the test's time.  (A hang of 2
+    # runs in about 10 was the hook's all-reduce callback and a freed DDP
+    # model deadlocking in torch 1.13; see _Pending in sitecustomize.py.)
+    rm -f "$tmp/$name.json"
+    timeout -s TERM 150 "$CNNTOP" exec --export "$tmp/$name.json" "$@" >"$tmp/$name.out" \
+        2>"$tmp/$name.err"
+    rc=$?
     [ "$rc" -eq 0 ] ||
         { fail "$name: exec exited $rc"; sed 's/^/  /' "$tmp/$name.out" "$tmp/$name.err" >&2; }
 }

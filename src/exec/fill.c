@@ -157,7 +157,7 @@ static int fill_ranks(RunRecord *r, const HookFeed *h)
         wait += q.data_wait_share;
         batches += q.batches;
     }
-    if (!r->n_exec_ranks || h->main.batches > 0)
+    if (!h || !r->n_exec_ranks || h->main.batches > 0)
         return 0;
     x->images_per_s = ips;
     x->data_wait_share = wait / (double)r->n_exec_ranks;

@@ -101,10 +101,12 @@ void exec_say_note(ExecSession *s)
 int exec_finish(ExecSession *s, RunRecord *rec, int argc, char **argv, FILE *summary)
 {
     RunRecord own;
-    RunRecord *r = rec ? rec : &own;
+    RunRecord *r = rec;
 
-    if (!rec)
+    if (!r) {
         record_init(&own);
+        r = &own;
+    }
     if (s->ran && exec_session_record(s, r, argc, argv) != 0) {
         fprintf(stderr, "cnntop: exec: out of memory for the record\n");
         r->have_exec = 0;

@@ -126,6 +126,8 @@ static void print_ranks(FILE *f, const RunRecord *r)
     const RecordExecRank *slow = NULL;
     char t[32], w[32];
 
+    if (!r->n_exec_ranks || !r->exec_ranks)
+        return;
     /* The slowest: one without a rate, else the lowest rate. */
     for (size_t i = 0; i < r->n_exec_ranks; i++) {
         const RecordExecRank *k = &r->exec_ranks[i];

@@ -26,22 +26,7 @@
 #include "cnntop/proctree.h"
 #include "record/fields.h"
 
-/* offsetof and sizeof of a member of T. */
-#define AT(T, m) .off = offsetof(T, m), .size = sizeof(((T *)0)->m)
-#define R(m) AT(RunRecord, m)
-#define FIRST RECORD_REV_FIRST
-#define END {.key = NULL}
-/* One entry: the key, the type, where (R(), AT(), ARRAY() or NOWHERE),
- * the revision, the description, then any of .sub, .names, .lo/.hi, .derive. */
-#define F(k, t, where, rev, ...) {.key = k, .type = t, where, .since = rev, .doc = __VA_ARGS__}
-#define NOWHERE .off = 0
-/* The same, for a member whose value differs between two runs of one
- * configuration (FF_VARIES). */
-#define FV(k, t, where, rev, ...) \
-    {.key = k, .type = t, where, .since = rev, .flags = FF_VARIES, .doc = __VA_ARGS__}
-/* An array of T in RunRecord at field `a` (with n_a and cap_a). */
-#define ARRAY(a, T) .off = offsetof(RunRecord, a), .size = sizeof(T)
-#define COUNTS(a) .n_off = offsetof(RunRecord, n_##a), .cap_off = offsetof(RunRecord, cap_##a)
+#include "record/fields_table.h"
 
 static const FieldName aug[] = {
     {CN_AUG_SHIFT, "shift"}, {CN_AUG_ROTATE, "rotate"}, {CN_AUG_ELASTIC, "elastic"},
@@ -227,71 +212,6 @@ static const Field train_fields[] = {
     END,
 };
 
-/* A data-parallel run's communication: nccl-tests' algbw (bytes / time)
- * and busbw (algbw x 2(N-1)/N, what each link carries in a ring), the time
- * being ar_probe, the all-reduce alone. */
-static double dist_algbw(const void *base)
-{
-    return record_dist_algbw(&((const RunRecord *)base)->train.dist);
-}
-
-static double dist_busbw(const void *base)
-{
-    const DistFigures *d = &((const RunRecord *)base)->train.dist;
-    return d->ranks > 0 ? dist_algbw(base) * 2.0 * (d->ranks - 1) / d->ranks : NAN;
-}
-
-static double dist_overlap(const void *base)
-{
-    const DistFigures *d = &((const RunRecord *)base)->train.dist;
-    double o = d->ar_span > 0 ? 1.0 - d->ar_wait / d->ar_span : NAN;
-    return o < 0 ? 0.0 : o;
-}
-
-static const Field dist_fields[] = {
-    F("ranks", FT_INT, R(train.dist.ranks), RECORD_REV_DIST, "the job's ranks",
-      .hi = 1 << 24),
-    F("steps", FT_INT, R(train.dist.steps), RECORD_REV_DIST, "steps of the gradients' all-reduce",
-      .hi = RECORD_MAX_STEPS),
-    FV("ar_wait", FT_NUM, R(train.dist.ar_wait), RECORD_REV_DIST,
-       "seconds blocked on the gradients' all-reduce, summed"),
-    FV("ar_span", FT_NUM, R(train.dist.ar_span), RECORD_REV_DIST,
-       "seconds from a step's first all-reduce to its last seen done, summed"),
-    F("ar_bytes", FT_NUM, R(train.dist.ar_bytes), RECORD_REV_DIST,
-      "gradient bytes all-reduced per step"),
-    FV("ar_probe", FT_NUM, R(train.dist.ar_probe), RECORD_REV_DIST,
-       "seconds of one all-reduce of ar_bytes alone before training: the best of 5, each "
-       "the slowest rank's time after a barrier"),
-    F("ar_algorithm", FT_STR_NA, R(train.dist.ar_algorithm), RECORD_REV_DIST_PROBE,
-      "the all-reduce's algorithm when MPI says it (OpenMPI's libnbc): ring, binomial, "
-      "rabenseifner or recursive_doubling; null: not known"),
-    FV("sum_wait", FT_NUM, R(train.dist.sum_wait), RECORD_REV_DIST,
-       "seconds in the small sums (BatchNorm, loss), summed"),
-    F("local_ranks", FT_INT, R(train.dist.local_ranks), RECORD_REV_DIST,
-      "ranks on rank 0's machine", .hi = 1 << 24),
-    F("node_cores", FT_INT, R(train.dist.node_cores), RECORD_REV_DIST,
-      "that machine's cores online", .hi = CN_MAX_CORES),
-    FV("algbw_gbps", FT_DERIVED, NOWHERE, RECORD_REV_DIST, "ar_bytes / ar_probe, GB/s",
-       .derive = dist_algbw),
-    FV("busbw_gbps", FT_DERIVED, NOWHERE, RECORD_REV_DIST, "algbw x 2(ranks-1)/ranks, GB/s",
-       .derive = dist_busbw),
-    FV("overlap", FT_DERIVED, NOWHERE, RECORD_REV_DIST,
-       "share of the all-reduce hidden under the backward pass: 1 - ar_wait / ar_span",
-       .derive = dist_overlap),
-    END,
-};
-
-static const Field dist_rank_fields[] = {
-    FV("images_per_s", FT_NUM, AT(DistRank, images_per_s), RECORD_REV_DIST,
-       "the rank's own images / wall"),
-    FV("step_time", FT_NUM, AT(DistRank, step_time), RECORD_REV_DIST, "mean seconds a step"),
-    FV("data_wait", FT_NUM, AT(DistRank, data_wait), RECORD_REV_DIST,
-       "seconds waiting for batches"),
-    FV("compute", FT_NUM, AT(DistRank, compute), RECORD_REV_DIST,
-       "seconds in forward, backward and Adam"),
-    FV("comm", FT_NUM, AT(DistRank, comm), RECORD_REV_DIST, "seconds waiting for other ranks"),
-    END,
-};
 
 static const Field eval_fields[] = {
     F("images", FT_INT, R(eval.images), FIRST, "test images evaluated", .hi = CN_MAX_IMAGES),
@@ -612,9 +532,9 @@ const Field record_run_fields[] = {
     F("repeats", FT_ARRAY, ARRAY(repeats, RecordRepeat), FIRST, "each run of --runs",
      .sub = repeat_fields, COUNTS(repeats)),
     F("dist", FT_MAYBE, NOWHERE, RECORD_REV_DIST, "a data-parallel run's communication",
-      .sub = dist_fields, .n_off = offsetof(RunRecord, have_dist)),
+      .sub = record_dist_fields, .n_off = offsetof(RunRecord, have_dist)),
     F("dist_ranks", FT_ARRAY, ARRAY(dist_ranks, DistRank), RECORD_REV_DIST,
-      "each rank's figures, by rank", .sub = dist_rank_fields, COUNTS(dist_ranks)),
+      "each rank's figures, by rank", .sub = record_dist_rank_fields, COUNTS(dist_ranks)),
     F("exec", FT_MAYBE, NOWHERE, REXEC, "the command `cnntop exec` ran", .sub = record_exec_fields,
      .n_off = offsetof(RunRecord, have_exec)),
     F("exec_counters", FT_ARRAY, ARRAY(exec_counters, RecordCounter), REXEC,

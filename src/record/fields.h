@@ -132,6 +132,10 @@ extern const Field record_exec_fields[];
 /* The members of its "model" object, exec's layer window (also in exec's CSV and
  * Markdown). */
 extern const Field record_model_fields[];
+/* The members of a data-parallel run's "dist" object and of each entry of
+ * "dist_ranks" (fields_dist.c). */
+extern const Field record_dist_fields[];
+extern const Field record_dist_rank_fields[];
 /* The largest steps one run trains: --steps, or its epochs at one image a
  * step (train.c's check_totals() allows as many). */
 #define RECORD_MAX_STEPS \

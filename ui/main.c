@@ -91,8 +91,9 @@ int main(int argc, char **argv)
     }
     const CommandEntry *c = options_command(&commands, o.cmd);
     /* Every input checked in one pass before any work; the dashboard's
-     * own once its settings file is read. */
-    int rc = o.cmd == CMD_TUI ? 0 : validate_command(&o, &o.cfg, err, sizeof err);
+     * data and memory once its settings file is read (its -e and paths
+     * here, before it asks for a terminal). */
+    int rc = validate_command(&o, o.cmd == CMD_TUI ? NULL : &o.cfg, err, sizeof err);
     if (rc != 0) {
         fprintf(stderr, "cnntop: %s\n", err);
         return rc;

@@ -7,6 +7,7 @@
 
 #include "cmd/sweep.h"
 #include "cmd/validate.h"
+#include "cnntop/counters.h"
 #include "cnntop/err.h"
 #include "cnntop/fileio.h"
 #include "cnntop/record.h"
@@ -68,7 +69,14 @@ static int run_check(const Options *o, const RunConfig *cfg, char *err, size_t e
 int validate_command(const Options *o, const RunConfig *cfg, char *err, size_t errlen)
 {
     int rc;
+    char why[400];
 
+    /* -e as perf stat -e: a name no PMU or table knows is a usage error;
+     * a known event this machine cannot count stays n/a with its reason. */
+    if (o->events && counters_check_spec(o->events, why, sizeof why) != 0) {
+        snprintf(err, errlen, "-e: %s", why);
+        return EXIT_USAGE;
+    }
     if (o->cmd == CMD_SWEEP && o->sweep_cmd && sweep_cmd_check(o, err, errlen) != 0)
         return EXIT_USAGE;
     if ((rc = paths_check(o, err, errlen)) != 0)

@@ -503,16 +503,6 @@ static int parse_positional(Options *o, const char *a, char *err, size_t errlen)
 /* -e, as perf stat -e: a name that no table or PMU knows is a command-line
  * error before any work; a known event this machine cannot count stays,
  * n/a with its reason, in the run. */
-static int check_events(const Options *o, char *err, size_t errlen)
-{
-    char why[400];
-
-    if (!o->events || counters_check_spec(o->events, why, sizeof why) == 0)
-        return 0;
-    snprintf(err, errlen, "-e: %s", why);
-    return 2;
-}
-
 int options_parse(Options *o, const CommandTable *cmds, int argc, char **argv, char *err,
                   size_t errlen)
 {
@@ -562,5 +552,5 @@ int options_parse(Options *o, const CommandTable *cmds, int argc, char **argv, c
         snprintf(err, errlen, "report needs at least one FILE.json");
         return 2;
     }
-    return check_events(o, err, errlen);
+    return 0;
 }

@@ -21,8 +21,7 @@ static double dist_algbw(const void *base)
 
 static double dist_busbw(const void *base)
 {
-    const DistFigures *d = &((const RunRecord *)base)->train.dist;
-    return d->ranks > 0 ? dist_algbw(base) * 2.0 * (d->ranks - 1) / d->ranks : NAN;
+    return record_dist_busbw(&((const RunRecord *)base)->train.dist);
 }
 
 static double dist_overlap(const void *base)

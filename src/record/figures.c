@@ -253,11 +253,10 @@ int record_sketch(const RunRecord *r, Sketch *out)
     int rc = calibrate_sketch_at(r->sketch_gflops, isfinite(r->fma_peak_gflops), r->triad_gbps,
                                  r->train.images, r->config.batch, out);
     const DistFigures *d = &r->train.dist;
-    double algbw = record_dist_algbw(d);
+    double busbw = record_dist_busbw(d);
 
-    if (rc == 0 && r->have_dist && d->ranks > 1 && !isnan(algbw))
-        calibrate_sketch_comm(out, d->ranks, r->train.steps, d->ar_bytes,
-                              algbw * 2.0 * (d->ranks - 1) / d->ranks);
+    if (rc == 0 && r->have_dist && d->ranks > 1 && !isnan(busbw))
+        calibrate_sketch_comm(out, d->ranks, r->train.steps, d->ar_bytes, busbw);
     return rc;
 }
 
@@ -353,4 +352,9 @@ void record_speedup(const RunRecord *r, const RunRecord *base, int by_time, doub
 double record_dist_algbw(const DistFigures *d)
 {
     return d->ar_probe > 0 ? d->ar_bytes / d->ar_probe * 1e-9 : NAN;
+}
+
+double record_dist_busbw(const DistFigures *d)
+{
+    return d->ranks > 0 ? record_dist_algbw(d) * 2.0 * (d->ranks - 1) / d->ranks : NAN;
 }

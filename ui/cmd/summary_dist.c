@@ -91,7 +91,7 @@ void summary_print_allreduce_row(FILE *f, const RunRecord *r, double total)
             d->ar_bytes * 1e-6);
     if (!isnan(bw))
         fprintf(f, ", algbw %.2f GB/s, busbw %.2f GB/s, %.0f%% hidden under backward", bw,
-                bw * 2.0 * (d->ranks - 1) / d->ranks,
+                record_dist_busbw(d),
                 100 * (d->ar_span > 0 && d->ar_wait < d->ar_span ? 1 - d->ar_wait / d->ar_span
                                                                    : 0.0));
     if (*d->ar_algorithm)

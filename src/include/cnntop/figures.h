@@ -132,5 +132,8 @@ void record_augment_text(unsigned aug, char *buf, size_t len);
  * the gradient bytes over the time of one all-reduce of them alone
  * (ar_probe), GB/s; NAN when unknown.  busbw = algbw x 2(N-1)/N. */
 double record_dist_algbw(const DistFigures *d);
+/* nccl-tests' busbw: algbw x 2(N-1)/N, what each link carries in a ring,
+ * GB/s; NAN when algbw is unknown or there are no ranks. */
+double record_dist_busbw(const DistFigures *d);
 
 #endif

@@ -43,10 +43,10 @@ PUBLIC = {
 # What the engine never calls: it returns errors as values (engine.h).
 # assert() stays for invariants of the engine's own code.
 NO_PRINT = re.compile(r"\b(printf|fprintf|vfprintf|puts|fputs|putchar|perror|abort|exit|_exit)\s*\(")
-# The one file whose code runs in another process too: the exec session's
-# forked child ends with _exit() when it cannot exec (its own exit code, the
+# The files whose code runs in another process too: the exec session's and
+# the MPI launcher's forked child ends with _exit() when it cannot exec (its own exit code, the
 # shell's 126 or 127, never the engine's process ending).
-CHILD_EXIT = {"src/exec/session.c"}
+CHILD_EXIT = {"src/exec/session.c", "src/dist/launch.c"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]', re.M)
 
 

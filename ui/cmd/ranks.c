@@ -30,64 +30,6 @@ static void on_stop(int sig)
     pending = sig;
 }
 
-/* Passes a stop signal to the launcher's children, the ranks on this
- * machine, so that they stop after the same step and finish as they
- * please (mpirun, signalled itself, kills its ranks a second after passing
- * it on); to the launcher when it has none here. */
-static void pass_on(int sig)
-{
-    char path[64], line[256];
-    int n = 0;
-    DIR *d = opendir("/proc");
-    struct dirent *de;
-
-    while (d && (de = readdir(d)) != NULL) {
-        long pid = strtol(de->d_name, NULL, 10), ppid = -1;
-        if (pid <= 0)
-            continue;
-        snprintf(path, sizeof path, "/proc/%ld/status", pid);
-        FILE *f = fopen(path, "r");
-        while (f && fgets(line, sizeof line, f))
-            if (sscanf(line, "PPid: %ld", &ppid) == 1)
-                break;
-        if (f)
-            fclose(f);
-        if (ppid == launcher_pid && kill((pid_t)pid, sig) == 0)
-            n++;
-    }
-    if (d)
-        closedir(d);
-    if (n == 0)
-        kill(launcher_pid, sig);
-}
-
-/* The first of names found as an executable on PATH, into out. */
-static const char *find_launcher(char *out, size_t len)
-{
-    static const char *const names[] = {"mpirun", "mpiexec"};
-    const char *path = getenv("PATH");
-
-    for (size_t k = 0; path && k < sizeof names / sizeof *names; k++)
-        for (const char *p = path; *p;) {
-            size_t n = strcspn(p, ":");
-            snprintf(out, len, "%.*s%s%s", (int)n, n ? p : ".", "/", names[k]);
-            if (access(out, X_OK) == 0)
-                return out;
-            p += n + (p[n] == ':');
-        }
-    return NULL;
-}
-
-static int cores_here(void)
-{
-    cpu_set_t set;
-
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
-
 /* Whether argv[i] is one of the launcher's own options, which the ranks
  * do not get; *skip: the words it takes. */
 static int launcher_only(const char *a, int *skip)
@@ -183,7 +125,7 @@ static void relay(FILE *in, const char *launcher)
 
     for (;;) {
         if (pending) {
-            pass_on(pending);
+            dist_launch_signal(launcher_pid, pending);
             pending = 0;
         }
         errno = 0;
@@ -235,7 +177,7 @@ static int refuse(const Options *o, int batch, int ranks, char *launcher, size_t
                 "needed)\n", batch, ranks, ranks);
         return EXIT_USAGE;
     }
-    if (!find_launcher(launcher, len)) {
+    if (!dist_launcher_find(launcher, len)) {
         fprintf(stderr, "cnntop: --ranks: neither mpirun nor mpiexec is on PATH "
                 "(install openmpi-bin)\n");
         return EXIT_USAGE;
@@ -248,21 +190,6 @@ int ranks_check(const Options *o, int batch, int ranks)
     char launcher[PATH_MAX];
 
     return refuse(o, batch, ranks, launcher, sizeof launcher);
-}
-
-/* The launcher's child side: stderr into the pipe, root's variables. */
-static void child_exec(int fd, char **args)
-{
-    dup2(fd, STDERR_FILENO);
-    close(fd);
-    signals_child_reset();
-    if (geteuid() == 0) {
-        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-    }
-    execv(args[0], args);
-    fprintf(stderr, "cnntop: --ranks: cannot run %s: %s\n", args[0], strerror(errno));
-    _exit(127);
 }
 
 static void say_command(char **args)
@@ -281,7 +208,7 @@ int ranks_main(const Options *o, int argc, char **argv)
 {
     char launcher[PATH_MAX], self[PATH_MAX], np[16], *args[OPT_MAX_POSITIONAL + 512];
     char extra[RANKS_MAX_EXTRA];
-    int fds[2], rc, status;
+    int fd = -1, rc;
     ssize_t n;
 
     if ((rc = refuse(o, o->cfg.batch, o->ranks, launcher, sizeof launcher)) != 0)
@@ -298,40 +225,32 @@ int ranks_main(const Options *o, int argc, char **argv)
     }
     snprintf(extra, sizeof extra, "%s", o->mpirun_args ? o->mpirun_args : "");
     build_args(args, (int)(sizeof args / sizeof *args), launcher, self, np,
-               o->ranks > cores_here(), extra, argc, argv);
+               o->ranks > dist_cores_here(), extra, argc, argv);
     say_command(args);
     fflush(NULL);
-    if (pipe(fds) != 0) {
-        fprintf(stderr, "cnntop: --ranks: pipe: %s\n", strerror(errno));
-        return EXIT_FAIL;
-    }
     struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: relay() wakes */
     sigemptyset(&sa.sa_mask);
-    pid_t pid = fork();
-    if (pid == 0)
-        child_exec(fds[1], args);
-    close(fds[1]);
+    int pid = dist_launch(args, &fd, 0, signals_child_reset);
     if (pid < 0) {
-        fprintf(stderr, "cnntop: --ranks: fork: %s\n", strerror(errno));
-        close(fds[0]);
+        fprintf(stderr, "cnntop: --ranks: cannot start %s: %s\n", args[0], strerror(-pid));
         return EXIT_FAIL;
     }
     launcher_pid = pid;
     signals_catch(SIGINT, &sa, NULL);
     signals_catch(SIGTERM, &sa, NULL);
     signals_catch(SIGHUP, &sa, NULL);
-    FILE *in = fdopen(fds[0], "r");
+    FILE *in = fdopen(fd, "r");
     if (in) {
         relay(in, strrchr(launcher, '/') + 1);
         fclose(in);
     } else
-        close(fds[0]);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
+        close(fd);
+    rc = dist_launch_wait(pid, NULL);
     launcher_pid = 0;
-    if (WIFSIGNALED(status))
-        return 128 + WTERMSIG(status);
-    rc = WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_FAIL;
+    if (rc == 127)
+        fprintf(stderr, "cnntop: --ranks: %s did not run (exit 127)\n", args[0]);
+    if (rc < 0 || rc > 128)
+        return rc < 0 ? EXIT_FAIL : rc;
     /* Stopped by a signal passed on: the ranks said 128 + it, mpirun 1. */
     return rc != 0 && forwarded ? 128 + forwarded : rc;
 }

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cnntop/dist.h"
 #include "cmd/ranks.h"
 #include "cmd/runner.h"
 #include "cmd/sweep.h"
@@ -94,46 +95,6 @@ static int build_args(char **args, char nums[4][16], const char *self, const Opt
     return n;
 }
 
-/* Waits for the run, passing on the sweep's stop signal once (a signal
- * from the terminal reaches it anyway). */
-static int wait_run(pid_t pid)
-{
-    int status, passed = 0;
-    struct timespec nap = {0, 20 * 1000 * 1000};
-
-    for (;;) {
-        pid_t w = waitpid(pid, &status, WNOHANG);
-        if (w == pid)
-            break;
-        if (w < 0 && errno != EINTR)
-            return EXIT_FAIL;
-        if (runner_signal() && !passed) {
-            kill(pid, runner_signal());
-            passed = 1;
-        }
-        nanosleep(&nap, NULL);
-    }
-    if (WIFSIGNALED(status))
-        return 128 + WTERMSIG(status);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_FAIL;
-}
-
-/* Starts args[0] with stdout (the run's summary) on /dev/null. */
-static pid_t start_run(char **args)
-{
-    pid_t pid = fork();
-
-    if (pid == 0) {
-        FILE *null = freopen("/dev/null", "w", stdout);
-        (void)null;
-        signals_child_reset();
-        execv(args[0], args);
-        fprintf(stderr, "cnntop: sweep --ranks: cannot run %s: %s\n", args[0], strerror(errno));
-        _exit(127);
-    }
-    return pid;
-}
-
 int sweep_ranks_run(const Options *o, const RunConfig *cfg, int ranks, const char *prefix,
                     int argc, char **argv, RunRecord *rec)
 {
@@ -160,8 +121,11 @@ int sweep_ranks_run(const Options *o, const RunConfig *cfg, int ranks, const cha
     int words = build_args(args, nums, self, o, cfg, ranks, path, argc, argv);
     fprintf(stderr, "%sbatch %d, %d rank%s:\n", prefix, cfg->batch, ranks, ranks == 1 ? "" : "s");
     fflush(NULL);
-    pid_t pid = start_run(args);
-    rc = pid < 0 ? EXIT_FAIL : wait_run(pid);
+    /* The run's summary on /dev/null; the sweep's stop signal passed on once
+     * (a signal from the terminal reaches it anyway). */
+    int pid = dist_launch(args, NULL, 1, signals_child_reset);
+    rc = pid < 0 ? EXIT_FAIL : dist_launch_wait(pid, runner_signal);
+    rc = rc < 0 ? EXIT_FAIL : rc;
     record_done(rec);
     if (record_load_json(path, rec, err, sizeof err) != 0 && rc == 0) {
         fprintf(stderr, "cnntop: sweep --ranks: the run's record: %s\n", err);

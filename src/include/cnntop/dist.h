@@ -53,6 +53,30 @@ void dist_finish(void);
  * rank that the others cannot learn of; returns only when not started. */
 void dist_abort(int code);
 
+/* The job's launcher from outside it (launch.c, built with or without MPI):
+ * the first of mpirun and mpiexec on PATH, into out (NULL: none). */
+const char *dist_launcher_find(char *out, size_t len);
+
+/* The cores this process may run on (its affinity), at least 1. */
+int dist_cores_here(void);
+
+/* Starts args[0] (a path) with args: its stderr into a pipe whose read end
+ * goes to *err_fd when err_fd, its stdout on /dev/null when quiet,
+ * child_reset() called in the child before the exec, OpenMPI's two
+ * run-as-root variables set for it alone when root.  The child exits 127
+ * when args[0] cannot run.  Returns its pid, or -errno. */
+int dist_launch(char *const args[], int *err_fd, int quiet, void (*child_reset)(void));
+
+/* Passes sig to the launcher's children, the ranks on this machine (so
+ * that they stop together as asked; mpirun, signalled itself, kills them a
+ * second later); to the launcher itself when it has none. */
+void dist_launch_signal(int launcher, int sig);
+
+/* Reaps pid: 128 + the signal that ended it, or its exit status; -1 when
+ * unknown.  stop (NULL: none), polled while it runs, gives a signal to pass
+ * on to it once (0: none). */
+int dist_launch_wait(int pid, int (*stop)(void));
+
 #ifdef __cplusplus
 }
 #endif

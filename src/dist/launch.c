@@ -1,0 +1,147 @@
+/*
+ * launch.c: starting, signalling and reaping the MPI launcher of a job
+ * (dist.h): the process side of `run --ranks` and `sweep --ranks`, whose
+ * front ends keep only their messages.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cnntop/dist.h"
+
+const char *dist_launcher_find(char *out, size_t len)
+{
+    static const char *const names[] = {"mpirun", "mpiexec"};
+    const char *path = getenv("PATH");
+
+    for (size_t k = 0; path && k < sizeof names / sizeof *names; k++)
+        for (const char *p = path; *p;) {
+            size_t n = strcspn(p, ":");
+            snprintf(out, len, "%.*s%s%s", (int)n, n ? p : ".", "/", names[k]);
+            if (access(out, X_OK) == 0)
+                return out;
+            p += n + (p[n] == ':');
+        }
+    return NULL;
+}
+
+int dist_cores_here(void)
+{
+    cpu_set_t set;
+
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* The child: its output where asked, the front end's signals back, root's
+ * variables for OpenMPI; exits 127 when args[0] cannot run. */
+static void child(char *const args[], int err_fd, int quiet, void (*child_reset)(void))
+{
+    if (err_fd >= 0) {
+        dup2(err_fd, STDERR_FILENO);
+        close(err_fd);
+    }
+    if (quiet) {
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) {
+            dup2(null, STDOUT_FILENO);
+            close(null);
+        }
+    }
+    if (child_reset)
+        child_reset();
+    if (geteuid() == 0) {
+        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    }
+    execv(args[0], args);
+    _exit(127);
+}
+
+int dist_launch(char *const args[], int *err_fd, int quiet, void (*child_reset)(void))
+{
+    int fds[2] = {-1, -1};
+
+    if (err_fd && pipe(fds) != 0)
+        return -errno;
+    pid_t pid = fork();
+    if (pid == 0)
+        child(args, fds[1], quiet, child_reset);
+    int e = errno;
+    if (fds[1] >= 0)
+        close(fds[1]);
+    if (pid < 0) {
+        if (fds[0] >= 0)
+            close(fds[0]);
+        return -e;
+    }
+    if (err_fd)
+        *err_fd = fds[0];
+    return (int)pid;
+}
+
+void dist_launch_signal(int launcher, int sig)
+{
+    char path[64], line[256];
+    int n = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *de;
+
+    while (d && (de = readdir(d)) != NULL) {
+        long pid = strtol(de->d_name, NULL, 10), ppid = -1;
+        if (pid <= 0)
+            continue;
+        snprintf(path, sizeof path, "/proc/%ld/status", pid);
+        FILE *f = fopen(path, "r");
+        while (f && fgets(line, sizeof line, f))
+            if (sscanf(line, "PPid: %ld", &ppid) == 1)
+                break;
+        if (f)
+            fclose(f);
+        if (ppid == launcher && kill((pid_t)pid, sig) == 0)
+            n++;
+    }
+    if (d)
+        closedir(d);
+    if (n == 0)
+        kill(launcher, sig);
+}
+
+/* 128 + the signal that ended it, or its exit status; -1 when unknown. */
+static int status_code(int status)
+{
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int dist_launch_wait(int pid, int (*stop)(void))
+{
+    int status, passed = 0;
+    struct timespec nap = {0, 20 * 1000 * 1000};
+
+    for (;;) {
+        pid_t w = waitpid(pid, &status, stop ? WNOHANG : 0);
+        if (w == pid)
+            return status_code(status);
+        if (w < 0 && errno != EINTR)
+            return -1;
+        int sig = stop ? stop() : 0;
+        if (sig && !passed) {
+            kill(pid, sig);
+            passed = 1;
+        }
+        if (stop)
+            nanosleep(&nap, NULL);
+    }
+}

@@ -22,6 +22,8 @@ const char *dist_launcher_find(char *out, size_t len)
     static const char *const names[] = {"mpirun", "mpiexec"};
     const char *path = getenv("PATH");
 
+    if (!out || len == 0)
+        return NULL;
     for (size_t k = 0; path && k < sizeof names / sizeof *names; k++)
         for (const char *p = path; *p;) {
             size_t n = strcspn(p, ":");

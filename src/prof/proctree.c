@@ -524,7 +524,9 @@ int proctree_busy_threads(const ProcTree *t, ProcRole role, double share)
         double wall = (double)(th->last_ns - th->found_ns);
         if (t->proc[th->proc].info.role != role || !th->last.have_sched || wall <= 0)
             continue;
-        n += (double)(th->last.on_cpu_ns - th->base.on_cpu_ns) > share * wall;
+        double wanted = (double)(th->last.on_cpu_ns - th->base.on_cpu_ns) +
+                        (double)(th->last.wait_ns - th->base.wait_ns);
+        n += wanted > share * wall;
     }
     return n;
 }

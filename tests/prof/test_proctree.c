@@ -12,7 +12,11 @@
  * exec) is another child for its whole life, however soon it ends after
  * the exec, the polls run in lockstep with it so the race is taken every
  * time; a copy that never execs is a worker; a pid is of the tree or not.
+ * Busy threads: 20 threads spinning on one CPU each run 5% of the time,
+ * yet every one of them wants a CPU all the time, and all 20 are busy.
  */
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -221,10 +225,89 @@ static void test_roles(void)
     proctree_free(t);
 }
 
+#define CROWD 20
+
+static double mono(void)
+{
+    struct timespec b;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    return (double)b.tv_sec + (double)b.tv_nsec * 1e-9;
+}
+
+static void *crowd_spin(void *end)
+{
+    while (mono() < *(const double *)end)
+        ;
+    return NULL;
+}
+
+/* The child: pinned to its first allowed CPU, CROWD threads spin there
+ * for 0.6 s of wall time, so each is on the CPU about 1/CROWD of it. */
+static void crowd_main(int gate)
+{
+    cpu_set_t set;
+    pthread_t th[CROWD];
+    char c;
+
+    if (read(gate, &c, 1) < 0 || sched_getaffinity(0, sizeof set, &set) != 0)
+        _exit(2);
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &set)) {
+            CPU_ZERO(&set);
+            CPU_SET(cpu, &set);
+            break;
+        }
+    if (sched_setaffinity(0, sizeof set, &set) != 0)
+        _exit(2);
+    double end = mono() + 0.6;
+    for (int k = 0; k < CROWD; k++)
+        if (pthread_create(&th[k], NULL, crowd_spin, &end) != 0)
+            _exit(3);
+    for (int k = 0; k < CROWD; k++)
+        pthread_join(th[k], NULL);
+    _exit(0);
+}
+
+static void test_busy_crowd(void)
+{
+    ProcTree *t = NULL;
+    char err[256];
+    int gate[2], status = 0;
+
+    CHECK_INT(proctree_new(&t, "task-clock", err, sizeof err), ==, 0);
+    CHECK_INT(pipe(gate), ==, 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(gate[1]);
+        crowd_main(gate[0]);
+    }
+    close(gate[0]);
+    CHECK_INT(proctree_watch(t, pid, 0, err, sizeof err), ==, 0);
+    CHECK_INT((int)write(gate[1], "g", 1), ==, 1);
+    close(gate[1]);
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+        proctree_poll(t);
+        struct timespec d = {0, 20 * 1000 * 1000};
+        nanosleep(&d, NULL);
+    }
+    CHECK_INT(WEXITSTATUS(status), ==, 0);
+    CounterSched s;
+    proctree_sched(t, PROC_ROLE_MAIN, &s);
+    if (!s.available) {
+        printf("skip busy threads: no schedstat here\n");
+    } else {
+        /* Threads first seen late in their life may have too short a
+         * record to judge; most of the crowd is seen early. */
+        CHECK(proctree_busy_threads(t, PROC_ROLE_MAIN, 0.10) >= CROWD / 2);
+    }
+    proctree_free(t);
+}
+
 int main(void)
 {
     test_parse_stat();
     test_tree();
     test_roles();
+    test_busy_crowd();
     return check_report();
 }

@@ -158,10 +158,11 @@ int proctree_role_procs(const ProcTree *t, ProcRole role);
  * num_workers times the epochs (what the oversubscription verdict needs). */
 int proctree_role_peak_live(const ProcTree *t, ProcRole role);
 
-/* Threads of a role that were on a CPU more than `share` (0..1) of the
- * time they were followed: the busy ones (PyTorch's compute threads, not
- * its idle helpers), for the oversubscription verdict; 0 without
- * schedstat. */
+/* Threads of a role that wanted a CPU (on one, or runnable and waiting
+ * for one) more than `share` (0..1) of the time they were followed: the
+ * busy ones (PyTorch's compute threads, not its idle helpers), for the
+ * oversubscription verdict. The wait counts: 300 compute threads on 2
+ * cores each run 1% of the time but are all busy. 0 without schedstat. */
 int proctree_busy_threads(const ProcTree *t, ProcRole role, double share);
 
 /* Fills up to max ProcInfo, in the order found (the root first); returns

@@ -171,9 +171,9 @@ int calibrate_gap_text(double sgemm, double peak, const char *isa, int threads, 
     if (share >= CALIB_SGEMM_LOW && !narrow)
         return 0;
     if (msg && len)
-        snprintf(msg, len, "%sSGEMM at the model's shapes %.0f GFLOP/s on %d threads is %.0f%% "
+        snprintf(msg, len, "%sSGEMM at the model's shapes %.0f GFLOP/s on %d thread%s is %.0f%% "
                  "of the %.0f GFLOP/s FMA peak (%s), %.1fx below it%s", narrow ? "measured: " : "",
-                 sgemm, threads, 100.0 * share, peak, isa, 1.0 / share,
+                 sgemm, threads, threads == 1 ? "" : "s", 100.0 * share, peak, isa, 1.0 / share,
                  narrow ? "" : ": a calibration run beside other work reads so (cnntop calibrate "
                  "--recalibrate on a quiet machine measures again), or OpenBLAS is slow at "
                  "these shapes");

@@ -180,14 +180,54 @@ int figures_segment_change(const Segment *now, const Segment *before, double *ra
     return 0;
 }
 
+int record_job_ranks(const RunRecord *r)
+{
+    if (r->have_dist && r->train.dist.ranks > 1)
+        return r->train.dist.ranks;
+    if (r->have_exec && r->n_exec_ranks > 1)
+        return (int)r->n_exec_ranks;
+    return 1;
+}
+
+/* The job's peak over one rank's: each rank has the calibrated peak of its
+ * threads; on rank 0's machine, ranks x threads beyond its cores add none
+ * (they take turns on the same FMA units). */
+static double job_peak_factor(const RunRecord *r, int *capped)
+{
+    int ranks = record_job_ranks(r), local = ranks, cores = r->machine.cores;
+    int threads = r->threads_used;
+
+    *capped = 0;
+    if (ranks == 1)
+        return 1.0;
+    if (r->have_dist) {
+        local = r->train.dist.local_ranks > 0 ? r->train.dist.local_ranks : ranks;
+        cores = r->train.dist.node_cores;
+    }
+    if (threads < 1 || cores < 1 || local * threads <= cores)
+        return (double)ranks;
+    *capped = 1;
+    return (double)(ranks - local) + (double)cores / threads;
+}
+
+double record_job_peak(const RunRecord *r, int *capped)
+{
+    int c;
+    double peak = r->fma_peak_gflops * job_peak_factor(r, &c);
+
+    if (capped)
+        *capped = c;
+    return peak;
+}
+
 double record_mfu(const RunRecord *r, double images_per_s)
 {
-    return figures_peak_share(images_per_s, r->flops_per_image, r->fma_peak_gflops);
+    return figures_peak_share(images_per_s, r->flops_per_image, record_job_peak(r, NULL));
 }
 
 double record_executed_share(const RunRecord *r, double images_per_s)
 {
-    return figures_peak_share(images_per_s, r->flops_executed_per_image, r->fma_peak_gflops);
+    return figures_peak_share(images_per_s, r->flops_executed_per_image, record_job_peak(r, NULL));
 }
 
 const RecordCounter *record_counter_find(const RecordCounter *v, size_t n, int role,
@@ -250,7 +290,10 @@ int record_sketch(const RunRecord *r, Sketch *out)
 {
     if (!r->have_train || r->train.images <= 0)
         return -CN_EINVAL;
-    int rc = calibrate_sketch_at(r->sketch_gflops, isfinite(r->fma_peak_gflops), r->triad_gbps,
+    int capped;
+    /* the job computes on every rank at once: its rate is the job's */
+    double gflops = r->sketch_gflops * job_peak_factor(r, &capped);
+    int rc = calibrate_sketch_at(gflops, isfinite(r->fma_peak_gflops), r->triad_gbps,
                                  r->train.images, r->config.batch, out);
     const DistFigures *d = &r->train.dist;
     double busbw = record_dist_busbw(d);

@@ -73,8 +73,9 @@ static void md_summary(TextBuf *t, const RunRecord *r)
         textbuf_printf(t, "| Compute rate | %.1f GFLOP/s (the model's count) |\n",
                        st->images_per_s * r->flops_per_image * 1e-9);
     if (isfinite(record_mfu(r, st->images_per_s)))
-        textbuf_printf(t, "| MFU | %.1f%% of the %.1f GFLOP/s FMA peak (%s) |\n| Executed share | "
-                "%.1f%% |\n", 100 * record_mfu(r, st->images_per_s), r->fma_peak_gflops,
+        textbuf_printf(t, "| MFU | %.1f%% of the %s%.1f GFLOP/s FMA peak (%s) |\n| Executed share | "
+                "%.1f%% |\n", 100 * record_mfu(r, st->images_per_s),
+                record_job_ranks(r) > 1 ? "job's " : "", record_job_peak(r, NULL),
                 r->fma_peak_isa, 100 * record_executed_share(r, st->images_per_s));
     textbuf_printf(t, "| CPU | %.2f s user, %.2f s sys |\n", st->cpu_user, st->cpu_sys);
     textbuf_printf(t, "| Final training loss | %s |\n", record_md_fixed(a, sizeof a, st->final_loss, 4));

@@ -13,7 +13,8 @@
 #     another order too, differs as much (1.2e-3, the same 0.016);
 #   - the same ranks give the same bits on a second run;
 #   - rank 0 alone prints the summary; the record holds the job's figures
-#     (ranks, the all-reduce's bytes) and every rank's;
+#     (ranks, the all-reduce's bytes) and every rank's; MFU is against the
+#     job's peak, every rank's, not one rank's;
 #   - --bn local trains too.
 # Skipped (77) with the reason when mpirun is missing or cnntop was built
 # without MPI.  As root, OpenMPI needs its two OMPI_ALLOW_RUN_AS_ROOT
@@ -213,8 +214,22 @@ ok = d["ranks"] == 3 and d["steps"] == 12 and 422474 * 4 <= d["ar_bytes"] < 1.8e
     abs(d["busbw_gbps"] - d["algbw_gbps"] * 4 / 3) < 1e-9 * d["busbw_gbps"]
 if not ok:
     print(d, ranks, j["train"]["split"])
+# MFU is against the job's peak: each rank's (the calibration at its
+# threads) times the ranks, ranks x threads beyond rank 0's cores adding none.
+m, t = j["machine"], j["train"]
+if m["fma_peak_gflops"] is not None:
+    per_thread = m["fma_peak_gflops"] / j["threads_used"]
+    local = d["local_ranks"]
+    job = per_thread * ((d["ranks"] - local) * j["threads_used"] +
+                        min(local * j["threads_used"], d["node_cores"]))
+    want = t["images_per_s"] * j["flops_per_image"] / (job * 1e9)
+    if abs(t["mfu"] - want) > 1e-6 * want:
+        print("mfu", t["mfu"], "against the job's peak", want)
+        ok = False
 sys.exit(not ok)
 PY
+grep -q "FMA peak (.*): 3 ranks x [0-9.]* on 1 thread each" "$tmp/r3.out" ||
+    fail "3 ranks: the peak's label does not say the ranks"
 
 # ---- --bn local ----
 checks=$((checks + 1))

@@ -83,6 +83,30 @@ static void test_peak_share(void)
     CHECK(isnan(figures_peak_share(100, NAN, 200)));
 }
 
+/* An exec job of torch.distributed ranks: its peak is the ranks'. */
+static void test_exec_job_peak(void)
+{
+    RunRecord r;
+    RecordExecRank k = {0};
+
+    record_init(&r);
+    r.fma_peak_gflops = 100.0;
+    r.threads_used = 1;
+    r.machine.cores = 2;
+    CHECK_NEAR(record_job_peak(&r, NULL), 100.0, 1e-9);
+    CHECK_INT(record_job_ranks(&r), ==, 1);
+    r.have_exec = 1;
+    for (int i = 0; i < 2; i++) {
+        k.rank = i;
+        CHECK_INT(record_add_exec_rank(&r, &k), ==, 0);
+    }
+    CHECK_INT(record_job_ranks(&r), ==, 2);
+    CHECK_NEAR(record_job_peak(&r, NULL), 200.0, 1e-9);
+    r.threads_used = 2; /* 2 ranks x 2 threads on 2 cores */
+    CHECK_NEAR(record_job_peak(&r, NULL), 100.0, 1e-9);
+    record_done(&r);
+}
+
 static void test_rates(void)
 {
     RunRecord r;
@@ -252,7 +276,26 @@ static void test_dist_figures(void)
     CHECK_INT(sk.ranks, ==, 4);
     CHECK_NEAR(sk.busbw, 1.6e6 / 0.002 * 1e-9 * 1.5, 1e-12);
     CHECK_NEAR(sk.comm_s, 100 * 0.002, 1e-12); /* 2(N-1)/N x bytes / busbw = the probe's time */
-    CHECK_NEAR(sk.seconds, plain.seconds + sk.comm_s, 1e-12);
+    /* the job computes on its 4 ranks at once: 4 x one rank's peak */
+    CHECK_NEAR(sk.gflops, 400.0, 1e-9);
+    CHECK_NEAR(sk.compute_s, plain.compute_s / 4, 1e-12);
+    CHECK_NEAR(sk.seconds, sk.compute_s + plain.memory_s + sk.comm_s, 1e-12);
+    int capped = -1;
+    r.flops_per_image = 1e9;
+    CHECK_NEAR(record_job_peak(&r, &capped), 400.0, 1e-9); /* 4 ranks x 1 thread, 4 cores */
+    CHECK_INT(capped, ==, 0);
+    CHECK_NEAR(record_mfu(&r, 100.0), 0.25, 1e-12);
+    r.train.dist.local_ranks = 4;
+    r.train.dist.node_cores = 2; /* 4 ranks on 2 cores: the machine's 2 threads' worth */
+    CHECK_NEAR(record_job_peak(&r, &capped), 200.0, 1e-9);
+    CHECK_INT(capped, ==, 1);
+    r.train.dist.local_ranks = 2; /* 2 here on 2 cores, 2 elsewhere */
+    CHECK_NEAR(record_job_peak(&r, &capped), 400.0, 1e-9);
+    CHECK_INT(capped, ==, 0);
+    r.threads_used = 2; /* 2 x 2 threads on 2 cores: half of that */
+    CHECK_NEAR(record_job_peak(&r, &capped), 300.0, 1e-9);
+    CHECK_INT(capped, ==, 1);
+    r.threads_used = 1;
     r.train.dist.ar_probe = 0; /* no probe: no link rate, nothing on paper */
     CHECK_INT(record_sketch(&r, &sk), ==, 0);
     CHECK(sk.comm_s == 0.0);
@@ -265,6 +308,7 @@ int main(void)
     test_summaries();
     test_wait_share();
     test_peak_share();
+    test_exec_job_peak();
     test_rates();
     test_split_shares();
     test_segment_change();

@@ -36,13 +36,14 @@ static void print_peak(FILE *f, const RunRecord *r)
                 fmt_plural(r->threads_used), r->threads_used);
         return;
     }
+    char of[192];
+    summary_peak_text(r, of, sizeof of);
     fprintf(f, "  Against the peak:     MFU %.2f%% (%.1f images/s x %.3f MFLOP/image = %.2f "
-            "GFLOP/s of the %.1f GFLOP/s FMA peak (%s) on %d thread%s)\n", 100 * mfu, ips,
-            r->flops_per_image * 1e-6, ips * r->flops_per_image * 1e-9, r->fma_peak_gflops,
-            r->fma_peak_isa, r->threads_used, fmt_plural(r->threads_used));
+            "GFLOP/s of %s)\n", 100 * mfu, ips, r->flops_per_image * 1e-6,
+            ips * r->flops_per_image * 1e-9, of);
     /* The time on paper, compute only: the user's model's bytes are not
      * known, so the bandwidth term of the engine's sketch is left out. */
-    Sketch sk = {.images = PAPER_IMAGES, .gflops = r->fma_peak_gflops, .peak = 1};
+    Sketch sk = {.images = PAPER_IMAGES, .gflops = record_job_peak(r, NULL), .peak = 1};
     char msg[256];
     sk.flops = PAPER_IMAGES * r->flops_per_image;
     sk.compute_s = sk.seconds = sk.flops / (sk.gflops * 1e9);

@@ -137,10 +137,12 @@ int run_main(const Options *o, int argc, char **argv)
     }
     if (rc == EXIT_FAIL && dist_size() > 1 && rec.train.steps > 0)
         dist_abort(rc); /* failed mid-run: the others would wait for rank 0 for ever */
-    /* The sketch needs the machine's calibration: from the cache, or
-     * measured now, after the run, on first use. */
+    /* The sketch needs the machine's calibration at the threads in effect
+     * (a rank's, in a distributed run): from the cache, or measured now,
+     * after the run, on first use. */
     if (rec.train.steps > 0 && !runner_signal() &&
-        (cal = runner_calibration(o->cfg.threads, o->recalibrate, &calib)))
+        (cal = runner_calibration(rec.threads_used > 0 ? rec.threads_used : o->cfg.threads,
+                                  o->recalibrate, &calib)))
         record_set_calibration(&rec, cal);
     if (e || rec.train.steps > 0)
         summary_print(stdout, &rec); /* what `report` of its export prints */

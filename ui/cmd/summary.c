@@ -62,19 +62,34 @@ void summary_print_blas(FILE *f, const RunRecord *r)
         fprintf(f, "  %-22s%s\n", m->blas_warning[0] ? "" : "Warning:", gap);
 }
 
+void summary_peak_text(const RunRecord *r, char *buf, size_t len)
+{
+    int ranks = record_job_ranks(r), capped, t = r->threads_used;
+    double job = record_job_peak(r, &capped);
+
+    if (ranks == 1) {
+        snprintf(buf, len, "the %.1f GFLOP/s FMA peak (%s) on %d thread%s", job, r->fma_peak_isa,
+                 t, fmt_plural(t));
+        return;
+    }
+    snprintf(buf, len, "the job's %.1f GFLOP/s FMA peak (%s): %d ranks x %.1f on %d thread%s "
+             "each%s", job, r->fma_peak_isa, ranks, r->fma_peak_gflops, t, fmt_plural(t),
+             capped ? ", less the threads beyond the cores of rank 0's machine" : "");
+}
+
 void summary_print_peak(FILE *f, const RunRecord *r, double images_per_s)
 {
     double mfu = record_mfu(r, images_per_s), ex = record_executed_share(r, images_per_s);
+    char of[192];
 
     if (isnan(mfu)) {
         fprintf(f, "  Against the peak:     unknown (no FMA peak measured: cnntop calibrate)\n");
         return;
     }
+    summary_peak_text(r, of, sizeof of);
     fprintf(f, "  Against the peak:     MFU %.1f%% (%.1f MFLOP/image as PyTorch counts), "
-            "executed %.1f%% (%.1f MFLOP/image with Winograd) of the %.1f GFLOP/s FMA peak "
-            "(%s) on %d threads\n", 100 * mfu, r->flops_per_image * 1e-6, 100 * ex,
-            r->flops_executed_per_image * 1e-6, r->fma_peak_gflops, r->fma_peak_isa,
-            r->threads_used);
+            "executed %.1f%% (%.1f MFLOP/image with Winograd) of %s\n", 100 * mfu,
+            r->flops_per_image * 1e-6, 100 * ex, r->flops_executed_per_image * 1e-6, of);
 }
 
 static void print_split(FILE *f, const StepSplit *s)

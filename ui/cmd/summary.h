@@ -31,6 +31,12 @@ void summary_print_eval(FILE *f, const RunRecord *r);
  * the measured factor (calibrate_gap_text()). */
 void summary_print_blas(FILE *f, const RunRecord *r);
 
+/* What the MFU is against, into buf: "the 193.3 GFLOP/s FMA peak
+ * (AVX2+FMA) on 2 threads", or for a job of ranks "the job's 205.3
+ * GFLOP/s FMA peak (AVX2+FMA): 2 ranks x 102.6 on 1 thread each"
+ * (record_job_peak()). */
+void summary_peak_text(const RunRecord *r, char *buf, size_t len);
+
 /* "Against the peak:" MFU and the executed share at images_per_s, or that
  * the peak is unknown. */
 void summary_print_peak(FILE *f, const RunRecord *r, double images_per_s);

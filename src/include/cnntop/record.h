@@ -223,7 +223,9 @@ typedef struct RunRecord {
     MachineInfo machine;
     double peak_gflops;    /* measured SGEMM rate at the model's shapes (the nearest
                               calibrated batch); NAN: not calibrated */
-    double fma_peak_gflops;/* FP32 FMA peak of the compute threads (calibrate_peak());
+    double fma_peak_gflops;/* FP32 FMA peak of one process's compute threads (a rank's
+                              in a distributed job: record_job_peak() is the job's;
+                              calibrate_peak());
                               NAN: not calibrated or none measured */
     char fma_peak_isa[16]; /* its vector width, e.g. "AVX-512"; "" unknown */
     double sketch_gflops;  /* the compute rate of the time on paper: the FMA peak, or
@@ -281,11 +283,23 @@ typedef struct RunRecord {
                                 ranks, in the order they joined */
 } RunRecord;
 
-/* MFU: images_per_s x flops_per_image / the FMA peak, 0..1 (as llm.c and the
- * large-model papers count it); NAN when a figure is unknown. */
+/* The processes whose compute a job's peak adds up: a distributed run's
+ * ranks (run --dist), an exec job's torch.distributed ranks; 1 for one
+ * process. */
+int record_job_ranks(const RunRecord *r);
+
+/* The FMA peak of the whole job, GFLOP/s: fma_peak_gflops (one rank's
+ * compute threads) times the ranks, where ranks x threads beyond the cores
+ * of rank 0's machine add nothing (*capped = 1 then; capped may be NULL);
+ * fma_peak_gflops itself for one process. NAN when not calibrated. */
+double record_job_peak(const RunRecord *r, int *capped);
+
+/* MFU: images_per_s x flops_per_image / the job's FMA peak, 0..1 (as llm.c
+ * and the large-model papers count it); NAN when a figure is unknown. */
 double record_mfu(const RunRecord *r, double images_per_s);
 
-/* The executed share: images_per_s x flops_executed_per_image / the FMA peak;
+/* The executed share: images_per_s x flops_executed_per_image / the job's
+ * FMA peak;
  * NAN when a figure is unknown. */
 double record_executed_share(const RunRecord *r, double images_per_s);
 

@@ -3,6 +3,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cnntop/version.h"
@@ -218,6 +219,42 @@ int distrun_step_end(Engine *e, double *loss, int nb, int n_global, double *comm
     *loss = v[0] / n_global;
     d->stop_agreed = v[1] > 0.0;
     return 0;
+}
+
+int distrun_eval_begin(Engine *e, long n, long *lo, long *hi, char *err, size_t errlen)
+{
+    DistRun *d = &e->dist;
+
+    *lo = 0;
+    *hi = n;
+    if (!d->on || d->size < 2)
+        return 0;
+    *lo = n * d->rank / d->size;
+    *hi = n * (d->rank + 1) / d->size;
+    if (e->cfg.bn_local != CN_BN_LOCAL)
+        return 0; /* synchronised: the running statistics are the same everywhere */
+    if (!d->own_running &&
+        !(d->own_running = malloc(e->ps.nrunning * sizeof *d->own_running)))
+        return cn_fail(err, errlen, -CN_ENOMEM, "out of memory for the running statistics");
+    memcpy(d->own_running, e->ps.running, e->ps.nrunning * sizeof *d->own_running);
+    return dist_bcast_floats(e->ps.running, e->ps.nrunning, err, errlen);
+}
+
+int distrun_eval_end(Engine *e, double *v, size_t k, char *err, size_t errlen)
+{
+    DistRun *d = &e->dist;
+
+    if (!d->on || d->size < 2)
+        return 0;
+    if (d->own_running)
+        memcpy(e->ps.running, d->own_running, e->ps.nrunning * sizeof *d->own_running);
+    return dist_sum_doubles(v, k, err, errlen);
+}
+
+void distrun_close(Engine *e)
+{
+    free(e->dist.own_running);
+    e->dist.own_running = NULL;
 }
 
 int distrun_finish(Engine *e, char *err, size_t errlen)

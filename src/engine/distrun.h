@@ -10,7 +10,9 @@
  * them (MPI_Testall at each later layer lets MPI progress), waited for
  * before Adam; BatchNorm's per-channel sums are summed at once (sync).
  * The step's loss and a stop request are summed after it, so that every
- * rank sees the job's loss and stops at the same step.
+ * rank sees the job's loss and stops at the same step.  An evaluation is
+ * split too: each rank evaluates its contiguous share of the test set and
+ * the counts are summed.
  */
 #ifndef CNNTOP_ENGINE_DISTRUN_H
 #define CNNTOP_ENGINE_DISTRUN_H
@@ -33,6 +35,8 @@ typedef struct DistRun {
     long images;         /* this rank's own images this run */
     double probe;        /* seconds of the gradients' all-reduce alone (probe_allreduce) */
     DistFigures fig;     /* of the run so far (engine.h) */
+    float *own_running;  /* --bn local: this rank's running statistics while an
+                            evaluation uses rank 0's (nrunning floats) */
 } DistRun;
 
 /* Before the engine's threads start: joins the job, checks the batch
@@ -58,6 +62,21 @@ int distrun_grads_wait(Engine *e, double *comm, char *err, size_t errlen);
  * the wait. */
 int distrun_step_end(Engine *e, double *loss, int nb, int n_global, double *comm, char *err,
                      size_t errlen);
+
+/* An evaluation of the test set's n images split over the ranks: *lo and
+ * *hi (this rank's contiguous share, [lo, hi); the whole set for one
+ * process).  With --bn local every rank evaluates with rank 0's running
+ * statistics (the checkpoint's, as PyTorch DDP broadcasts rank 0's
+ * buffers); its own come back at distrun_eval_end().  Every rank calls
+ * both, as every rank trains. */
+int distrun_eval_begin(Engine *e, long n, long *lo, long *hi, char *err, size_t errlen);
+
+/* v[k] (the share's sums: correct, images, loss x images) becomes the
+ * job's sum; this rank's running statistics are its own again. */
+int distrun_eval_end(Engine *e, double *v, size_t k, char *err, size_t errlen);
+
+/* Frees what the evaluations kept (engine_free). */
+void distrun_close(Engine *e);
 
 /* When the run ends: parameters still the same everywhere, and every
  * rank's figures gathered on rank 0. */

@@ -156,6 +156,7 @@ void engine_free(Engine *e)
     dataset_free(&e->ds);
     free(e->eval_idx);
     free(e->evals);
+    distrun_close(e);
     pthread_mutex_destroy(&e->live_mu);
     pthread_cond_destroy(&e->sampler_cv);
     threadreg_done(&e->reg);
@@ -171,26 +172,34 @@ int engine_evaluate(Engine *e, EvalResult *out, char *err, size_t errlen)
 {
     StepCtx s = {.ps = &e->ps, .a = &e->acts, .pool = e->pool, .prof = NULL,
                  .seed = e->cfg.seed, .gemm = e->gemm};
-    double t0 = timer_now(), loss_sum = 0.0;
+    double t0 = timer_now(), v[3] = {0.0, 0.0, 0.0}; /* correct, images, loss x images */
     uint32_t *idx = e->eval_idx;
     const int B = e->cap, npix = MODEL_H * MODEL_W;
+    long lo, hi;
+    char msg[256];
+    int rc;
 
-    (void)err;
-    (void)errlen;
     memset(out, 0, sizeof *out);
-    for (long i = 0; i < e->n_test; i += B) {
-        int nb = e->n_test - i < B ? (int)(e->n_test - i) : B;
+    /* a rank of a distributed run evaluates its share of the test set */
+    if ((rc = distrun_eval_begin(e, e->n_test, &lo, &hi, msg, sizeof msg)) != 0)
+        return cn_fail(err, errlen, rc, "%s", msg);
+    for (long i = lo; i < hi; i += B) {
+        int nb = hi - i < B ? (int)(hi - i) : B;
         for (int k = 0; k < nb; k++)
             idx[k] = (uint32_t)(i + k);
         loader_fill(e->acts.x, e->acts.labels, e->ds.test_images, e->ds.test_labels, idx,
                     nb, npix, e->lut);
         model_forward(&s, nb, 0, 0);
-        loss_sum += model_loss(&s, nb) * nb;
-        out->correct += xent_correct(e->acts.logits, e->acts.labels, nb, MODEL_CLASSES);
-        out->images += nb;
+        v[2] += model_loss(&s, nb) * nb;
+        v[0] += xent_correct(e->acts.logits, e->acts.labels, nb, MODEL_CLASSES);
+        v[1] += nb;
     }
+    if ((rc = distrun_eval_end(e, v, 3, msg, sizeof msg)) != 0)
+        return cn_fail(err, errlen, rc, "%s", msg);
+    out->correct = (long)v[0];
+    out->images = (long)v[1];
     out->accuracy = out->images ? (double)out->correct / (double)out->images : 0.0;
-    out->loss = out->images ? loss_sum / (double)out->images : 0.0;
+    out->loss = out->images ? v[2] / (double)out->images : 0.0;
     out->wall = timer_now() - t0;
     return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cnntop/dist.h"
 #include "cnntop/err.h"
 #include "cnntop/machine.h"
 #include "cnntop/record_train.h"
@@ -101,7 +102,10 @@ static void repeat_train(Train *t, Engine *e, int r, Repeat *out)
         out->rep.exit_code = trc == -CN_EDIVERGED ? 3 : 1;
         return;
     }
-    if (out->st.steps <= 0 || stopping(t) == 2)
+    /* A second stop request skips the evaluation, but not on a rank of a
+     * distributed run: the evaluation is collective (every rank evaluates
+     * its share), and a signal reaches one rank before another. */
+    if (out->st.steps <= 0 || (stopping(t) == 2 && t->job->cfg.dist != CN_DIST_MPI))
         return;
     phase(t, RECORD_TRAIN_EVALUATING, e, r);
     if (engine_evaluate_final(e, &out->er, err, sizeof err) == 0) {

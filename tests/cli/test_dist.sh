@@ -15,7 +15,9 @@
 #   - rank 0 alone prints the summary; the record holds the job's figures
 #     (ranks, the all-reduce's bytes) and every rank's; MFU is against the
 #     job's peak, every rank's, not one rank's;
-#   - --bn local trains too.
+#   - --bn local trains too;
+#   - the ranks split the test set's evaluation: the job's figures equal
+#     one process's evaluation of rank 0's checkpoint, --bn local too.
 # Skipped (77) with the reason when mpirun is missing or cnntop was built
 # without MPI.  As root, OpenMPI needs its two OMPI_ALLOW_RUN_AS_ROOT
 # variables: set here for the test's own mpirun.  More ranks than cores
@@ -235,6 +237,25 @@ grep -q "FMA peak (.*): 3 ranks x [0-9.]* on 1 thread each" "$tmp/r3.out" ||
 checks=$((checks + 1))
 run 2 local --batch 96 --steps 2 --bn local && ! grep -q '"bn": *"local"' "$tmp/local.json" &&
     fail "--bn local: the record's config does not say bn local"
+
+# ---- the evaluation is split over the ranks, and it is the job's ----
+# Each rank evaluates its share of the 256 test images and the sums are
+# the job's: the ranks' final evaluation is the one process's evaluation
+# of rank 0's checkpoint (correct images exactly, the loss to its printed
+# digits), with --bn local too, where every rank evaluates with rank 0's
+# running statistics (the checkpoint's).
+for bn in sync local; do
+    checks=$((checks + 1))
+    run 2 "ev$bn" --batch 96 --steps 6 --bn "$bn" --save "$tmp/ev$bn.ckpt" || continue
+    "$CNNTOP" eval --load "$tmp/ev$bn.ckpt" --data "$D" --test-limit 256 --threads 1 \
+        >"$tmp/ev$bn.eval" 2>&1 ||
+        { fail "eval --load of the ranks' checkpoint ($bn)"; continue; }
+    want=$(python3 -c 'import json, sys
+e = json.load(open(sys.argv[1]))["eval"]
+print("(%d of %d images, loss %.4f," % (e["correct"], e["images"], e["loss"]))' "$tmp/ev$bn.json")
+    grep -qF "$want" "$tmp/ev$bn.eval" ||
+        fail "--bn $bn: the 2 ranks' evaluation '$want' is not one process's: $(grep accuracy "$tmp/ev$bn.eval")"
+done
 
 # ---- run --ranks N: cnntop starts the job itself ----
 checks=$((checks + 1))

@@ -9,6 +9,7 @@
 #include "cnntop/version.h"
 #include "dist/dist.h"
 #include "engine/state.h"
+#include "prof/procfs.h"
 #include "prof/sysinfo.h"
 #include "util/err.h"
 
@@ -165,6 +166,24 @@ void distrun_run_reset(Engine *e)
     d->images = 0;
     d->stop_agreed = 0;
     d->rc = 0;
+    int threads;
+    d->sched_t0 = procfs_self_sched(&d->sched0, &threads) == 0 && d->sched0.have_sched
+                      ? timer_now() : 0.0;
+}
+
+/* This process's run-queue wait since the run's start: the threads' wait
+ * over their time (threads x wall); NAN without schedstat. */
+static double own_run_queue_wait(const DistRun *d)
+{
+    SchedThread now, delta;
+    int threads;
+
+    memset(&delta, 0, sizeof delta);
+    if (!(d->sched_t0 > 0) || procfs_self_sched(&now, &threads) != 0 || threads < 1)
+        return NAN;
+    double wall = timer_now() - d->sched_t0;
+    schedstat_add_delta(&delta, &now, &d->sched0);
+    return wall > 0 && delta.have_sched ? (double)delta.wait_ns * 1e-9 / (threads * wall) : NAN;
 }
 
 void distrun_step_begin(Engine *e, StepCtx *s, const Batch *b)
@@ -266,12 +285,14 @@ int distrun_finish(Engine *e, char *err, size_t errlen)
 
     if (!d->on)
         return 0;
-    double mine[5] = {
+#define RANK_FIGS 6
+    double mine[RANK_FIGS] = {
         st->wall > 0 ? (double)d->images / st->wall : 0.0,
         st->steps > 0 ? st->wall / (double)st->steps : 0.0,
         sp->data, sp->forward + sp->backward + sp->optimizer, sp->comm,
+        own_run_queue_wait(d),
     };
-    double all[5 * CN_MAX_RANKS];
+    double all[RANK_FIGS * CN_MAX_RANKS];
     int n = d->size < CN_MAX_RANKS ? d->size : CN_MAX_RANKS;
 
     if ((rc = dist_check_same(params_hash(&e->ps, e->cfg.bn_local),
@@ -280,13 +301,14 @@ int distrun_finish(Engine *e, char *err, size_t errlen)
     e->stats.dist = d->fig;
     if (d->size > CN_MAX_RANKS)
         return 0; /* too many to keep: the job's figures alone */
-    if ((rc = dist_gather_doubles(mine, 5, all, err, errlen)) != 0)
+    if ((rc = dist_gather_doubles(mine, RANK_FIGS, all, err, errlen)) != 0)
         return rc;
     d->fig.nrank = d->rank == 0 ? n : 0;
-    for (int r = 0; r < d->fig.nrank; r++)
-        d->fig.rank[r] = (DistRank){.images_per_s = all[5 * r], .step_time = all[5 * r + 1],
-                                    .data_wait = all[5 * r + 2], .compute = all[5 * r + 3],
-                                    .comm = all[5 * r + 4]};
+    for (int r = 0; r < d->fig.nrank; r++) {
+        const double *a = &all[RANK_FIGS * r];
+        d->fig.rank[r] = (DistRank){.images_per_s = a[0], .step_time = a[1], .data_wait = a[2],
+                                    .compute = a[3], .comm = a[4], .run_queue_wait = a[5]};
+    }
     e->stats.dist = d->fig;
     return 0;
 }

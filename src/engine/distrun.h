@@ -20,6 +20,7 @@
 #include "cnntop/engine.h"
 #include "data/loader.h"
 #include "nn/model.h"
+#include "prof/schedstat.h"
 
 typedef struct Engine Engine;
 
@@ -35,6 +36,8 @@ typedef struct DistRun {
     long images;         /* this rank's own images this run */
     double probe;        /* seconds of the gradients' all-reduce alone (probe_allreduce) */
     DistFigures fig;     /* of the run so far (engine.h) */
+    SchedThread sched0;  /* this process's threads' schedstat at the run's start */
+    double sched_t0;     /* and when it was read; 0: not read */
     float *own_running;  /* --bn local: this rank's running statistics while an
                             evaluation uses rank 0's (nrunning floats) */
 } DistRun;

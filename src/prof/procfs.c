@@ -101,6 +101,37 @@ int procfs_thread_sched(int pid, int tid, SchedThread *out)
     return r1 < 0 && r2 < 0 ? (int)r2 : 0;
 }
 
+typedef struct SelfSched {
+    SchedThread sum;
+    int threads;
+} SelfSched;
+
+static void self_thread(void *ud, int tid)
+{
+    SelfSched *s = ud;
+    SchedThread t, zero;
+
+    memset(&zero, 0, sizeof zero);
+    zero.have_sched = zero.have_status = 1; /* counts from nothing */
+    if (procfs_thread_sched(getpid(), tid, &t) == 0 && t.have_sched) {
+        schedstat_add_delta(&s->sum, &t, &zero);
+        s->sum.have_sched = 1;
+        s->threads++;
+    }
+}
+
+int procfs_self_sched(SchedThread *sum, int *threads)
+{
+    SelfSched s;
+    int rc;
+
+    memset(&s, 0, sizeof s);
+    rc = procfs_each_id("/proc/self/task", self_thread, &s);
+    *sum = s.sum;
+    *threads = s.threads;
+    return rc < 0 ? rc : 0;
+}
+
 long procfs_cmdline(int pid, char *buf, size_t len)
 {
     char path[64];

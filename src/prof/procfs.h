@@ -41,6 +41,11 @@ long procfs_status_field(int pid, const char *key);
  * schedstat_read() gives them for the calling process.  0 or -errno. */
 int procfs_thread_sched(int pid, int tid, SchedThread *out);
 
+/* This process's threads' schedstat summed (the threads /proc lists now:
+ * one that ended took its figures with it) into *sum, their number into
+ * *threads.  0 or -errno. */
+int procfs_self_sched(SchedThread *sum, int *threads);
+
 /* /proc/<pid>/cmdline into buf (arguments separated by NULs); its length,
  * or -errno.  A zombie's is empty. */
 long procfs_cmdline(int pid, char *buf, size_t len);

@@ -73,5 +73,7 @@ const Field record_dist_rank_fields[] = {
     FV("compute", FT_NUM, AT(DistRank, compute), RECORD_REV_DIST,
        "seconds in forward, backward and Adam"),
     FV("comm", FT_NUM, AT(DistRank, comm), RECORD_REV_DIST, "seconds waiting for other ranks"),
+    FV("run_queue_wait", FT_NUM, AT(DistRank, run_queue_wait), RECORD_REV_DIST_WAIT,
+       "share of its threads' time waiting for a CPU"),
     END,
 };

@@ -195,7 +195,7 @@ checks=$((checks + 1))
 n=$(grep -c "Performance of cnntop run" "$tmp/r3.out")
 [ "$n" -eq 1 ] || fail "3 ranks: $n summaries, want 1"
 checks=$((checks + 1))
-for want in "comm [0-9.]*%" "^  Ranks: *3 (MPI), BatchNorm synchronised" "rank 2: " "^  Slowest rank: *rank [0-2]" \
+for want in "comm [0-9.]*%" "^  Ranks: *3 (MPI), BatchNorm synchronised" "rank 2: .*; run-queue wait [0-9.]*%" "^  Slowest rank: *rank [0-2]" \
     "^  all-reduce .*MB/step, algbw" "^  Threads per machine: *3 ranks x (1 compute + 0 loader) = 3 on"; do
     grep -q "$want" "$tmp/r3.out" || fail "3 ranks: the summary lacks '$want'"
 done
@@ -212,6 +212,7 @@ d, ranks = j["dist"], j["dist_ranks"]
 # 422474 parameters, 4 bytes each, and the padding between tensors
 ok = d["ranks"] == 3 and d["steps"] == 12 and 422474 * 4 <= d["ar_bytes"] < 1.8e6 and \
     len(ranks) == 3 and all(r["images_per_s"] > 0 and r["step_time"] > 0 for r in ranks) and \
+    all(r["run_queue_wait"] is not None and 0 <= r["run_queue_wait"] <= 1 for r in ranks) and \
     j["train"]["split"]["comm"] > 0 and 0 <= d["overlap"] <= 1 and d["ar_probe"] > 0 and \
     abs(d["busbw_gbps"] - d["algbw_gbps"] * 4 / 3) < 1e-9 * d["busbw_gbps"]
 if not ok:

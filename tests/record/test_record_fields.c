@@ -138,7 +138,7 @@ static void fill_rest(RunRecord *r)
                                   .ar_algorithm = "ring"};
     for (int i = 0; i < 2; i++) {
         DistRank d = {.images_per_s = 500.5 + i, .step_time = 0.125, .data_wait = 0.25,
-                      .compute = 30.5, .comm = 1.75};
+                      .compute = 30.5, .comm = 1.75, .run_queue_wait = 0.125};
         CHECK_INT(record_add_dist_rank(r, &d), ==, 0);
     }
     for (int i = 0; i < 2; i++) {

@@ -61,9 +61,12 @@ void summary_print_dist(FILE *f, const RunRecord *r)
     for (size_t i = 0; i < r->n_dist_ranks; i++) {
         const DistRank *k = &r->dist_ranks[i];
         fprintf(f, "  %-22srank %zu: %.1f images/s, step %.2f ms: compute %.2f, data wait %.2f, "
-                "comm %.2f ms/step\n", i == 0 ? "Per rank:" : "", i, k->images_per_s,
+                "comm %.2f ms/step", i == 0 ? "Per rank:" : "", i, k->images_per_s,
                 1e3 * k->step_time, 1e3 * k->compute / (double)steps,
                 1e3 * k->data_wait / (double)steps, 1e3 * k->comm / (double)steps);
+        if (isfinite(k->run_queue_wait))
+            fprintf(f, "; run-queue wait %.1f%%", 100 * k->run_queue_wait);
+        fputc('\n', f);
         if (own_time(k, steps) > own_time(&r->dist_ranks[slow], steps))
             slow = i;
         if (own_time(k, steps) < own_time(&r->dist_ranks[fast], steps))

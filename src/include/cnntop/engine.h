@@ -96,6 +96,8 @@ typedef struct DistRank {
     double data_wait;     /* seconds waiting for batches, summed */
     double compute;       /* seconds in forward, backward and Adam, summed */
     double comm;          /* seconds waiting for other ranks, summed */
+    double run_queue_wait; /* share of its threads' time runnable but waiting for a
+                              CPU over the run (schedstat); NAN: not measured */
 } DistRank;
 
 /* The communication of a distributed run (TrainStats.dist); ranks 0: none. */

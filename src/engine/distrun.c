@@ -80,8 +80,11 @@ static void hook_sum(void *ud, double *v, size_t n)
     char err[256];
     double t0 = timer_now();
     int rc = dist_sum_doubles(v, n, err, sizeof err);
+    double t1 = timer_now();
 
-    d->hook_wait += timer_now() - t0;
+    d->hook_wait += t1 - t0;
+    if (d->trace)
+        trace_add(d->trace, "comm", "BN sums", t0, t1, -1);
     if (rc)
         hook_fail(d, rc, err);
 }
@@ -166,6 +169,7 @@ void distrun_run_reset(Engine *e)
     d->images = 0;
     d->stop_agreed = 0;
     d->rc = 0;
+    d->trace = e->trace;
     int threads;
     d->sched_t0 = procfs_self_sched(&d->sched0, &threads) == 0 && d->sched0.have_sched
                       ? timer_now() : 0.0;
@@ -212,6 +216,8 @@ int distrun_grads_wait(Engine *e, double *comm, char *err, size_t errlen)
         return cn_fail(err, errlen, d->rc, "%s", d->err);
     if ((rc = dist_grads_wait(&w, err, errlen)) != 0)
         return rc;
+    if (d->trace && w.nreq > 0) /* what the backward pass did not hide */
+        trace_add(d->trace, "comm", "all-reduce wait", timer_now() - w.wait, timer_now(), -1);
     d->fig.ar_wait += w.wait;
     d->fig.ar_span += w.span;
     d->fig.ar_bytes = w.bytes;
@@ -232,6 +238,8 @@ int distrun_step_end(Engine *e, double *loss, int nb, int n_global, double *comm
     if ((rc = dist_sum_doubles(v, 2, err, errlen)) != 0)
         return rc;
     double dt = timer_now() - t0;
+    if (d->trace)
+        trace_add(d->trace, "comm", "loss and stop sum", t0, t0 + dt, -1);
     d->fig.sum_wait += dt;
     d->fig.steps++;
     *comm += dt;

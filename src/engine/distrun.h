@@ -21,6 +21,7 @@
 #include "data/loader.h"
 #include "nn/model.h"
 #include "prof/schedstat.h"
+#include "prof/trace.h"
 
 typedef struct Engine Engine;
 
@@ -30,6 +31,7 @@ typedef struct DistRun {
     int rank, size;
     StepHooks hooks;
     double hook_wait;    /* seconds blocked in the BN sums, so far this step */
+    Trace *trace;        /* the engine's timeline, or NULL: the waits go in it */
     int rc;              /* the first error a hook met (hooks return nothing) */
     char err[256];
     int stop_agreed;     /* every rank stops after this step */

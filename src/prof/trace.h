@@ -21,7 +21,8 @@
 
 typedef struct TraceEvent {
     const char *name;
-    const char *cat;    /* "step", "layer", "wait", "loader" */
+    const char *cat;    /* "step", "layer", "wait", "loader", "comm" (a rank's waits
+                           for the others) */
     double t0, t1;      /* timer_now() seconds */
     int tid;
     long arg;           /* step number or batch images, -1 none */

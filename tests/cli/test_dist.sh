@@ -234,6 +234,20 @@ PY
 grep -q "FMA peak (.*): 3 ranks x [0-9.]* on 1 thread each" "$tmp/r3.out" ||
     fail "3 ranks: the peak's label does not say the ranks"
 
+# ---- rank 0's trace holds its waits for the others ----
+checks=$((checks + 1))
+if run 2 traced --batch 96 --steps 2 --trace "$tmp/trace.json"; then
+    python3 - "$tmp/trace.json" <<'PY' || fail "2 ranks --trace: no comm events"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = {e["name"] for e in ev if e.get("cat") == "comm"}
+want = {"all-reduce wait", "BN sums", "loss and stop sum"}
+if not want <= names:
+    print("comm events:", names)
+    sys.exit(1)
+PY
+fi
+
 # ---- --bn local ----
 checks=$((checks + 1))
 run 2 local --batch 96 --steps 2 --bn local && ! grep -q '"bn": *"local"' "$tmp/local.json" &&

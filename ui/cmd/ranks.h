@@ -5,6 +5,8 @@
 #ifndef CNNTOP_CMD_RANKS_H
 #define CNNTOP_CMD_RANKS_H
 
+#include <stddef.h>
+
 #include "common/options.h"
 
 /* The longest --mpirun-args, in characters and the end. */
@@ -35,5 +37,10 @@ int ranks_main(const Options *o, int argc, char **argv);
  * ranks at global batch `batch` (sweep --ranks checks its whole grid):
  * 0, or 2 after one line on stderr. */
 int ranks_check(const Options *o, int batch, int ranks);
+
+/* Why no job of several ranks can start here (a build without MPI, no
+ * mpirun or mpiexec on PATH: "this cnntop was built without MPI"), or
+ * NULL with the launcher's path in launcher (len bytes). */
+const char *ranks_unavailable(char *launcher, size_t len);
 
 #endif

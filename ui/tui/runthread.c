@@ -190,6 +190,7 @@ int runthread_start(TuiRun *r, const RunConfig *cfg, int seq, char *err, size_t 
     memset(&r->view, 0, sizeof r->view);
     r->view.cfg = *cfg;
     r->view.cfg.data_dir = NULL;
+    r->view.ranks = 1;
     r->view.seq = seq;
     r->view.state = RUN_LOADING;
     pthread_mutex_unlock(&r->mu);

@@ -59,6 +59,7 @@ typedef struct RunView {
     int seq;                   /* run number in this session, 1-based; 0: none */
     char reason[512];          /* why it failed */
     RunConfig cfg;             /* as started; cfg.data_dir is NULL (see data_dir) */
+    int ranks;                 /* its ranks: 1 in this process, N > 1 a job */
     char data_dir[4096];       /* the directory the run reads, as the engine
                                 * resolved it; "" until loaded */
     int threads;               /* compute threads in use (0 until loaded) */

@@ -15,6 +15,7 @@
 #ifndef CNNTOP_ENGINE_DISTRUN_H
 #define CNNTOP_ENGINE_DISTRUN_H
 
+#include "cnntop/dist.h"
 #include "cnntop/engine.h"
 #include "data/loader.h"
 #include "nn/model.h"
@@ -33,6 +34,13 @@ typedef struct DistRun {
     long images;         /* this rank's own images this run */
     double probe;        /* seconds of the gradients' all-reduce alone (probe_allreduce) */
     DistFigures fig;     /* of the run so far (engine.h) */
+    /* The live lines (DIST_LIVE_ENV set: every rank gathers, rank 0 writes). */
+    char live_path[4096]; /* "" when off */
+    double step_comm;    /* the last step's seconds waiting for the others */
+    double w_t0;         /* rank 0: the interval's start */
+    long w_steps, w_images0;
+    Progress live_last;  /* the last step's progress, for the run's last line */
+    double w_busy[DIST_LIVE_MAX_RANKS], w_comm[DIST_LIVE_MAX_RANKS];
 } DistRun;
 
 /* Before the engine's threads start: joins the job, checks the batch
@@ -60,7 +68,15 @@ int distrun_step_end(Engine *e, double *loss, int nb, int n_global, double *comm
                      size_t errlen);
 
 /* When the run ends: parameters still the same everywhere, and every
- * rank's figures gathered on rank 0. */
+ * rank's figures gathered on rank 0 (and its last live line written). */
 int distrun_finish(Engine *e, char *err, size_t errlen);
+
+/* After each step (p: its progress; step_time: its seconds, data wait
+ * included), with the live lines on: every rank's own work and wait
+ * gathered on rank 0, which appends a line (cnntop/dist.h) when a
+ * quarter second has passed since the last.  The gather is a collective:
+ * every rank calls it after every step.  Nothing when off. */
+int distrun_live_step(Engine *e, const Progress *p, double step_time, char *err,
+                      size_t errlen);
 
 #endif

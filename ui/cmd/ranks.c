@@ -61,6 +61,10 @@ static int build_args(char **args, int max, const char *launcher, const char *se
         args[n++] = "--oversubscribe";
     args[n++] = "--bind-to";
     args[n++] = "none";
+    if (getenv(DIST_LIVE_ENV)) { /* the dashboard's live lines: to every rank, on any host */
+        args[n++] = "-x";
+        args[n++] = DIST_LIVE_ENV;
+    }
     for (char *w = strtok_r(extra, " ", &save); w && n < max / 2; w = strtok_r(NULL, " ", &save))
         args[n++] = w;
     args[n++] = (char *)self;

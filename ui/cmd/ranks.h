@@ -16,7 +16,8 @@
  * Runs `LAUNCHER -np N [--oversubscribe] --bind-to none [MPIRUN-ARGS] SELF
  * ARGS --dist mpi` where MPIRUN-ARGS are --mpirun-args's words (split on
  * spaces, no quoting), ARGS this command line's but --ranks and
- * --mpirun-args, --oversubscribe only
+ * --mpirun-args, `-x CNNTOP_DIST_LIVE` after --bind-to none when that
+ * variable is set (the dashboard's live lines, cnntop/dist.h), --oversubscribe only
  * when N is more than the cores this process may use, and --bind-to none
  * so that each rank's threads default to the cores / N (OpenMPI binds a
  * rank to one core otherwise).  As root it sets OpenMPI's two

@@ -3,7 +3,8 @@
  * step's split (data, forward, backward, optimiser), MFU against the
  * cached FMA peak, CPU and memory, the verdict (loader- or compute-bound,
  * oversubscribed), the loader, the live segments and their change with
- * its uncertainty, and the counters, or why each is n/a.
+ * its uncertainty, and the counters, or why each is n/a; for a job of
+ * several ranks, its images/s, comm share and each rank's step time.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -236,6 +237,28 @@ static void rate_lines(Tui *t, Lines *l, int running)
     }
 }
 
+/* A job of several ranks (no engine in this process): the figures of its
+ * last live line, the slowest rank named. */
+static void job_lines(Tui *t, Lines *l)
+{
+    const DistLive *d = &t->rv.live;
+    char a[64], all[600];
+    int slow = 0;
+    size_t n = 0;
+
+    for (int r = 0; r < d->ranks; r++) {
+        if (d->step_time[r] > d->step_time[slow])
+            slow = r;
+        if (n < sizeof all)
+            n += (size_t)snprintf(all + n, sizeof all - n, "%s%d:%.1f", r ? " " : "", r,
+                                  1e3 * d->step_time[r]);
+    }
+    line(l, A_BOLD, "job", "%d ranks  images/s %s  comm %.0f%%", d->ranks,
+         fmt_si(a, sizeof a, d->ips), 100.0 * d->comm);
+    line(l, A_NORMAL, "slowest", "rank %d, %.1f ms a step", slow, 1e3 * d->step_time[slow]);
+    line(l, A_NORMAL, "rank ms", "%s", all);
+}
+
 /* The process's CPU use and its peak RSS. */
 static void cpu_line(Tui *t, Lines *l, int running)
 {
@@ -308,7 +331,11 @@ static void figures_draw(Tui *t, Rect r)
     if (r.h < 2)
         return;
     draw_title(t, r, "figures", running ? "(live)" : t->rv.have_st ? "(last run)" : "");
-    rate_lines(t, &l, running);
+    int job = t->rv.ranks > 1 && t->rv.have_dlive;
+    if (job)
+        job_lines(t, &l);
+    if (!job || t->rv.have_st)
+        rate_lines(t, &l, running);
     peak_line(t, &l, running ? t->live.images_per_s_now : st->images_per_s,
               running || (t->rv.have_st && st->steps > 0));
     cpu_line(t, &l, running);

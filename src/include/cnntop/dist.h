@@ -61,11 +61,21 @@ const char *dist_launcher_find(char *out, size_t len);
 int dist_cores_here(void);
 
 /* Starts args[0] (a path) with args: its stderr into a pipe whose read end
- * goes to *err_fd when err_fd, its stdout on /dev/null when quiet,
+ * goes to *err_fd when err_fd (close-on-exec), its stdin and stdout on
+ * /dev/null when quiet,
  * child_reset() called in the child before the exec, OpenMPI's two
  * run-as-root variables set for it alone when root.  The child exits 127
  * when args[0] cannot run.  Returns its pid, or -errno. */
 int dist_launch(char *const args[], int *err_fd, int quiet, void (*child_reset)(void));
+
+/* dist_launch() with env ("NAME=VALUE", NULL: none) set in the child
+ * alone, after child_reset(). */
+int dist_launch_env(char *const args[], int *err_fd, int quiet, void (*child_reset)(void),
+                    const char *env);
+
+/* Whether pid has ended, without waiting: 1 with *code as
+ * dist_launch_wait() returns it, 0 while it runs. */
+int dist_launch_reap(int pid, int *code);
 
 /* Passes sig to the launcher's children, the ranks on this machine (so
  * that they stop together as asked; mpirun, signalled itself, kills them a

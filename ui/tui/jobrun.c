@@ -147,6 +147,29 @@ static void read_err(Job *j)
     j->err_fd = -1;
 }
 
+/* Under mu: room for more job samples; 0 when none. */
+static int samples_grow(TuiRun *r)
+{
+    int cap = r->cap_job ? r->cap_job * 2 : 1024;
+    Sample *s = cap <= RUNTHREAD_MAX_JOB_SAMPLES ? realloc(r->job, sizeof *s * (size_t)cap) : NULL;
+
+    if (!s)
+        return 0;
+    r->job = s;
+    r->cap_job = cap;
+    return 1;
+}
+
+int jobrun_samples(TuiRun *r, Sample *out, int from, int max)
+{
+    pthread_mutex_lock(&r->mu);
+    int n = r->njob - from < max ? r->njob - from : max;
+    if (n > 0)
+        memcpy(out, r->job + from, sizeof *out * (size_t)n);
+    pthread_mutex_unlock(&r->mu);
+    return n > 0 ? n : 0;
+}
+
 /* A good live line into the view: the progress, the figures, a sample. */
 static void publish(Job *j, const DistLive *l)
 {
@@ -170,7 +193,7 @@ static void publish(Job *j, const DistLive *l)
         v->state = RUN_TRAINING;
     if (l->step == l->steps)
         v->state = RUN_EVALUATING;
-    if (r->njob < r->cap_job || runthread_job_grow(r))
+    if (r->njob < r->cap_job || samples_grow(r))
         r->job[r->njob++] = s;
     pthread_mutex_unlock(&r->mu);
 }

@@ -27,4 +27,9 @@
 /* Runs r's run as a job of r->view.ranks ranks; sets the final state. */
 void jobrun_main(TuiRun *r);
 
+/* A job's samples from `from` on (at most max) into out: how many.  The
+ * charts' history of a run of several ranks, which has no engine; UI
+ * thread. */
+int jobrun_samples(TuiRun *r, Sample *out, int from, int max);
+
 #endif

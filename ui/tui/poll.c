@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tui/clock.h"
+#include "tui/jobrun.h"
 #include "tui/poll.h"
 #include "tui/session.h"
 
@@ -65,7 +66,7 @@ static void poll_job(Tui *t)
     }
     for (int n = 1; n > 0;) {
         samples_room(t, t->nsamples + 256);
-        n = runthread_job_samples(&t->run, t->samples + t->nsamples, t->nsamples,
+        n = jobrun_samples(&t->run, t->samples + t->nsamples, t->nsamples,
                                   t->cap_samples - t->nsamples);
         t->nsamples += n;
     }

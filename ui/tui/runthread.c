@@ -262,28 +262,6 @@ RunRecord *runthread_record(TuiRun *r)
     return ok ? &r->rec : NULL;
 }
 
-int runthread_job_grow(TuiRun *r)
-{
-    int cap = r->cap_job ? r->cap_job * 2 : 1024;
-    Sample *s = cap <= RUNTHREAD_MAX_JOB_SAMPLES ? realloc(r->job, sizeof *s * (size_t)cap) : NULL;
-
-    if (!s)
-        return 0;
-    r->job = s;
-    r->cap_job = cap;
-    return 1;
-}
-
-int runthread_job_samples(TuiRun *r, Sample *out, int from, int max)
-{
-    pthread_mutex_lock(&r->mu);
-    int n = r->njob - from < max ? r->njob - from : max;
-    if (n > 0)
-        memcpy(out, r->job + from, sizeof *out * (size_t)n);
-    pthread_mutex_unlock(&r->mu);
-    return n > 0 ? n : 0;
-}
-
 void runthread_done(TuiRun *r)
 {
     runthread_stop(r, 1);

@@ -95,7 +95,8 @@ typedef struct TuiRun {
     atomic_int stop;       /* the UI asked to stop */
     atomic_int quitting;   /* ... and to skip the evaluation */
     double prof_last;      /* run thread only: when the profile was copied */
-    Sample *job;           /* under mu: a job's samples, from its live lines */
+    Sample *job;           /* under mu: a job's samples, from its live lines
+                            * (jobrun.c); freed by runthread_done() */
     int njob, cap_job;     /* under mu */
 } TuiRun;
 
@@ -133,13 +134,6 @@ CounterSet *runthread_counters(TuiRun *r, char *why);
  * before.  UI thread only; valid until the next runthread_start() or
  * runthread_done(). */
 RunRecord *runthread_record(TuiRun *r);
-
-/* A job's samples from `from` on (at most max) into out: how many.  The
- * charts' history of a run of several ranks, which has no engine. */
-int runthread_job_samples(TuiRun *r, Sample *out, int from, int max);
-
-/* Under mu, on the run thread: room for more job samples; 0 when none. */
-int runthread_job_grow(TuiRun *r);
 
 /* Stops a run that is going (skipping its evaluation), joins the thread
  * and frees the engine. */

@@ -32,7 +32,8 @@ static const Setting option_numbers[] = {
      .offset = offsetof(Options, ranks), .min = 0, .max = CN_MAX_RANKS,
      .zero = "one process", .flags = SETTING_OPT_NONZERO,
      .help = "train as an MPI job of N ranks: runs mpirun -np N [--oversubscribe] --bind-to none "
-             "cnntop run --dist mpi with these options"},
+             "cnntop run --dist mpi with these options (the dashboard: its runs' ranks, as the "
+             "settings file's ranks)"},
     {.key = "warmup", .what = "warm-up runs", .arg = "N", .type = SETTING_INT,
      .offset = offsetof(Options, warmup), .min = 0, .max = CN_MAX_RUNS,
      .help = "runs to do and discard before the measured ones"},

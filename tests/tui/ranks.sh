@@ -59,6 +59,8 @@ check "each rank's step time" "rank ms  *0:[0-9.]* 1:[0-9.]*" 10
 check "the run's progress" "run 1 \(running\|evaluating\|finished\)" 10
 check "run 1 finishes" "run 1 finished" 120
 check "the images/s chart has the run" "images/s.*\[1m\]" 5
+check "the step split has the job's comm" "data [0-9.]*%.*comm [0-9.]*%" 5
+check "the job's segment, from its record" "^segment  *1 b32" 5
 T send-keys -t t e
 check "e offers the --export name" "export to (.*): $tmp/tui.json_" 5
 T send-keys -t t Enter

@@ -46,12 +46,13 @@ static void line_fit(Lines *l, attr_t a, const char *label, const char *full, co
     line(l, a, label, "%s", fmt_cols(full) <= l->r.w - 10 ? full : brief);
 }
 
-/* The step split as a bar of letters d f b o, coloured when colours work. */
+/* The step split as a bar of letters d f b o (c: a job's comm), coloured
+ * when colours work. */
 static void split_bar(Tui *t, Lines *l, const StepSplit *s)
 {
     double sh[SPLIT_PARTS];
-    static const char letter[4] = {'d', 'f', 'b', 'o'};
-    static const int pairs[4] = {PAIR_DATA, PAIR_FWD, PAIR_BWD, PAIR_OPT};
+    static const char letter[5] = {'d', 'f', 'b', 'o', 'c'};
+    static const int pairs[5] = {PAIR_DATA, PAIR_FWD, PAIR_BWD, PAIR_OPT, PAIR_MARK};
     int w = l->r.w - 11, x = l->r.x + 9, used = 0;
 
     if (l->y >= l->r.y + l->r.h)
@@ -63,7 +64,8 @@ static void split_bar(Tui *t, Lines *l, const StepSplit *s)
     }
     draw_put(l->y, l->r.x, 9, A_BOLD, "step");
     double acc = 0;
-    for (int k = 0; k < 4 && w > 0; k++) {
+    int parts = sh[4] > 0 ? 5 : 4; /* c: a job's wait for its ranks */
+    for (int k = 0; k < parts && w > 0; k++) {
         acc += sh[k];
         int end = (int)(acc * w + 0.5);
         move(l->y, x + used);
@@ -78,6 +80,11 @@ static void split_bar(Tui *t, Lines *l, const StepSplit *s)
              100 * sh[1], 100 * sh[2], 100 * sh[3]);
     snprintf(brief, sizeof brief, "d %.1f%%  f %.1f%%  b %.1f%%  o %.1f%%", 100 * sh[0],
              100 * sh[1], 100 * sh[2], 100 * sh[3]);
+    if (parts == 5) {
+        size_t n = strlen(full), m = strlen(brief);
+        snprintf(full + n, sizeof full - n, "  comm %.1f%%", 100 * sh[4]);
+        snprintf(brief + m, sizeof brief - m, "  c %.1f%%", 100 * sh[4]);
+    }
     line_fit(l, A_NORMAL, "", full, brief);
 }
 

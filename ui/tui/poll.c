@@ -56,7 +56,7 @@ static void poll_samples(Tui *t, Engine *e, const EngineSnapshot *snap)
 }
 
 /* A job of several ranks has no engine here: its samples are the run
- * thread's, from the job's live lines; no segments. */
+ * thread's, from the job's live lines; its segments its record's. */
 static void poll_job(Tui *t)
 {
     if (t->samples_seq != t->rv.seq) {
@@ -69,6 +69,11 @@ static void poll_job(Tui *t)
         n = jobrun_samples(&t->run, t->samples + t->nsamples, t->nsamples,
                                   t->cap_samples - t->nsamples);
         t->nsamples += n;
+    }
+    const RunRecord *rec = runthread_record(&t->run); /* its segments once it ended */
+    if (rec && t->nsegs == 0) {
+        t->nsegs = rec->n_segments < CN_MAX_SEGMENTS ? (int)rec->n_segments : CN_MAX_SEGMENTS;
+        memcpy(t->segs, rec->segments, (size_t)t->nsegs * sizeof *t->segs);
     }
 }
 

@@ -115,7 +115,9 @@ checks=$((checks + 1))
 
 # The dashboard's export against run --ranks 2's, same settings.
 HOME=$tmp XDG_CONFIG_HOME=$tmp/cfg XDG_CACHE_HOME=${XDG_CACHE_HOME:-$tmp/cache} TMPDIR=$tmp/tt \
-    "$CNNTOP" run --ranks 2 $cfg --export "$tmp/run.json" --force >"$tmp/run.out" 2>&1 ||
+    OMPI_MCA_mca_base_component_disable_dlclose=1 \
+    ASAN_OPTIONS="fast_unwind_on_malloc=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
+    LSAN_OPTIONS="suppressions=$tmp/lsan.supp:print_suppressions=0" "$CNNTOP" run --ranks 2 $cfg --export "$tmp/run.json" --force >"$tmp/run.out" 2>&1 ||
     { fail "cnntop run --ranks 2 exited $?"; cat "$tmp/run.out" >&2; }
 "$FIELDS" --varies >"$tmp/varies"
 checks=$((checks + 1))

@@ -12,6 +12,7 @@
 #   - a rank killed (SIGKILL) mid-run: the run is recorded as failed with
 #     run --ranks' line naming the rank and the signal, within 30 s; the
 #     dashboard stays up and the next run finishes;
+#   - x stops a job: a stopped run (its ranks stop after the same step);
 #   - q while a job trains stops it: no process of the job is left, no
 #     temporary file (TMPDIR is the test's), exit 0.
 # FIELDS is test_record_fields (--varies: the members that depend on
@@ -99,6 +100,10 @@ T send-keys -t t C-u 200 Enter
 check "epochs 200 again" "epochs 200: for the next run" 5
 T send-keys -t t s
 check "run 4 trains" "run 4 running .*step [1-9]" 90
+T send-keys -t t x
+check "x stops the job: a stopped run" "run 4 stopped" 60
+T send-keys -t t s
+check "run 5 trains" "run 5 running .*step [1-9]" 90
 T send-keys -t t q
 check "q asks" "stop it and quit" 5
 T send-keys -t t y

@@ -45,23 +45,28 @@ int dist_cores_here(void)
     return n > 0 ? (int)n : 1;
 }
 
-/* The child: its output where asked, the front end's signals back, root's
+/* The child: its output where asked (quiet: stdin and stdout on
+ * /dev/null), the front end's signals back, root's
  * variables for OpenMPI; exits 127 when args[0] cannot run. */
-static void child(char *const args[], int err_fd, int quiet, void (*child_reset)(void))
+static void child(char *const args[], int err_fd, int quiet, void (*child_reset)(void),
+                  const char *env)
 {
     if (err_fd >= 0) {
         dup2(err_fd, STDERR_FILENO);
         close(err_fd);
     }
-    if (quiet) {
-        int null = open("/dev/null", O_WRONLY);
+    if (quiet) { /* stdin too: mpirun passes its stdin on to rank 0 */
+        int null = open("/dev/null", O_RDWR);
         if (null >= 0) {
             dup2(null, STDOUT_FILENO);
+            dup2(null, STDIN_FILENO);
             close(null);
         }
     }
     if (child_reset)
         child_reset();
+    if (env)
+        putenv((char *)env);
     if (geteuid() == 0) {
         setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
         setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
@@ -72,13 +77,19 @@ static void child(char *const args[], int err_fd, int quiet, void (*child_reset)
 
 int dist_launch(char *const args[], int *err_fd, int quiet, void (*child_reset)(void))
 {
+    return dist_launch_env(args, err_fd, quiet, child_reset, NULL);
+}
+
+int dist_launch_env(char *const args[], int *err_fd, int quiet, void (*child_reset)(void),
+                    const char *env)
+{
     int fds[2] = {-1, -1};
 
-    if (err_fd && pipe(fds) != 0)
+    if (err_fd && pipe2(fds, O_CLOEXEC) != 0)
         return -errno;
     pid_t pid = fork();
     if (pid == 0)
-        child(args, fds[1], quiet, child_reset);
+        child(args, fds[1], quiet, child_reset, env);
     int e = errno;
     if (fds[1] >= 0)
         close(fds[1]);
@@ -125,6 +136,22 @@ static int status_code(int status)
     if (WIFSIGNALED(status))
         return 128 + WTERMSIG(status);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int dist_launch_reap(int pid, int *code)
+{
+    int status;
+    pid_t w = waitpid(pid, &status, WNOHANG);
+
+    if (w == pid) {
+        *code = status_code(status);
+        return 1;
+    }
+    if (w < 0 && errno != EINTR) {
+        *code = -1;
+        return 1;
+    }
+    return 0;
 }
 
 int dist_launch_wait(int pid, int (*stop)(void))

@@ -1,10 +1,13 @@
 /*
  * distrun.c: the engine as one rank of a data-parallel job (distrun.h).
  */
+#include <fcntl.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cnntop/version.h"
 #include "dist/dist.h"
@@ -31,6 +34,7 @@ static uint64_t config_hash(const Engine *e)
 {
     const RunConfig *c = &e->cfg;
     uint64_t h = hash_bytes(0xcbf29ce484222325ULL, CNNTOP_VERSION, sizeof CNNTOP_VERSION);
+    int live = e->dist.live_path[0] != '\0';
 
     h = HASH_FIELD(h, c->batch);
     h = HASH_FIELD(h, c->epochs);
@@ -41,6 +45,7 @@ static uint64_t config_hash(const Engine *e)
     h = HASH_FIELD(h, c->eval_every);
     h = HASH_FIELD(h, c->gemm);
     h = HASH_FIELD(h, c->bn_local);
+    h = HASH_FIELD(h, live); /* the live lines' gather: on every rank or none */
     h = HASH_FIELD(h, e->n_train);
     return HASH_FIELD(h, e->n_test);
 }
@@ -102,6 +107,9 @@ int distrun_open(Engine *e, char *err, size_t errlen)
     d->on = 1;
     d->rank = dist_rank();
     d->size = dist_size();
+    const char *live = getenv(DIST_LIVE_ENV);
+    if (live && *live && d->size <= DIST_LIVE_MAX_RANKS)
+        snprintf(d->live_path, sizeof d->live_path, "%s", live);
     if (e->cfg.batch % d->size != 0)
         return cn_fail(err, errlen, -CN_EINVAL,
                        "--batch %d does not split over %d ranks (a multiple of %d is needed)",
@@ -173,6 +181,9 @@ void distrun_run_reset(Engine *e)
     int threads;
     d->sched_t0 = procfs_self_sched(&d->sched0, &threads) == 0 && d->sched0.have_sched
                       ? timer_now() : 0.0;
+    d->w_t0 = timer_now();
+    d->w_steps = 0;
+    d->w_images0 = 0;
 }
 
 /* This process's run-queue wait since the run's start: the threads' wait
@@ -243,6 +254,7 @@ int distrun_step_end(Engine *e, double *loss, int nb, int n_global, double *comm
     d->fig.sum_wait += dt;
     d->fig.steps++;
     *comm += dt;
+    d->step_comm = *comm;
     *loss = v[0] / n_global;
     d->stop_agreed = v[1] > 0.0;
     return 0;
@@ -284,6 +296,8 @@ void distrun_close(Engine *e)
     e->dist.own_running = NULL;
 }
 
+static void live_write(Engine *e, const Progress *p);
+
 int distrun_finish(Engine *e, char *err, size_t errlen)
 {
     DistRun *d = &e->dist;
@@ -306,6 +320,7 @@ int distrun_finish(Engine *e, char *err, size_t errlen)
     if ((rc = dist_check_same(params_hash(&e->ps, e->cfg.bn_local),
                                      "parameters after training", err, errlen)))
         return rc;
+    live_write(e, &d->live_last);
     e->stats.dist = d->fig;
     if (d->size > CN_MAX_RANKS)
         return 0; /* too many to keep: the job's figures alone */
@@ -318,5 +333,63 @@ int distrun_finish(Engine *e, char *err, size_t errlen)
                                     .compute = a[3], .comm = a[4], .run_queue_wait = a[5]};
     }
     e->stats.dist = d->fig;
+    return 0;
+}
+
+/* Rank 0: the interval's line appended to the live file (opened for each
+ * line, so that nothing stays open; a reader gone loses the line only). */
+static void live_write(Engine *e, const Progress *p)
+{
+    DistRun *d = &e->dist;
+    DistLive l = {.step = p->step, .steps = p->steps, .epoch = p->epoch, .epochs = p->epochs,
+                  .elapsed = p->elapsed, .images = p->images, .loss = p->loss,
+                  .ranks = d->size};
+    double wall = timer_now() - d->w_t0, share = 0.0;
+    char line[DIST_LIVE_LINE];
+
+    if (d->rank != 0 || !d->live_path[0] || d->w_steps == 0 || p->step < 1)
+        return;
+    l.ips = wall > 0 ? (double)(p->images - d->w_images0) / wall : 0.0;
+    for (int r = 0; r < d->size; r++) {
+        double step = d->w_busy[r] + d->w_comm[r];
+        l.step_time[r] = d->w_busy[r] / (double)d->w_steps;
+        share += step > 0 ? d->w_comm[r] / step : 0.0;
+    }
+    l.comm = share / d->size;
+    int n = dist_live_format(&l, line, sizeof line);
+    int fd = n > 0 ? open(d->live_path, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
+    if (fd >= 0) {
+        ssize_t w = write(fd, line, (size_t)n);
+        (void)w; /* a line lost is a gap in the chart, no more */
+        close(fd);
+    }
+    memset(d->w_busy, 0, sizeof d->w_busy);
+    memset(d->w_comm, 0, sizeof d->w_comm);
+    d->w_steps = 0;
+    d->w_images0 = p->images;
+    d->w_t0 = timer_now();
+}
+
+int distrun_live_step(Engine *e, const Progress *p, double step_time, char *err,
+                      size_t errlen)
+{
+    DistRun *d = &e->dist;
+    double mine[2] = {step_time - d->step_comm, d->step_comm}, all[2 * DIST_LIVE_MAX_RANKS];
+    int rc;
+
+    if (!d->on || !d->live_path[0])
+        return 0;
+    if ((rc = dist_gather_doubles(mine, 2, all, err, errlen)) != 0)
+        return rc;
+    d->live_last = *p;
+    if (d->rank != 0)
+        return 0;
+    for (int r = 0; r < d->size; r++) {
+        d->w_busy[r] += all[2 * r] > 0 ? all[2 * r] : 0.0;
+        d->w_comm[r] += all[2 * r + 1];
+    }
+    d->w_steps++;
+    if (timer_now() - d->w_t0 >= 0.25)
+        live_write(e, p);
     return 0;
 }

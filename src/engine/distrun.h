@@ -17,6 +17,7 @@
 #ifndef CNNTOP_ENGINE_DISTRUN_H
 #define CNNTOP_ENGINE_DISTRUN_H
 
+#include "cnntop/dist.h"
 #include "cnntop/engine.h"
 #include "data/loader.h"
 #include "nn/model.h"
@@ -42,6 +43,13 @@ typedef struct DistRun {
     double sched_t0;     /* and when it was read; 0: not read */
     float *own_running;  /* --bn local: this rank's running statistics while an
                             evaluation uses rank 0's (nrunning floats) */
+    /* The live lines (DIST_LIVE_ENV set: every rank gathers, rank 0 writes). */
+    char live_path[4096]; /* "" when off */
+    double step_comm;    /* the last step's seconds waiting for the others */
+    double w_t0;         /* rank 0: the interval's start */
+    long w_steps, w_images0;
+    Progress live_last;  /* the last step's progress, for the run's last line */
+    double w_busy[DIST_LIVE_MAX_RANKS], w_comm[DIST_LIVE_MAX_RANKS];
 } DistRun;
 
 /* Before the engine's threads start: joins the job, checks the batch
@@ -84,7 +92,15 @@ int distrun_eval_end(Engine *e, double *v, size_t k, char *err, size_t errlen);
 void distrun_close(Engine *e);
 
 /* When the run ends: parameters still the same everywhere, and every
- * rank's figures gathered on rank 0. */
+ * rank's figures gathered on rank 0 (and its last live line written). */
 int distrun_finish(Engine *e, char *err, size_t errlen);
+
+/* After each step (p: its progress; step_time: its seconds, data wait
+ * included), with the live lines on: every rank's own work and wait
+ * gathered on rank 0, which appends a line (cnntop/dist.h) when a
+ * quarter second has passed since the last.  The gather is a collective:
+ * every rank calls it after every step.  Nothing when off. */
+int distrun_live_step(Engine *e, const Progress *p, double step_time, char *err,
+                      size_t errlen);
 
 #endif

@@ -369,6 +369,10 @@ int engine_train(Engine *e, ProgressFn fn, void *userdata, char *err, size_t err
             break;
         ts += run_evals(e, &run, step);
         publish_step(e, &run.p, nb, timer_now() - ts, wait);
+        if ((st = distrun_live_step(e, &run.p, timer_now() - ts, err, errlen)) != 0) {
+            ret = st;
+            break;
+        }
         if (fn && fn(&run.p, userdata)) {
             if (!e->dist.on)
                 break;

@@ -102,6 +102,7 @@ static void check_option(const Setting *s, const Case *c)
         memset(&t, 0, sizeof t);
         t.cfg = o.cfg;
         t.blas_keep = o.blas_keep;
+        t.ranks = o.ranks;
         const void *base = settings_find(settings_run, s->key) ? (const void *)&t.cfg
                                                                : (const void *)&t;
         settings_format(s, base, got, sizeof got);

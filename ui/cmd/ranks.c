@@ -61,6 +61,10 @@ static int build_args(char **args, int max, const char *launcher, const char *se
         args[n++] = "--oversubscribe";
     args[n++] = "--bind-to";
     args[n++] = "none";
+    if (getenv(DIST_LIVE_ENV)) { /* the dashboard's live lines: to every rank, on any host */
+        args[n++] = "-x";
+        args[n++] = DIST_LIVE_ENV;
+    }
     for (char *w = strtok_r(extra, " ", &save); w && n < max / 2; w = strtok_r(NULL, " ", &save))
         args[n++] = w;
     args[n++] = (char *)self;
@@ -156,11 +160,22 @@ static void relay(FILE *in, const char *launcher)
     free(line);
 }
 
+const char *ranks_unavailable(char *launcher, size_t len)
+{
+    if (!dist_available())
+        return "this cnntop was built without MPI";
+    if (!dist_launcher_find(launcher, len))
+        return "neither mpirun nor mpiexec is on PATH (install openmpi-bin)";
+    return NULL;
+}
+
 /* Refuses what cannot start: 0, or the exit code after one line. */
 static int refuse(const Options *o, int batch, int ranks, char *launcher, size_t len)
 {
-    if (!dist_available()) {
-        fprintf(stderr, "cnntop: --ranks: this cnntop was built without MPI\n");
+    const char *why = ranks_unavailable(launcher, len);
+
+    if (why && !dist_available()) {
+        fprintf(stderr, "cnntop: --ranks: %s\n", why);
         return EXIT_USAGE;
     }
     if (o->mpirun_args && strlen(o->mpirun_args) >= RANKS_MAX_EXTRA) {
@@ -177,9 +192,8 @@ static int refuse(const Options *o, int batch, int ranks, char *launcher, size_t
                 "needed)\n", batch, ranks, ranks);
         return EXIT_USAGE;
     }
-    if (!dist_launcher_find(launcher, len)) {
-        fprintf(stderr, "cnntop: --ranks: neither mpirun nor mpiexec is on PATH "
-                "(install openmpi-bin)\n");
+    if (why) {
+        fprintf(stderr, "cnntop: --ranks: %s\n", why);
         return EXIT_USAGE;
     }
     return 0;

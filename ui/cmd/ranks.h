@@ -5,6 +5,8 @@
 #ifndef CNNTOP_CMD_RANKS_H
 #define CNNTOP_CMD_RANKS_H
 
+#include <stddef.h>
+
 #include "common/options.h"
 
 /* The longest --mpirun-args, in characters and the end. */
@@ -14,7 +16,8 @@
  * Runs `LAUNCHER -np N [--oversubscribe] --bind-to none [MPIRUN-ARGS] SELF
  * ARGS --dist mpi` where MPIRUN-ARGS are --mpirun-args's words (split on
  * spaces, no quoting), ARGS this command line's but --ranks and
- * --mpirun-args, --oversubscribe only
+ * --mpirun-args, `-x CNNTOP_DIST_LIVE` after --bind-to none when that
+ * variable is set (the dashboard's live lines, cnntop/dist.h), --oversubscribe only
  * when N is more than the cores this process may use, and --bind-to none
  * so that each rank's threads default to the cores / N (OpenMPI binds a
  * rank to one core otherwise).  As root it sets OpenMPI's two
@@ -35,5 +38,10 @@ int ranks_main(const Options *o, int argc, char **argv);
  * ranks at global batch `batch` (sweep --ranks checks its whole grid):
  * 0, or 2 after one line on stderr. */
 int ranks_check(const Options *o, int batch, int ranks);
+
+/* Why no job of several ranks can start here (a build without MPI, no
+ * mpirun or mpiexec on PATH: "this cnntop was built without MPI"), or
+ * NULL with the launcher's path in launcher (len bytes). */
+const char *ranks_unavailable(char *launcher, size_t len);
 
 #endif

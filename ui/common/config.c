@@ -54,6 +54,9 @@ const Setting settings_ui[] = {
     {.key = "blas_kernel", .what = "OpenBLAS kernel", .arg = "WHICH", .type = SETTING_CHOICE,
      .offset = offsetof(TuiSettings, blas_keep), .names = blas_names,
      .help = "auto: OpenBLAS runs the kernel matching the CPU; openblas: its own choice"},
+    {.key = "ranks", .what = "ranks", .arg = "N", .type = SETTING_INT,
+     .offset = offsetof(TuiSettings, ranks), .min = 1, .max = CN_MAX_RANKS, .dflt = 1,
+     .help = "the dashboard's next run: 1 trains in the dashboard, N the job of run --ranks N"},
     {.key = NULL},
 };
 

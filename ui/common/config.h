@@ -35,11 +35,13 @@ typedef struct TuiSettings {
     int window;      /* chart window, seconds; 0: the whole run */
     int sort;        /* per-layer table order, 0..2 */
     int blas_keep;   /* blas_kernel=openblas: 1, auto: 0 */
+    int ranks;       /* the next run's ranks: 1 trains in this process, N > 1
+                      * is the job `cnntop run --ranks N` starts */
 } TuiSettings;
 
 /* The front ends' settings, rows of the same shape as settings_run with
  * offsets into TuiSettings: window (the chart window's choices, in the
- * order the t key cycles them), sort, blas_kernel.  Ends with a NULL key. */
+ * order the t key cycles them), sort, blas_kernel, ranks.  Ends with a NULL key. */
 extern const Setting settings_ui[];
 
 /*

@@ -32,7 +32,8 @@ static const Setting option_numbers[] = {
      .offset = offsetof(Options, ranks), .min = 0, .max = CN_MAX_RANKS,
      .zero = "one process", .flags = SETTING_OPT_NONZERO,
      .help = "train as an MPI job of N ranks: runs mpirun -np N [--oversubscribe] --bind-to none "
-             "cnntop run --dist mpi with these options"},
+             "cnntop run --dist mpi with these options (the dashboard: its runs' ranks, as the "
+             "settings file's ranks)"},
     {.key = "warmup", .what = "warm-up runs", .arg = "N", .type = SETTING_INT,
      .offset = offsetof(Options, warmup), .min = 0, .max = CN_MAX_RUNS,
      .help = "runs to do and discard before the measured ones"},
@@ -70,7 +71,7 @@ const OptionDesc option_table[] = {
     SET("--seed", "seed", TRAIN, OPTSET_SEED),
     SET("--gemm", "gemm", TRAIN | EVAL, OPTSET_GEMM),
     SET("--dist", "dist", RUN, 0),
-    SET_LIST("--ranks", "ranks", RUN | SWEEP, 0),
+    SET_LIST("--ranks", "ranks", TUI | RUN | SWEEP, OPTSET_RANKS),
     OPT("--mpirun-args", "ARGS",
         "more options for mpirun with --ranks, split on spaces (no quoting): e.g. "
         "'--mca coll_libnbc_iallreduce_algorithm 1' or '--host a,b'", RUN | SWEEP),
@@ -129,12 +130,15 @@ typedef enum RowTable { ROW_RUN, ROW_UI, ROW_OWN } RowTable;
 
 static const Setting *option_row(const OptionDesc *d, RowTable *in)
 {
-    static const Setting *const tables[] = {settings_run, settings_ui, option_numbers};
+    /* The command line's own rows before the front ends': --ranks is
+     * Options.ranks, the settings file's ranks the dashboard's next run. */
+    static const Setting *const tables[] = {settings_run, option_numbers, settings_ui};
+    static const RowTable which[] = {ROW_RUN, ROW_OWN, ROW_UI};
     const Setting *s;
 
     for (int t = 0; d->setting && t < 3; t++)
         if ((s = settings_find(tables[t], d->setting)) != NULL) {
-            *in = (RowTable)t;
+            *in = which[t];
             return s;
         }
     return NULL;

@@ -75,7 +75,7 @@ enum {
     OPTSET_STEPS = 1 << 3, OPTSET_LIMIT = 1 << 4, OPTSET_TEST_LIMIT = 1 << 5,
     OPTSET_THREADS = 1 << 6, OPTSET_LR = 1 << 7, OPTSET_SEED = 1 << 8,
     OPTSET_WORKERS = 1 << 9, OPTSET_PREFETCH = 1 << 10, OPTSET_AUGMENT = 1 << 11,
-    OPTSET_BLAS = 1 << 12, OPTSET_GEMM = 1 << 13
+    OPTSET_BLAS = 1 << 12, OPTSET_GEMM = 1 << 13, OPTSET_RANKS = 1 << 14
 };
 
 /* "shift,rotate" -> CN_AUG_* bits (the augment row of settings_run);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/exit.h"
+#include "cmd/ranks.h"
 #include "cmd/validate.h"
 #include "tui/clock.h"
 #include "tui/dashboard.h"
@@ -35,6 +36,7 @@ static void load_settings(Tui *t)
     snprintf(t->set.data, sizeof t->set.data, "%s", t->o->cfg.data_dir ? t->o->cfg.data_dir : "");
     t->set.window = (int)settings_find(settings_ui, "window")->dflt;
     t->set.blas_keep = t->o->blas_keep;
+    t->set.ranks = t->o->ranks ? t->o->ranks : 1;
     settings_fix(&t->set);
     if (settings_path(t->cfg_path, sizeof t->cfg_path) != 0)
         t->cfg_path[0] = '\0';
@@ -117,8 +119,11 @@ int dashboard_main(const Options *o)
     RunConfig first = t->set.cfg;
     first.data_dir = t->set.data[0] ? t->set.data : NULL;
     int rc = validate_command(o, o->autostart ? &first : NULL, err, sizeof err);
-    if (rc != 0) {
+    if (rc != 0)
         fprintf(stderr, "cnntop: %s\n", err);
+    else if (o->ranks > 1) /* as run --ranks refuses it, in its words */
+        rc = ranks_check(o, first.batch, o->ranks);
+    if (rc != 0) {
         runthread_done(&t->run);
         return rc;
     }

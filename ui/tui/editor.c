@@ -10,21 +10,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/ranks.h"
 #include "common/fmt.h"
 #include "tui/editor.h"
 
 /* The panel's rows, by their settings_run keys (the row gives the range,
- * the default, whether it applies live and what 0 shows as). */
+ * the default, whether it applies live and what 0 shows as); ranks is the
+ * dashboard's own (settings_ui): a field of TuiSettings, not of RunConfig. */
 static const char *const setting_keys[SET_COUNT] = {
     [SET_BATCH] = "batch", [SET_WORKERS] = "workers", [SET_PREFETCH] = "prefetch",
-    [SET_THREADS] = "threads", [SET_GEMM] = "gemm", [SET_EPOCHS] = "epochs", [SET_STEPS] = "steps",
+    [SET_THREADS] = "threads", [SET_GEMM] = "gemm", [SET_RANKS] = "ranks", [SET_EPOCHS] = "epochs",
+    [SET_STEPS] = "steps",
     [SET_LIMIT] = "limit", [SET_LR] = "lr", [SET_AUGMENT] = "augment", [SET_SEED] = "seed",
     [SET_DATA] = "data",
 };
 
 static const Setting *row_setting(int i)
 {
-    return settings_find(settings_run, setting_keys[i]);
+    return settings_find(i == SET_RANKS ? settings_ui : settings_run, setting_keys[i]);
 }
 
 const char *editor_name(int i)
@@ -37,14 +40,16 @@ int editor_live(int i)
     return (row_setting(i)->flags & SETTING_LIVE) != 0;
 }
 
-void editor_format(const Tui *t, int i, const RunConfig *c, const char *data, char *buf,
-                        size_t len)
+void editor_format(const Tui *t, int i, const RunConfig *c, const char *data, int ranks,
+                   char *buf, size_t len)
 {
     const Setting *s = row_setting(i);
 
     (void)t;
     /* The path whole: the drawing cuts it, keeping the tail. */
-    if (s->type == SETTING_PATH)
+    if (i == SET_RANKS)
+        snprintf(buf, len, "%d", ranks);
+    else if (s->type == SETTING_PATH)
         snprintf(buf, len, "%s", data && *data ? data : s->label0);
     else {
         settings_format(s, c, buf, len);
@@ -78,7 +83,7 @@ static void after_change(Tui *t, int i)
     char val[4200], err[512];
     const RunConfig *c = &t->set.cfg;
 
-    editor_format(t, i, c, t->set.data, val, sizeof val);
+    editor_format(t, i, c, t->set.data, t->set.ranks, val, sizeof val);
     if (!editor_live(i) || !t->engine || t->rv.state != RUN_TRAINING) {
         tui_message(t, 0, "%s %s: for the next run%s", editor_name(i), val,
                     editor_live(i) ? "" : " (applies only to a new run)");
@@ -92,6 +97,18 @@ static void after_change(Tui *t, int i)
     t->live_changed = 1;
     tui_message(t, 0, "%s %s: applied live%s; a new segment starts", editor_name(i), val,
                 i == SET_BATCH ? " at the next step" : "");
+}
+
+/* Whether several ranks cannot run here (no MPI in this build, no
+ * mpirun): then the status line says why. */
+static int ranks_refused(Tui *t)
+{
+    char launcher[4096];
+    const char *why = ranks_unavailable(launcher, sizeof launcher);
+
+    if (why)
+        tui_message(t, 1, "ranks: %s", why);
+    return why != NULL;
 }
 
 static long step_long(long v, int dir, long lo, long hi)
@@ -137,6 +154,13 @@ void editor_change(Tui *t, int i, int dir)
         c->augment = (c->augment + (dir > 0 ? 1u : all)) & all;
         break;
     }
+    case SET_RANKS: {
+        int v = (int)step_long(t->set.ranks, dir, lo, hi);
+        if (v > 1 && ranks_refused(t))
+            return;
+        t->set.ranks = v;
+        break;
+    }
     case SET_SEED: c->seed = dir < 0 && c->seed == 0 ? 0 : c->seed + (uint64_t)(int64_t)dir; break;
     case SET_GEMM: { /* the paths in turn */
         int n = 0, at = 0;
@@ -159,11 +183,16 @@ void editor_change(Tui *t, int i, int dir)
 int editor_type(Tui *t, int i, const char *text)
 {
     char err[256];
+    TuiSettings u = t->set;
 
-    if (settings_set_text(&t->set, editor_name(i), text, err, sizeof err) != 0) {
+    if (settings_set_text(&u, editor_name(i), text, err, sizeof err) != 0) {
         tui_message(t, 1, "%s", err);
         return -1;
     }
+    if (i == SET_RANKS && u.ranks > 1 && ranks_refused(t))
+        return -1;
+    t->set = u;
+    settings_fix(&t->set);
     after_change(t, i);
     return 0;
 }
@@ -174,8 +203,8 @@ void editor_show_whole(Tui *t)
     char next[4200], last[4200];
     int w = layout_settings_value_cols(&t->lay);
 
-    editor_format(t, t->sel, &t->set.cfg, t->set.data, next, sizeof next);
-    editor_format(t, t->sel, &t->rv.cfg, t->rv.data_dir, last, sizeof last);
+    editor_format(t, t->sel, &t->set.cfg, t->set.data, t->set.ranks, next, sizeof next);
+    editor_format(t, t->sel, &t->rv.cfg, t->rv.data_dir, t->rv.ranks, last, sizeof last);
     int cut_last = t->rv.seq && fmt_cols(last) > w;
     if (fmt_cols(next) > w || cut_last)
         tui_message(t, 0, "%s: next run %s%s%s", editor_name(t->sel), next,

@@ -17,12 +17,15 @@ const char *editor_name(int i);
 int editor_live(int i);
 
 /* Formats setting i of cfg (the next run's or the running one's; data:
- * its data directory, "" or NULL for the default) into buf. */
-void editor_format(const Tui *t, int i, const RunConfig *cfg, const char *data, char *buf,
-                   size_t len);
+ * its data directory, "" or NULL for the default; ranks: its ranks) into
+ * buf. */
+void editor_format(const Tui *t, int i, const RunConfig *cfg, const char *data, int ranks,
+                   char *buf, size_t len);
 
 /* One step of setting i in direction dir (-1 or +1): batch and steps
- * halve and double, others count; then applied live where it can be. */
+ * halve and double, others count; then applied live where it can be.
+ * Ranks above 1 are refused, with the reason on the status line, where no
+ * job can start (ranks_unavailable: no MPI, no mpirun). */
 void editor_change(Tui *t, int i, int dir);
 
 /* Sets setting i from typed text; returns 0, or -1 with the message in

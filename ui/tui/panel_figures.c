@@ -3,7 +3,8 @@
  * step's split (data, forward, backward, optimiser), MFU against the
  * cached FMA peak, CPU and memory, the verdict (loader- or compute-bound,
  * oversubscribed), the loader, the live segments and their change with
- * its uncertainty, and the counters, or why each is n/a.
+ * its uncertainty, and the counters, or why each is n/a; for a job of
+ * several ranks, its images/s, comm share and each rank's step time.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -45,12 +46,13 @@ static void line_fit(Lines *l, attr_t a, const char *label, const char *full, co
     line(l, a, label, "%s", fmt_cols(full) <= l->r.w - 10 ? full : brief);
 }
 
-/* The step split as a bar of letters d f b o, coloured when colours work. */
+/* The step split as a bar of letters d f b o (c: a job's comm), coloured
+ * when colours work. */
 static void split_bar(Tui *t, Lines *l, const StepSplit *s)
 {
     double sh[SPLIT_PARTS];
-    static const char letter[4] = {'d', 'f', 'b', 'o'};
-    static const int pairs[4] = {PAIR_DATA, PAIR_FWD, PAIR_BWD, PAIR_OPT};
+    static const char letter[5] = {'d', 'f', 'b', 'o', 'c'};
+    static const int pairs[5] = {PAIR_DATA, PAIR_FWD, PAIR_BWD, PAIR_OPT, PAIR_MARK};
     int w = l->r.w - 11, x = l->r.x + 9, used = 0;
 
     if (l->y >= l->r.y + l->r.h)
@@ -62,7 +64,8 @@ static void split_bar(Tui *t, Lines *l, const StepSplit *s)
     }
     draw_put(l->y, l->r.x, 9, A_BOLD, "step");
     double acc = 0;
-    for (int k = 0; k < 4 && w > 0; k++) {
+    int parts = sh[4] > 0 ? 5 : 4; /* c: a job's wait for its ranks */
+    for (int k = 0; k < parts && w > 0; k++) {
         acc += sh[k];
         int end = (int)(acc * w + 0.5);
         move(l->y, x + used);
@@ -77,6 +80,11 @@ static void split_bar(Tui *t, Lines *l, const StepSplit *s)
              100 * sh[1], 100 * sh[2], 100 * sh[3]);
     snprintf(brief, sizeof brief, "d %.1f%%  f %.1f%%  b %.1f%%  o %.1f%%", 100 * sh[0],
              100 * sh[1], 100 * sh[2], 100 * sh[3]);
+    if (parts == 5) {
+        size_t n = strlen(full), m = strlen(brief);
+        snprintf(full + n, sizeof full - n, "  comm %.1f%%", 100 * sh[4]);
+        snprintf(brief + m, sizeof brief - m, "  c %.1f%%", 100 * sh[4]);
+    }
     line_fit(l, A_NORMAL, "", full, brief);
 }
 
@@ -236,6 +244,28 @@ static void rate_lines(Tui *t, Lines *l, int running)
     }
 }
 
+/* A job of several ranks (no engine in this process): the figures of its
+ * last live line, the slowest rank named. */
+static void job_lines(Tui *t, Lines *l)
+{
+    const DistLive *d = &t->rv.live;
+    char a[64], all[600];
+    int slow = 0;
+    size_t n = 0;
+
+    for (int r = 0; r < d->ranks; r++) {
+        if (d->step_time[r] > d->step_time[slow])
+            slow = r;
+        if (n < sizeof all)
+            n += (size_t)snprintf(all + n, sizeof all - n, "%s%d:%.1f", r ? " " : "", r,
+                                  1e3 * d->step_time[r]);
+    }
+    line(l, A_BOLD, "job", "%d ranks  images/s %s  comm %.0f%%", d->ranks,
+         fmt_si(a, sizeof a, d->ips), 100.0 * d->comm);
+    line(l, A_NORMAL, "slowest", "rank %d, %.1f ms a step", slow, 1e3 * d->step_time[slow]);
+    line(l, A_NORMAL, "rank ms", "%s", all);
+}
+
 /* The process's CPU use and its peak RSS. */
 static void cpu_line(Tui *t, Lines *l, int running)
 {
@@ -308,7 +338,11 @@ static void figures_draw(Tui *t, Rect r)
     if (r.h < 2)
         return;
     draw_title(t, r, "figures", running ? "(live)" : t->rv.have_st ? "(last run)" : "");
-    rate_lines(t, &l, running);
+    int job = t->rv.ranks > 1 && t->rv.have_dlive;
+    if (job)
+        job_lines(t, &l);
+    if (!job || t->rv.have_st)
+        rate_lines(t, &l, running);
     peak_line(t, &l, running ? t->live.images_per_s_now : st->images_per_s,
               running || (t->rv.have_st && st->steps > 0));
     cpu_line(t, &l, running);

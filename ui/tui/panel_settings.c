@@ -49,11 +49,11 @@ static void settings_draw(Tui *t, Rect r)
     int vis = r.h - 1, top = t->sel >= vis ? t->sel - vis + 1 : 0;
     for (int k = 0; k < vis && top + k < SET_COUNT; k++) {
         int i = top + k, y = r.y + 1 + k;
-        editor_format(t, i, &t->set.cfg, t->set.data, next, sizeof next);
+        editor_format(t, i, &t->set.cfg, t->set.data, t->set.ranks, next, sizeof next);
         if (t->prompt == PROMPT_EDIT && i == t->sel)
             snprintf(next, sizeof next, "%.100s_", t->input);
         if (running)
-            editor_format(t, i, &rc, t->rv.data_dir, cur, sizeof cur);
+            editor_format(t, i, &rc, t->rv.data_dir, t->rv.ranks, cur, sizeof cur);
         else
             snprintf(cur, sizeof cur, "-");
         panel_settings_cell(i, next, vw, cn, sizeof cn);

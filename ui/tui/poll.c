@@ -10,21 +10,13 @@
 #include <string.h>
 
 #include "tui/clock.h"
+#include "tui/jobrun.h"
 #include "tui/poll.h"
 #include "tui/session.h"
 
-static void poll_samples(Tui *t, Engine *e, const EngineSnapshot *snap)
+/* Room for total samples in the copies. */
+static void samples_room(Tui *t, long total)
 {
-    unsigned gen = snap->samples_generation;
-    long total = snap->samples_total;
-
-    /* By run number, not by engine address: a new engine may be allocated
-     * where the freed one was. */
-    if (t->rv.seq != t->samples_seq || gen != t->samples_gen || total < t->nsamples) {
-        t->nsamples = 0;
-        t->samples_seq = t->rv.seq;
-        t->samples_gen = gen;
-    }
     if (total > t->cap_samples) {
         int cap = (int)total + 1024;
         Sample *s = realloc(t->samples, sizeof *s * (size_t)cap);
@@ -43,9 +35,46 @@ static void poll_samples(Tui *t, Engine *e, const EngineSnapshot *snap)
         }
         t->cap_samples = cap;
     }
+}
+
+static void poll_samples(Tui *t, Engine *e, const EngineSnapshot *snap)
+{
+    unsigned gen = snap->samples_generation;
+    long total = snap->samples_total;
+
+    /* By run number, not by engine address: a new engine may be allocated
+     * where the freed one was. */
+    if (t->rv.seq != t->samples_seq || gen != t->samples_gen || total < t->nsamples) {
+        t->nsamples = 0;
+        t->samples_seq = t->rv.seq;
+        t->samples_gen = gen;
+    }
+    samples_room(t, total);
     if (total > t->nsamples)
         t->nsamples += engine_samples(e, t->samples + t->nsamples, (int)(total - t->nsamples),
                                       t->nsamples);
+}
+
+/* A job of several ranks has no engine here: its samples are the run
+ * thread's, from the job's live lines; its segments its record's. */
+static void poll_job(Tui *t)
+{
+    if (t->samples_seq != t->rv.seq) {
+        t->nsamples = 0;
+        t->nsegs = 0;
+        t->samples_seq = t->rv.seq;
+    }
+    for (int n = 1; n > 0;) {
+        samples_room(t, t->nsamples + 256);
+        n = jobrun_samples(&t->run, t->samples + t->nsamples, t->nsamples,
+                                  t->cap_samples - t->nsamples);
+        t->nsamples += n;
+    }
+    const RunRecord *rec = runthread_record(&t->run); /* its segments once it ended */
+    if (rec && t->nsegs == 0) {
+        t->nsegs = rec->n_segments < CN_MAX_SEGMENTS ? (int)rec->n_segments : CN_MAX_SEGMENTS;
+        memcpy(t->segs, rec->segments, (size_t)t->nsegs * sizeof *t->segs);
+    }
 }
 
 /* Each second: the process's CPU use, the UI thread's, and the run's
@@ -83,6 +112,8 @@ void poll_tick(Tui *t)
         poll_samples(t, e, &snap);
         t->nsegs = snap.nsegments;
         memcpy(t->segs, snap.seg, (size_t)snap.nsegments * sizeof *snap.seg);
+    } else if (t->rv.ranks > 1) {
+        poll_job(t);
     } else if (t->samples_seq != t->rv.seq) {
         /* A run loading or failed to load: none of the last run's figures. */
         t->nsamples = 0;

@@ -2,12 +2,14 @@
  * runthread.c: the dashboard's run thread (see runthread.h for the DESIGN).
  */
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "cnntop/record_train.h"
 #include "tui/counter_figs.h"
+#include "tui/jobrun.h"
 #include "tui/runthread.h"
 
 static double now_s(void)
@@ -128,7 +130,12 @@ static void *run_main(void *arg)
 
     pthread_mutex_lock(&r->mu);
     job.cfg = r->view.cfg;
+    int ranks = r->view.ranks;
     pthread_mutex_unlock(&r->mu);
+    if (ranks > 1) { /* the view's fields are the run thread's to write */
+        jobrun_main(r);
+        return NULL;
+    }
     job.cfg.data_dir = r->data[0] ? r->data : NULL;
     job.cs = make_counters(r);
     /* the peak figures of a calibration in the cache, as the export's */
@@ -176,7 +183,8 @@ static void reap(TuiRun *r)
     record_init(&r->rec);
 }
 
-int runthread_start(TuiRun *r, const RunConfig *cfg, int seq, char *err, size_t errlen)
+int runthread_start(TuiRun *r, const RunConfig *cfg, int ranks, int seq, char *err,
+                    size_t errlen)
 {
     sigset_t all, old;
 
@@ -190,7 +198,9 @@ int runthread_start(TuiRun *r, const RunConfig *cfg, int seq, char *err, size_t 
     memset(&r->view, 0, sizeof r->view);
     r->view.cfg = *cfg;
     r->view.cfg.data_dir = NULL;
+    r->view.ranks = ranks > 1 ? ranks : 1;
     r->view.seq = seq;
+    r->njob = 0;
     r->view.state = RUN_LOADING;
     pthread_mutex_unlock(&r->mu);
     atomic_store(&r->stop, 0);
@@ -256,6 +266,7 @@ void runthread_done(TuiRun *r)
 {
     runthread_stop(r, 1);
     reap(r);
+    free(r->job);
     record_done(&r->rec);
     pthread_mutex_destroy(&r->mu);
 }

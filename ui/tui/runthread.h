@@ -38,6 +38,7 @@
 #include <stdatomic.h>
 
 #include "cnntop/counters.h"
+#include "cnntop/dist.h"
 #include "cnntop/engine.h"
 #include "cnntop/record.h"
 
@@ -52,6 +53,7 @@ typedef enum RunState {
 } RunState;
 
 #define RUNTHREAD_MAX_LAYERS 64
+#define RUNTHREAD_MAX_JOB_SAMPLES (1 << 20) /* a job's live lines kept: days of them */
 
 /* What the UI sees of the run; a plain copy. */
 typedef struct RunView {
@@ -59,6 +61,7 @@ typedef struct RunView {
     int seq;                   /* run number in this session, 1-based; 0: none */
     char reason[512];          /* why it failed */
     RunConfig cfg;             /* as started; cfg.data_dir is NULL (see data_dir) */
+    int ranks;                 /* its ranks: 1 in this process, N > 1 a job */
     char data_dir[4096];       /* the directory the run reads, as the engine
                                 * resolved it; "" until loaded */
     int threads;               /* compute threads in use (0 until loaded) */
@@ -74,6 +77,8 @@ typedef struct RunView {
     int have_ev;
     EvalResult ev;             /* after evaluation */
     double t_end;              /* CLOCK_MONOTONIC seconds when it ended */
+    int have_dlive;
+    DistLive live;             /* a job's last live line (ranks > 1: jobrun.h) */
 } RunView;
 
 typedef struct TuiRun {
@@ -90,16 +95,21 @@ typedef struct TuiRun {
     atomic_int stop;       /* the UI asked to stop */
     atomic_int quitting;   /* ... and to skip the evaluation */
     double prof_last;      /* run thread only: when the profile was copied */
+    Sample *job;           /* under mu: a job's samples, from its live lines
+                            * (jobrun.c); freed by runthread_done() */
+    int njob, cap_job;     /* under mu */
 } TuiRun;
 
 void runthread_init(TuiRun *r);
 
 /*
  * Starts run number `seq` with cfg (copied) on a new thread, after joining
- * the previous run's thread and freeing its engine.  Returns 0, or -1 with
+ * the previous run's thread and freeing its engine; with ranks > 1 the run
+ * is the job of that many ranks (jobrun.h).  Returns 0, or -1 with
  * err when a run is still going or the thread cannot start.
  */
-int runthread_start(TuiRun *r, const RunConfig *cfg, int seq, char *err, size_t errlen);
+int runthread_start(TuiRun *r, const RunConfig *cfg, int ranks, int seq, char *err,
+                    size_t errlen);
 
 /* Asks the run to stop after the current step (quitting: skip evaluation
  * too).  Returns at once. */

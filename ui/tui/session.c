@@ -22,7 +22,7 @@ void session_start(Tui *t)
     /* runthread_start() frees the last run's engine: forget it first, so that
      * nothing drawn or handled before the next poll can reach it. */
     t->engine = NULL;
-    if (runthread_start(&t->run, &t->set.cfg, t->seq + 1, err, sizeof err) != 0) {
+    if (runthread_start(&t->run, &t->set.cfg, t->set.ranks, t->seq + 1, err, sizeof err) != 0) {
         tui_message(t, 1, "%s", err);
         return;
     }

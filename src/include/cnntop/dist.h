@@ -61,11 +61,21 @@ const char *dist_launcher_find(char *out, size_t len);
 int dist_cores_here(void);
 
 /* Starts args[0] (a path) with args: its stderr into a pipe whose read end
- * goes to *err_fd when err_fd, its stdout on /dev/null when quiet,
+ * goes to *err_fd when err_fd (close-on-exec), its stdin and stdout on
+ * /dev/null when quiet,
  * child_reset() called in the child before the exec, OpenMPI's two
  * run-as-root variables set for it alone when root.  The child exits 127
  * when args[0] cannot run.  Returns its pid, or -errno. */
 int dist_launch(char *const args[], int *err_fd, int quiet, void (*child_reset)(void));
+
+/* dist_launch() with env ("NAME=VALUE", NULL: none) set in the child
+ * alone, after child_reset(). */
+int dist_launch_env(char *const args[], int *err_fd, int quiet, void (*child_reset)(void),
+                    const char *env);
+
+/* Whether pid has ended, without waiting: 1 with *code as
+ * dist_launch_wait() returns it, 0 while it runs. */
+int dist_launch_reap(int pid, int *code);
 
 /* Passes sig to the launcher's children, the ranks on this machine (so
  * that they stop together as asked; mpirun, signalled itself, kills them a
@@ -76,6 +86,52 @@ void dist_launch_signal(int launcher, int sig);
  * unknown.  stop (NULL: none), polled while it runs, gives a signal to pass
  * on to it once (0: none). */
 int dist_launch_wait(int pid, int (*stop)(void));
+
+/*
+ * The live lines of a job (liveline.c): while a job trains, its rank 0 appends
+ * one line to the file that the environment variable CNNTOP_DIST_LIVE
+ * names (the dashboard makes it and gives it to every rank: mpirun -x),
+ * about 4 a second and one when the run ends, each written whole by one
+ * write(2):
+ *
+ *   cnntop-live1 step=S steps=N epoch=E epochs=M elapsed=SECONDS images=I
+ *     loss=L ips=X comm=SHARE ranks=R t=T0,T1,...
+ *
+ * (one line): the run's progress as rank 0's Progress says it, the job's
+ * images/s (ips) and the mean share of the ranks' step spent waiting for
+ * the others (comm, 0..1) over the lines' interval, and each rank's mean
+ * seconds per step of its own work over it (data wait and compute: the
+ * step less its waits for the others), so that the slowest rank is the
+ * one with the largest.  Every rank gathers these at each step's end when
+ * the variable is set (it is part of the settings the ranks must share).
+ */
+#define DIST_LIVE_ENV "CNNTOP_DIST_LIVE"
+#define DIST_LIVE_TAG "cnntop-live1"
+#define DIST_LIVE_MAX_RANKS 64 /* a job of more ranks writes no lines */
+#define DIST_LIVE_LINE 2048    /* a line's bytes at most, its end included */
+
+typedef struct DistLive {
+    long step, steps;   /* steps done (1..), and the run's */
+    int epoch, epochs;  /* 0-based epoch of the step, and the run's */
+    double elapsed;     /* seconds of training */
+    long images;        /* the job's images so far */
+    double loss;        /* the step's loss over the job's batch */
+    double ips;         /* the job's images/s over the interval */
+    double comm;        /* the ranks' mean share of the step waiting for the others */
+    int ranks;
+    double step_time[DIST_LIVE_MAX_RANKS]; /* each rank's own seconds per step */
+} DistLive;
+
+/* The line of l, its '\n' and a NUL into buf; its length, or -1 when it
+ * does not fit. */
+int dist_live_format(const DistLive *l, char *buf, size_t len);
+
+/* One line (its '\n' optional) into *out: 0, or -1 (*out unchanged) for
+ * anything but a line as dist_live_format writes it with every number
+ * finite and in range (steps and images whole, step <= steps, epoch <
+ * epochs, comm 0..1, ranks 1..DIST_LIVE_MAX_RANKS with as many times,
+ * each 0..3600 s, loss 0..1e6, nothing after). */
+int dist_live_parse(const char *line, DistLive *out);
 
 #ifdef __cplusplus
 }

@@ -23,6 +23,7 @@
 #include "cnntop/calibrate.h"
 #include "cnntop/fileio.h"
 #include "cnntop/limits.h"
+#include "prof/sysinfo.h"
 #include "util/err.h"
 
 #define CALIB_FILE_MAX (64 * 1024) /* a cache file larger than this is foreign */
@@ -284,18 +285,26 @@ int calibrate_cache_path(char *buf, size_t len, int threads, char *err, size_t e
     int n;
 
     /* The file is named for the setup: OpenBLAS's kernel (letters, digits,
-     * '.', '_' and '-' kept, anything else '_') and the compute threads. */
+     * '.', '_' and '-' kept, anything else '_'), the compute threads and,
+     * for a process allowed fewer of the machine's cores than it has (an
+     * MPI rank bound to its core, taskset), those cores ("-1c"): its key
+     * differs (cores), and sharing one file would make each kind measure
+     * again over the other's figures, run after run. */
     memset(&key, 0, sizeof key);
     key_fill(&key, threads);
     snprintf(core, sizeof core, "%s", key.blas_core[0] ? key.blas_core : "unknown");
     for (char *q = core; *q; q++)
         if (!isalnum((unsigned char)*q) && *q != '.' && *q != '_' && *q != '-')
             *q = '_';
+    char bound[24] = "";
+    if (key.cores > 0 && key.cores < sysinfo_cores_online())
+        snprintf(bound, sizeof bound, "-%dc", key.cores);
     /* The XDG spec says a relative XDG_CACHE_HOME is invalid: ignore it. */
     if (xdg && xdg[0] == '/')
-        n = snprintf(buf, len, "%s/cnntop/calibration-%s-%dt", xdg, core, key.threads);
+        n = snprintf(buf, len, "%s/cnntop/calibration-%s-%dt%s", xdg, core, key.threads, bound);
     else if (home && home[0])
-        n = snprintf(buf, len, "%s/.cache/cnntop/calibration-%s-%dt", home, core, key.threads);
+        n = snprintf(buf, len, "%s/.cache/cnntop/calibration-%s-%dt%s", home, core, key.threads,
+                     bound);
     else
         return cn_fail(err, errlen, -CN_EINVAL,
                        "no cache directory: neither XDG_CACHE_HOME nor HOME is set");

@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "cnntop/calibrate.h"
 #include "cnntop/engine.h"
 #include "nn/model.h"
+#include "prof/sysinfo.h"
 
 #define SHORT 0.4 /* seconds of measuring per calibration in these tests */
 
@@ -75,6 +77,25 @@ static void test_path(void)
     CHECK_INT(calibrate_cache_path(one, sizeof one, 0, err, sizeof err), ==, 0);
     CHECK_INT(calibrate_cache_path(two, sizeof two, mi.cores, err, sizeof err), ==, 0);
     CHECK(strcmp(one, two) == 0);
+    /* A process bound to one of the machine's cores (an MPI rank) has its
+     * own file: its key differs, and one file would ping-pong. */
+    cpu_set_t all, first;
+    if (sysinfo_cores_online() > 1 && sched_getaffinity(0, sizeof all, &all) == 0) {
+        CPU_ZERO(&first);
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &all)) {
+                CPU_SET(c, &first);
+                break;
+            }
+        CHECK_INT(sched_setaffinity(0, sizeof first, &first), ==, 0);
+        CHECK_INT(calibrate_cache_path(p, sizeof p, 1, err, sizeof err), ==, 0);
+        CHECK(strlen(p) > 6 && !strcmp(p + strlen(p) - 6, "-1t-1c"));
+        CHECK_INT(calibrate_cache_path(two, sizeof two, 1, err, sizeof err), ==, 0);
+        CHECK(strcmp(p, two) == 0);
+        CHECK_INT(sched_setaffinity(0, sizeof all, &all), ==, 0);
+        CHECK_INT(calibrate_cache_path(two, sizeof two, 1, err, sizeof err), ==, 0);
+        CHECK(strcmp(p, two) != 0);
+    }
     /* A relative XDG_CACHE_HOME is invalid per the spec: HOME's is used. */
     setenv("XDG_CACHE_HOME", "relative/dir", 1);
     setenv("HOME", "/home/someone", 1);

@@ -31,6 +31,11 @@ fi
 . "$(dirname "$0")/lib.sh"
 
 D=$tmp/data
+# The export comparison includes the calibration: this test's own cache, so
+# that another test calibrating at the same moment (ctest -j, a fresh
+# build's shared cache) cannot change it between the two runs.
+XDG_CACHE_HOME=$tmp/cache
+export XDG_CACHE_HOME
 python3 "$CLI/dist_data.py" "$D" 1152 64 >/dev/null || { echo "$NAME: cannot write the data" >&2; exit 1; }
 mkdir "$tmp/tt"
 # The ranks under a sanitizer: OpenMPI's own leaks suppressed (test_dist.sh).

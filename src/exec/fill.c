@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cnntop/exec.h"
+#include "cnntop/figures.h"
 #include "cnntop/machine.h"
 #include "exec/model.h"
 #include "util/err.h"
@@ -258,6 +259,85 @@ static void merge_summary(RunRecord *into, const RunRecord *run, int k)
     }
 }
 
+/* run's ranks added to into's (k runs so far), rank by rank: images/s and
+ * data wait averaged, batches, images, window and collectives summed, as
+ * for the job; a rank into lacked is added as it is. */
+static int merge_ranks(RunRecord *into, const RunRecord *run, int k)
+{
+    for (size_t j = 0; j < run->n_exec_ranks; j++) {
+        const RecordExecRank *q = &run->exec_ranks[j];
+        size_t i = 0;
+        while (i < into->n_exec_ranks && into->exec_ranks[i].rank != q->rank)
+            i++;
+        if (i == into->n_exec_ranks) {
+            if (record_add_exec_rank(into, q) != 0)
+                return -CN_ENOMEM;
+            continue;
+        }
+        RecordExecRank *p = &into->exec_ranks[i];
+        p->images_per_s = mean_in(p->images_per_s, k, q->images_per_s);
+        p->data_wait_share = mean_in(p->data_wait_share, k, q->data_wait_share);
+        p->batches += q->batches;
+        p->images += q->images;
+        p->window += q->window;
+        p->coll += q->coll;
+    }
+    return 0;
+}
+
+/* The mean of a and b weighted by na and nb; the one that has a weight
+ * when the other has none. */
+static double weighted(double a, double na, double b, double nb)
+{
+    return na > 0 && nb > 0 ? (a * na + b * nb) / (na + nb) : na > 0 ? a : b;
+}
+
+/* run's layer window added to into's: the steps and each row's seconds,
+ * calls and FLOPs summed (its rate of the sums), the step times weighted
+ * by the steps they cover; a row into lacked is added as it is.  A run
+ * without a window adds nothing; into without one takes run's. */
+static int merge_model(RunRecord *into, const RunRecord *run)
+{
+    RecordModel *a = &into->model;
+    const RecordModel *b = &run->model;
+
+    if (!run->have_model)
+        return 0;
+    if (!into->have_model) {
+        into->n_layers = 0;
+        into->have_model = 1;
+        *a = (RecordModel){.steps = 0, .step_in = NAN, .step_out = NAN, .steps_out = -1,
+                           .first = b->first};
+        into->flops_per_image = run->flops_per_image;
+    }
+    a->step_in = weighted(a->step_in, (double)a->steps, b->step_in, (double)b->steps);
+    a->step_out = weighted(a->step_out, (double)a->steps_out, b->step_out, (double)b->steps_out);
+    a->steps += b->steps;
+    a->steps_out = a->steps_out >= 0 || b->steps_out >= 0
+                       ? (a->steps_out > 0 ? a->steps_out : 0) + (b->steps_out > 0 ? b->steps_out : 0)
+                       : -1;
+    for (size_t j = 0; j < run->n_layers; j++) {
+        const RecordLayer *l = &run->layers[j];
+        size_t i = 0;
+        while (i < into->n_layers && strcmp(into->layers[i].name, l->name))
+            i++;
+        if (i == into->n_layers) {
+            LayerTime lt = {.seconds = l->seconds, .calls = l->calls, .flops = l->flops};
+            snprintf(lt.name, sizeof lt.name, "%s", l->name);
+            if (record_add_layer(into, &lt) != 0)
+                return -CN_ENOMEM;
+            snprintf(into->layers[i].kind, sizeof into->layers[i].kind, "%s", l->kind);
+            continue;
+        }
+        RecordLayer *m = &into->layers[i];
+        m->seconds += l->seconds;
+        m->calls += l->calls;
+        m->flops += l->flops;
+        m->gflops = figures_rate_gflops(m->flops, m->seconds);
+    }
+    return 0;
+}
+
 int exec_record_merge(RunRecord *into, const RunRecord *run)
 {
     RecordExec *x = &into->exec;
@@ -290,6 +370,8 @@ int exec_record_merge(RunRecord *into, const RunRecord *run)
     if (run->peak_rss_kib > into->peak_rss_kib)
         into->peak_rss_kib = run->peak_rss_kib;
     merge_summary(into, run, k);
+    if (merge_ranks(into, run, k) != 0 || merge_model(into, run) != 0)
+        return -CN_ENOMEM;
     x->runs = k + 1;
     return 0;
 }

@@ -6,10 +6,13 @@
 # --mpirun-args), each one line, exit 2, nothing run; the Ranks and Scaling
 # columns of a grid.  With PYTHON's torch (gloo): ddp_train.py swept over
 # --ranks 2,1 (the job of two ranks first, so that the second configuration
-# shows its own one rank, not the first's two): each row's images/s is its
-# record's job figure (the sum over its ranks), the Scaling column is
-# images/s at 2 / (2 x images/s at 1), and each configuration's export
-# holds its own ranks.  The torch part skips (77) without torch.
+# shows its own one rank, not the first's two), --runs 2: each row's
+# images/s is its record's job figure (the sum over its ranks), the Scaling
+# column is images/s at 2 / (2 x images/s at 1), and each configuration's
+# export holds its own ranks and layer window merged over its two runs
+# (not the first run's alone): the ranks' batches sum to the job's, their
+# images/s to the job's mean, the window's steps are both runs'.  The torch
+# part skips (77) without torch.
 set -u
 CNNTOP=$1
 PY=${2:-}
@@ -74,15 +77,15 @@ grep -q "^ Configuration  *Ranks Time \[s\] .* Speedup (time) Scaling$" "$tmp/ou
 port=$("$PY" -c "import socket; s=socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")
 checks=$((checks + 1))
 timeout -s TERM 300 "$CNNTOP" sweep --export "$tmp/sweep.json" \
-    --cmd "'$PY' '$SCRIPT' --world {ranks} --workers 0 --images 256 --port $port" \
-    --ranks 2,1 >"$tmp/out" 2>"$tmp/err" ||
+    --cmd "'$PY' '$SCRIPT' --world {ranks} --workers 0 --images 1024 --port $port" \
+    --ranks 2,1 --runs 2 >"$tmp/out" 2>"$tmp/err" ||
     { fail "the DDP sweep: exit $?"; sed 's/^/  /' "$tmp/out" "$tmp/err" >&2; }
 checks=$((checks + 1))
 "$PY" - "$tmp/out" "$tmp/sweep.json" <<'PYEOF' || { fail "the DDP sweep: see above"; cat "$tmp/out" >&2; }
 import json, re, sys
 out = open(sys.argv[1]).read()
 rows = {}
-for m in re.finditer(r"^ ranks (\d) +(\d) +\S+ +([0-9.]+) .* (n/m|\d+%)$", out, re.M):
+for m in re.finditer(r"^ ranks (\d) +(\d) +[0-9.]+(?: ± [0-9.]+)? +([0-9.]+) .* (n/m|\d+%)$", out, re.M):
     if m.group(1) != m.group(2):
         sys.exit("the Ranks column says %s for ranks %s" % (m.group(2), m.group(1)))
     rows[int(m.group(1))] = (float(m.group(3)), m.group(4))
@@ -104,6 +107,14 @@ for n in (1, 2):
     ips[n] = r["exec"]["images_per_s"]
     if abs(ips[n] - sum(k["images_per_s"] for k in ranks)) > 1e-6 * ips[n]:
         sys.exit("ranks %d: exec.images_per_s %r is not the sum over the ranks" % (n, ips[n]))
+    # Both runs in the ranks and the layer window, as in the job's figures.
+    if sum(k["batches"] for k in ranks) != r["exec"]["batches"]:
+        sys.exit("ranks %d: the ranks' batches %r do not sum to the job's %d (both runs)"
+                 % (n, [k["batches"] for k in ranks], r["exec"]["batches"]))
+    first, steps = r["model"]["first"], r["model"]["steps"]
+    if steps != 2 * 20 or not r["layers"] or any(l["calls"] % steps for l in r["layers"]):
+        sys.exit("ranks %d: the layer window: %r steps (not 2 runs x 20), layers %r"
+                 % (n, steps, [(l["name"], l["calls"]) for l in r["layers"]]))
     if abs(rows[n][0] - ips[n]) > 0.5:
         sys.exit("ranks %d: the table's %s images/s is not the record's %.1f" % (n, rows[n][0], ips[n]))
 if rows[1][1] != "100%":

@@ -201,7 +201,11 @@ int exec_record_fill(RunRecord *r, ProcTree *t, const ExecResult *res, int argc,
  * RSS and the process counts their largest, how it ended the last run's;
  * CPU, page faults, the hook's window and each role's processes, time and
  * context switches summed (the process table and the other scheduler
- * figures stay the first run's); exec.runs counts them.  0, or -CN_ENOMEM.
+ * figures stay the first run's); a data-parallel job's ranks merged rank
+ * by rank (images/s and data wait averaged, batches, window and
+ * collectives summed: the job's images/s stays their sum) and the layer
+ * window's steps and rows summed (the rates of the sums), so that neither
+ * stays the first run's; exec.runs counts them.  0, or -CN_ENOMEM.
  */
 int exec_record_merge(RunRecord *into, const RunRecord *run);
 

@@ -134,12 +134,12 @@ static const HookRank *rank_at(const HookFeed *h, int i)
 
 /* The ranks of a data-parallel job, each as the hook saw it; the job's
  * images/s their sum (when every rank has a rate), its data wait their
- * mean, unless the main process had a DataLoader of its own. */
+ * mean, unless the main process had a DataLoader of its own
+ * (hookfeed_job_figures(), as the dashboard shows them live). */
 static int fill_ranks(RunRecord *r, const HookFeed *h)
 {
     RecordExec *x = &r->exec;
-    double ips = 0.0, wait = 0.0;
-    long batches = 0;
+    HookFigures job;
 
     for (int i = 0; h && i < h->n_ranks; i++) {
         const HookRank *k = rank_at(h, i);
@@ -154,15 +154,13 @@ static int fill_ranks(RunRecord *r, const HookFeed *h)
                             .coll = k->s.coll};
         if (record_add_exec_rank(r, &q) != 0)
             return -CN_ENOMEM;
-        ips += q.images_per_s;
-        wait += q.data_wait_share;
-        batches += q.batches;
     }
     if (!h || !r->n_exec_ranks || h->main.batches > 0)
         return 0;
-    x->images_per_s = ips;
-    x->data_wait_share = wait / (double)r->n_exec_ranks;
-    x->batches = batches;
+    hookfeed_job_figures(h, &job);
+    x->images_per_s = job.ok ? job.images_per_s : NAN;
+    x->data_wait_share = job.ok ? job.data_wait_share : NAN;
+    x->batches = job.batches;
     return 0;
 }
 

@@ -499,6 +499,7 @@ void hookfeed_stream_figures(const HookStream *s, HookFigures *out)
     out->batches = s->batches;
     out->first_wait = s->first_wait;
     out->images = s->samples;
+    out->first_images = s->first_samples;
     out->window = s->t_end - s->t_first;
     if (s->batches < 2 || out->window <= 0)
         return;
@@ -514,4 +515,32 @@ void hookfeed_figures(const HookFeed *f, HookFigures *out)
 {
     hookfeed_stream_figures(&f->main, out);
     out->hello = f->hello;
+}
+
+void hookfeed_job_figures(const HookFeed *f, HookFigures *out)
+{
+    HookFigures k;
+    double wait = 0.0, step = 0.0;
+    int rated = 0;
+
+    hookfeed_figures(f, out);
+    if (f->main.batches > 0 || f->n_ranks == 0)
+        return;
+    memset(out, 0, sizeof *out);
+    out->hello = f->hello;
+    for (int i = 0; i < f->n_ranks; i++) {
+        hookfeed_stream_figures(&f->ranks[i].s, &k);
+        out->batches += k.batches;
+        out->images += k.images;
+        out->first_images += k.first_images;
+        out->images_per_s += k.images_per_s;
+        out->window = fmax(out->window, k.window);
+        out->first_wait = fmax(out->first_wait, k.first_wait);
+        wait += k.data_wait_share;
+        step += k.step_s;
+        rated += k.ok;
+    }
+    out->ok = rated == f->n_ranks;
+    out->data_wait_share = wait / f->n_ranks;
+    out->step_s = step / f->n_ranks;
 }

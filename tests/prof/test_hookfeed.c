@@ -384,6 +384,26 @@ static void test_ranks(void)
     CHECK_INT(fig.ok, ==, 1);
     CHECK_NEAR(fig.images_per_s, 4.0, 1e-9); /* 8 images after the first batch, t 2 to 4 */
     CHECK_NEAR(fig.data_wait_share, 0.125, 1e-9);
+    /* The job: not ok while rank 0 has no rate; then the ranks' sum (and
+     * their mean wait), not the main process's empty stream. */
+    hookfeed_job_figures(&f, &fig);
+    CHECK_INT(fig.ok, ==, 0);
+    CHECK_INT(fig.batches, ==, 2);
+    feed(&f, "{\"ev\": \"batch\", \"n\": 4, \"wait\": 0, \"step\": 0, \"t\": 1, \"rank\": 0}\n"
+             "{\"ev\": \"batch\", \"n\": 4, \"wait\": 0.5, \"step\": 1, \"t\": 3, \"rank\": 0}\n",
+         64);
+    hookfeed_job_figures(&f, &fig);
+    CHECK_INT(fig.ok, ==, 1);
+    CHECK_INT(fig.batches, ==, 4);
+    CHECK_NEAR(fig.images, 12.0, 1e-9);
+    CHECK_NEAR(fig.first_images, 12.0, 1e-9);
+    CHECK_NEAR(fig.images_per_s, 4.0 + 2.0, 1e-9); /* rank 0: 4 images, t 1 to 3 */
+    CHECK_NEAR(fig.data_wait_share, (0.125 + 0.25) / 2, 1e-9);
+    /* A main process with a DataLoader of its own: its figures. */
+    f.main.batches = 1;
+    hookfeed_job_figures(&f, &fig);
+    CHECK_INT(fig.batches, ==, 1);
+    CHECK_INT(fig.ok, ==, 0);
 }
 
 int main(void)

@@ -168,6 +168,7 @@ typedef struct HookFigures {
     double data_wait_share;   /* wait / window, 0..1 */
     double step_s;            /* mean s between batches */
     double first_wait;        /* s */
+    double first_images;      /* samples of the first batch (not in the rate) */
 } HookFigures;
 
 /* An empty feed: no batch, threads and loader_workers -1 (unknown), no
@@ -184,6 +185,13 @@ void hookfeed_figures(const HookFeed *f, HookFigures *out);
 
 /* One stream's figures (a rank's: f->ranks[i].s); hello 1. */
 void hookfeed_stream_figures(const HookStream *s, HookFigures *out);
+
+/* The job's figures: the main process's (hookfeed_figures()) when its
+ * DataLoader gave batches or no process joined torch.distributed, else
+ * the ranks': batches, images and images/s summed, data wait and step
+ * averaged, the window and the first wait their longest.  ok only when
+ * every rank has a rate (so that the sum is the job's), hello the feed's. */
+void hookfeed_job_figures(const HookFeed *f, HookFigures *out);
 
 #ifdef __cplusplus
 }

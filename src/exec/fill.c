@@ -100,6 +100,8 @@ static void fill_hook(RunRecord *r, const HookFeed *h)
     }
     if (h && h->torch[0]) /* a hello's, or a rank's */
         snprintf(x->torch, sizeof x->torch, "%s", h->torch);
+    if (h && h->error_type[0]) /* a launcher's too, before any hello */
+        snprintf(x->py_error, sizeof x->py_error, "%s at %s", h->error_type, h->error_at);
     if (!h || !h->hello)
         return;
     r->threads_used = h->main.threads;
@@ -234,6 +236,8 @@ static void merge_summary(RunRecord *into, const RunRecord *run, int k)
     x->dropped = x->dropped >= 0 && y->dropped >= 0 ? x->dropped + y->dropped : -1;
     if (!x->hook_why[0])
         snprintf(x->hook_why, sizeof x->hook_why, "%s", y->hook_why);
+    if (!x->py_error[0])
+        snprintf(x->py_error, sizeof x->py_error, "%s", y->py_error);
     for (size_t i = 0; i < into->n_exec_roles && i < run->n_exec_roles; i++) {
         RecordExecRole *a = &into->exec_roles[i];
         const RecordExecRole *b = &run->exec_roles[i];

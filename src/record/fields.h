@@ -54,6 +54,7 @@ enum {
                                   exec_roles[], exec_procs[]: what exec's summary prints */
     RECORD_REV_EXEC_RANKS,     /* exec_ranks[]: a data-parallel job's ranks */
     RECORD_REV_DIST_PROBE,     /* dist.ar_algorithm; ar_probe after a barrier, the slowest rank */
+    RECORD_REV_EXEC_ERROR,     /* exec.py_error: the uncaught exception a Python process died of */
     RECORD_REVS                /* how many */
 };
 

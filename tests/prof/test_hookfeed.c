@@ -406,8 +406,40 @@ static void test_ranks(void)
     CHECK_INT(fig.ok, ==, 0);
 }
 
+/* An "error" line: taken before any hello (a launcher dies first), the
+ * first one kept; a pid of another tree, a type with a control byte or
+ * an "at" past HOOK_AT_LEN rejected whole. */
+static void test_error(void)
+{
+    HookFeed f;
+    Tree t;
+    char line[512], at[HOOK_AT_LEN + 8];
+
+    feed_init(&f, &t);
+    feed(&f, "{\"ev\": \"error\", \"pid\": 99, \"type\": \"E\", \"at\": \"x.py:f\"}\n"
+             "{\"ev\": \"error\", \"pid\": 9, \"type\": \"A\\u0007\", \"at\": \"x.py:f\"}\n"
+             "{\"ev\": \"error\", \"pid\": 9, \"type\": \"AttributeError\", "
+             "\"at\": \"torch/api.py:to_map\"}\n"
+             "{\"ev\": \"error\", \"pid\": 10, \"type\": \"ValueError\", \"at\": \"y.py:g\"}\n",
+         7);
+    CHECK_INT(f.bad, ==, 2);
+    CHECK_INT(f.hello, ==, 0);
+    CHECK(!strcmp(f.error_type, "AttributeError"));
+    CHECK(!strcmp(f.error_at, "torch/api.py:to_map"));
+    memset(at, 'a', HOOK_AT_LEN);
+    at[HOOK_AT_LEN] = '\0';
+    snprintf(line, sizeof line, "{\"ev\": \"error\", \"pid\": 9, \"type\": \"E\", \"at\": \"%s\"}\n",
+             at);
+    feed_init(&f, &t);
+    feed(&f, line, 64);
+    CHECK_INT(f.bad, ==, 1);
+    CHECK_STR_HAS(f.why, "error: at is not a string of 1..127 bytes");
+    CHECK(!f.error_type[0]);
+}
+
 int main(void)
 {
+    test_error();
     test_ranks();
     test_good();
     test_bad_lines();

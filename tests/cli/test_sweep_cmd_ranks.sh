@@ -11,8 +11,9 @@
 # column is images/s at 2 / (2 x images/s at 1), and each configuration's
 # export holds its own ranks and layer window merged over its two runs
 # (not the first run's alone): the ranks' batches sum to the job's, their
-# images/s to the job's mean, the window's steps are both runs'.  The torch
-# part skips (77) without torch.
+# images/s to the job's mean, the window's steps are both runs'; report of
+# the export gives the ranks' counters rows of their own.  The torch part
+# skips (77) without torch.
 set -u
 CNNTOP=$1
 PY=${2:-}
@@ -123,6 +124,14 @@ want = 100 * ips[2] / (2 * ips[1])
 if rows[2][1] == "n/m" or abs(float(rows[2][1][:-1]) - want) > 0.51:
     sys.exit("ranks 2: Scaling %s, not %.0f%%" % (rows[2][1], want))
 PYEOF
+
+# report of the sweep's export: the ranks' counters on rows of their own,
+# not under the main process's name a second time.
+checks=$((checks + 1))
+"$CNNTOP" report "$tmp/sweep.json" >"$tmp/report" 2>&1 || fail "report of the sweep failed"
+[ "$(grep -c "^  main task-clock " "$tmp/report")" -eq 1 ] &&
+    grep -q "^  rank task-clock \[ns\]  *[0-9]" "$tmp/report" ||
+    { fail "report: the ranks' task-clock is not one row of its own"; cat "$tmp/report" >&2; }
 
 echo "test_sweep_cmd_ranks: $checks checks, $fails failed"
 [ "$fails" -eq 0 ]

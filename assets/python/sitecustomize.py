@@ -25,6 +25,12 @@ descriptor named by CNNTOP_HOOK_FD:
                             all-reduce through a communication hook that
                             calls torch's default one, timed from its
                             launch to its completion, overlaps merged)
+  {"ev": "error", "pid": 127, "type": "AttributeError",
+   "at": "torch/distributed/elastic/multiprocessing/api.py:to_map"}
+                            an uncaught exception ends the process (a
+                            launcher's too, torchrun's, which never sees a
+                            DataLoader): its type and its innermost frame,
+                            the file relative to its sys.path entry
 
 Nothing happens until the program itself imports torch's DataLoader (the
 hook does not import torch), nor in any process but the first Python
@@ -344,6 +350,33 @@ class _Finder(importlib.abc.MetaPathFinder):
         return spec
 
 
+def _say_error(feed, kind, tb):
+    """The uncaught exception ending this process, as an "error" line."""
+    import json
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return
+    code = tb.tb_frame.f_code
+    path = os.path.abspath(code.co_filename)
+    roots = [os.path.join(os.path.abspath(p), "") for p in sys.path if p]
+    root = max((r for r in roots if path.startswith(r)), key=len, default="")
+    at = ("%s:%s" % (path[len(root):], code.co_name))[-127:]
+    feed.send(json.dumps({"ev": "error", "pid": os.getpid(), "type": kind.__name__[:47],
+                          "at": at}, ensure_ascii=True))
+
+
+def _excepthook(feed, orig):
+    """sys.excepthook saying the exception first, then doing what it did."""
+    def hook(kind, value, tb):
+        try:
+            _say_error(feed, kind, tb)
+        except Exception:  # the program's own report matters more
+            pass
+        orig(kind, value, tb)
+    return hook
+
+
 def _install():
     fd = os.environ.get("CNNTOP_HOOK_FD", "")
     ident = os.environ.get("CNNTOP_HOOK_INO", "")
@@ -370,6 +403,7 @@ def _install():
         _patch_mp(sys.modules["multiprocessing.util"], feed)
         del patches["multiprocessing.util"]
     sys.meta_path.insert(0, _Finder(patches))
+    sys.excepthook = _excepthook(feed, sys.excepthook)
     import cnntop_layers  # the layer window (its own file, beside this one)
     cnntop_layers.watch(feed)
 

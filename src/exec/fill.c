@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cnntop/exec.h"
+#include "cnntop/figures.h"
 #include "cnntop/machine.h"
 #include "exec/model.h"
 #include "util/err.h"
@@ -99,6 +100,8 @@ static void fill_hook(RunRecord *r, const HookFeed *h)
     }
     if (h && h->torch[0]) /* a hello's, or a rank's */
         snprintf(x->torch, sizeof x->torch, "%s", h->torch);
+    if (h && h->error_type[0]) /* a launcher's too, before any hello */
+        snprintf(x->py_error, sizeof x->py_error, "%s at %s", h->error_type, h->error_at);
     if (!h || !h->hello)
         return;
     r->threads_used = h->main.threads;
@@ -133,12 +136,12 @@ static const HookRank *rank_at(const HookFeed *h, int i)
 
 /* The ranks of a data-parallel job, each as the hook saw it; the job's
  * images/s their sum (when every rank has a rate), its data wait their
- * mean, unless the main process had a DataLoader of its own. */
+ * mean, unless the main process had a DataLoader of its own
+ * (hookfeed_job_figures(), as the dashboard shows them live). */
 static int fill_ranks(RunRecord *r, const HookFeed *h)
 {
     RecordExec *x = &r->exec;
-    double ips = 0.0, wait = 0.0;
-    long batches = 0;
+    HookFigures job;
 
     for (int i = 0; h && i < h->n_ranks; i++) {
         const HookRank *k = rank_at(h, i);
@@ -153,15 +156,13 @@ static int fill_ranks(RunRecord *r, const HookFeed *h)
                             .coll = k->s.coll};
         if (record_add_exec_rank(r, &q) != 0)
             return -CN_ENOMEM;
-        ips += q.images_per_s;
-        wait += q.data_wait_share;
-        batches += q.batches;
     }
     if (!h || !r->n_exec_ranks || h->main.batches > 0)
         return 0;
-    x->images_per_s = ips;
-    x->data_wait_share = wait / (double)r->n_exec_ranks;
-    x->batches = batches;
+    hookfeed_job_figures(h, &job);
+    x->images_per_s = job.ok ? job.images_per_s : NAN;
+    x->data_wait_share = job.ok ? job.data_wait_share : NAN;
+    x->batches = job.batches;
     return 0;
 }
 
@@ -235,6 +236,8 @@ static void merge_summary(RunRecord *into, const RunRecord *run, int k)
     x->dropped = x->dropped >= 0 && y->dropped >= 0 ? x->dropped + y->dropped : -1;
     if (!x->hook_why[0])
         snprintf(x->hook_why, sizeof x->hook_why, "%s", y->hook_why);
+    if (!x->py_error[0])
+        snprintf(x->py_error, sizeof x->py_error, "%s", y->py_error);
     for (size_t i = 0; i < into->n_exec_roles && i < run->n_exec_roles; i++) {
         RecordExecRole *a = &into->exec_roles[i];
         const RecordExecRole *b = &run->exec_roles[i];
@@ -256,6 +259,85 @@ static void merge_summary(RunRecord *into, const RunRecord *run, int k)
         x->progress_last = y->progress_last;
         x->progress_matches = m;
     }
+}
+
+/* run's ranks added to into's (k runs so far), rank by rank: images/s and
+ * data wait averaged, batches, images, window and collectives summed, as
+ * for the job; a rank into lacked is added as it is. */
+static int merge_ranks(RunRecord *into, const RunRecord *run, int k)
+{
+    for (size_t j = 0; j < run->n_exec_ranks; j++) {
+        const RecordExecRank *q = &run->exec_ranks[j];
+        size_t i = 0;
+        while (i < into->n_exec_ranks && into->exec_ranks[i].rank != q->rank)
+            i++;
+        if (i == into->n_exec_ranks) {
+            if (record_add_exec_rank(into, q) != 0)
+                return -CN_ENOMEM;
+            continue;
+        }
+        RecordExecRank *p = &into->exec_ranks[i];
+        p->images_per_s = mean_in(p->images_per_s, k, q->images_per_s);
+        p->data_wait_share = mean_in(p->data_wait_share, k, q->data_wait_share);
+        p->batches += q->batches;
+        p->images += q->images;
+        p->window += q->window;
+        p->coll += q->coll;
+    }
+    return 0;
+}
+
+/* The mean of a and b weighted by na and nb; the one that has a weight
+ * when the other has none. */
+static double weighted(double a, double na, double b, double nb)
+{
+    return na > 0 && nb > 0 ? (a * na + b * nb) / (na + nb) : na > 0 ? a : b;
+}
+
+/* run's layer window added to into's: the steps and each row's seconds,
+ * calls and FLOPs summed (its rate of the sums), the step times weighted
+ * by the steps they cover; a row into lacked is added as it is.  A run
+ * without a window adds nothing; into without one takes run's. */
+static int merge_model(RunRecord *into, const RunRecord *run)
+{
+    RecordModel *a = &into->model;
+    const RecordModel *b = &run->model;
+
+    if (!run->have_model)
+        return 0;
+    if (!into->have_model) {
+        into->n_layers = 0;
+        into->have_model = 1;
+        *a = (RecordModel){.steps = 0, .step_in = NAN, .step_out = NAN, .steps_out = -1,
+                           .first = b->first};
+        into->flops_per_image = run->flops_per_image;
+    }
+    a->step_in = weighted(a->step_in, (double)a->steps, b->step_in, (double)b->steps);
+    a->step_out = weighted(a->step_out, (double)a->steps_out, b->step_out, (double)b->steps_out);
+    a->steps += b->steps;
+    a->steps_out = a->steps_out >= 0 || b->steps_out >= 0
+                       ? (a->steps_out > 0 ? a->steps_out : 0) + (b->steps_out > 0 ? b->steps_out : 0)
+                       : -1;
+    for (size_t j = 0; j < run->n_layers; j++) {
+        const RecordLayer *l = &run->layers[j];
+        size_t i = 0;
+        while (i < into->n_layers && strcmp(into->layers[i].name, l->name))
+            i++;
+        if (i == into->n_layers) {
+            LayerTime lt = {.seconds = l->seconds, .calls = l->calls, .flops = l->flops};
+            snprintf(lt.name, sizeof lt.name, "%s", l->name);
+            if (record_add_layer(into, &lt) != 0)
+                return -CN_ENOMEM;
+            snprintf(into->layers[i].kind, sizeof into->layers[i].kind, "%s", l->kind);
+            continue;
+        }
+        RecordLayer *m = &into->layers[i];
+        m->seconds += l->seconds;
+        m->calls += l->calls;
+        m->flops += l->flops;
+        m->gflops = figures_rate_gflops(m->flops, m->seconds);
+    }
+    return 0;
 }
 
 int exec_record_merge(RunRecord *into, const RunRecord *run)
@@ -290,6 +372,8 @@ int exec_record_merge(RunRecord *into, const RunRecord *run)
     if (run->peak_rss_kib > into->peak_rss_kib)
         into->peak_rss_kib = run->peak_rss_kib;
     merge_summary(into, run, k);
+    if (merge_ranks(into, run, k) != 0 || merge_model(into, run) != 0)
+        return -CN_ENOMEM;
     x->runs = k + 1;
     return 0;
 }

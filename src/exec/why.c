@@ -1,6 +1,7 @@
 /*
  * why.c: why a command could not be exec'ed, said as a shell says it
- * (cnntop/exec.h's exec_why()).
+ * (cnntop/exec.h's exec_why()); and why one died, where the Python hook saw
+ * a known failure (exec_why_died()).
  *
  * execve()'s errno is about the file named, or about its interpreter: a
  * script's #! line or an ELF program's loader (PT_INTERP).  ENOENT for a
@@ -180,4 +181,27 @@ void exec_why(const char *argv0, int e, char *buf, size_t len)
         say(&w, ": cannot execute: a file it needs is missing: %s", strerror(e));
     else
         say(&w, ": %s", strerror(e));
+}
+
+/* Known failures: the exception and its innermost frame exactly as the
+ * hook reports them, and what to say. */
+static const struct {
+    const char *error;
+    const char *why;
+} known_deaths[] = {
+    {"AttributeError at torch/distributed/elastic/multiprocessing/api.py:to_map",
+     "torchrun (torch.distributed.run) of torch 1.13 fails at start under Python 3.11 "
+     "(to_map in torch/distributed/elastic/multiprocessing/api.py), before any rank starts; "
+     "launch the ranks with torch.multiprocessing.spawn, or start one process per rank "
+     "with RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT set yourself"},
+};
+
+const char *exec_why_died(const char *error, int status)
+{
+    if (!error || status == 0)
+        return NULL;
+    for (size_t i = 0; i < sizeof known_deaths / sizeof known_deaths[0]; i++)
+        if (!strcmp(error, known_deaths[i].error))
+            return known_deaths[i].why;
+    return NULL;
 }

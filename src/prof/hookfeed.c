@@ -270,18 +270,42 @@ static int take_end(HookFeed *f, Line *l)
 
 /* The layer window's lines (cnntop_layers.py) ------------------------------ */
 
-/* Member key as a name: 1..HOOK_NAME_LEN-1 printable ASCII bytes. */
-static int name_of(Line *l, const char *key, char *out)
+/* Member key as text: 1..size-1 printable ASCII bytes into out. */
+static int text_of(Line *l, const char *key, char *out, size_t size)
 {
     const JsonValue *m = json_get(l->v, key);
 
-    if (!json_is(m, JSON_STRING) || m->len == 0 || m->len >= HOOK_NAME_LEN)
-        return reject(l, "%s: %s is not a string of 1..%d bytes", l->ev, key, HOOK_NAME_LEN - 1);
+    if (!json_is(m, JSON_STRING) || m->len == 0 || m->len >= size)
+        return reject(l, "%s: %s is not a string of 1..%zu bytes", l->ev, key, size - 1);
     for (size_t i = 0; i < m->len; i++)
         if (m->str[i] < 0x20 || m->str[i] > 0x7e)
             return reject(l, "%s: %s has a byte that is not printable ASCII", l->ev, key);
     memcpy(out, m->str, m->len);
     out[m->len] = '\0';
+    return 0;
+}
+
+/* Member key as a name: 1..HOOK_NAME_LEN-1 printable ASCII bytes. */
+static int name_of(Line *l, const char *key, char *out)
+{
+    return text_of(l, key, out, HOOK_NAME_LEN);
+}
+
+/* An "error" line: a process of the tree died of an uncaught exception
+ * ("pid", "type", "at").  The first is kept. */
+static int take_error(HookFeed *f, Line *l)
+{
+    char type[HOOK_NAME_LEN], at[HOOK_AT_LEN];
+    long long pid;
+    int kind;
+
+    if (whole(l, "pid", 1, HOOK_MAX_PID, &pid) != 0 || pid_check(f, l, pid, &kind) != 0 ||
+        name_of(l, "type", type) != 0 || text_of(l, "at", at, sizeof at) != 0)
+        return -1;
+    if (!f->error_type[0]) {
+        snprintf(f->error_type, sizeof f->error_type, "%s", type);
+        snprintf(f->error_at, sizeof f->error_at, "%s", at);
+    }
     return 0;
 }
 
@@ -409,9 +433,11 @@ static int take(HookFeed *f, Line *l)
     static const struct {
         const char *ev;
         int (*fn)(HookFeed *, Line *);
-    } evs[] = {{"hello", take_hello}, {"rank", take_rank}, {"workers", take_workers},
-               {"config", take_config}, {"batch", take_batch}, {"end", take_end},
-               {"window", take_window}, {"layer", take_layer}, {"pace", take_pace}};
+        int stream; /* 1: a line of a process's stream (after the hello, or a rank's) */
+    } evs[] = {{"hello", take_hello, 0}, {"rank", take_rank, 0}, {"error", take_error, 0},
+               {"workers", take_workers, 1}, {"config", take_config, 1},
+               {"batch", take_batch, 1}, {"end", take_end, 1}, {"window", take_window, 1},
+               {"layer", take_layer, 1}, {"pace", take_pace, 1}};
 
     /* A window's rows come together: another line between them drops it. */
     if (f->model.expect && strcmp(l->ev, "layer")) {
@@ -422,7 +448,7 @@ static int take(HookFeed *f, Line *l)
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
         if (strcmp(l->ev, evs[i].ev))
             continue;
-        if (i > 1 && line_stream(f, l) != 0)
+        if (evs[i].stream && line_stream(f, l) != 0)
             return -1;
         if (i == 1 && f->n_ranks == HOOK_MAX_RANKS)
             return reject(l, "rank: more than %d ranks", HOOK_MAX_RANKS);
@@ -499,6 +525,7 @@ void hookfeed_stream_figures(const HookStream *s, HookFigures *out)
     out->batches = s->batches;
     out->first_wait = s->first_wait;
     out->images = s->samples;
+    out->first_images = s->first_samples;
     out->window = s->t_end - s->t_first;
     if (s->batches < 2 || out->window <= 0)
         return;
@@ -514,4 +541,32 @@ void hookfeed_figures(const HookFeed *f, HookFigures *out)
 {
     hookfeed_stream_figures(&f->main, out);
     out->hello = f->hello;
+}
+
+void hookfeed_job_figures(const HookFeed *f, HookFigures *out)
+{
+    HookFigures k;
+    double wait = 0.0, step = 0.0;
+    int rated = 0;
+
+    hookfeed_figures(f, out);
+    if (f->main.batches > 0 || f->n_ranks == 0)
+        return;
+    memset(out, 0, sizeof *out);
+    out->hello = f->hello;
+    for (int i = 0; i < f->n_ranks; i++) {
+        hookfeed_stream_figures(&f->ranks[i].s, &k);
+        out->batches += k.batches;
+        out->images += k.images;
+        out->first_images += k.first_images;
+        out->images_per_s += k.images_per_s;
+        out->window = fmax(out->window, k.window);
+        out->first_wait = fmax(out->first_wait, k.first_wait);
+        wait += k.data_wait_share;
+        step += k.step_s;
+        rated += k.ok;
+    }
+    out->ok = rated == f->n_ranks;
+    out->data_wait_share = wait / f->n_ranks;
+    out->step_s = step / f->n_ranks;
 }

@@ -440,6 +440,8 @@ const Field record_exec_fields[] = {
     FV("progress_mean", FT_NUM, EX(progress_mean), RSUM, "their mean"),
     FV("progress_min", FT_NUM, EX(progress_min), RSUM, "the least"),
     FV("progress_max", FT_NUM, EX(progress_max), RSUM, "the largest"),
+    F("py_error", FT_STR_NA, EX(py_error), RECORD_REV_EXEC_ERROR,
+      "the uncaught exception a Python process died of"),
     END,
 };
 

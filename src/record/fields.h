@@ -55,6 +55,7 @@ enum {
     RECORD_REV_EXEC_RANKS,     /* exec_ranks[]: a data-parallel job's ranks */
     RECORD_REV_DIST_PROBE,     /* dist.ar_algorithm; ar_probe after a barrier, the slowest rank */
     RECORD_REV_DIST_WAIT,      /* dist_ranks[].run_queue_wait */
+    RECORD_REV_EXEC_ERROR,     /* exec.py_error: the uncaught exception a Python process died of */
     RECORD_REVS                /* how many */
 };
 

@@ -11,7 +11,8 @@
 #     --ranks 1 in the grid "n/m" and a line saying it was not measured;
 #   - refused up front (one line, exit 2, nothing run, nothing exported):
 #     a batch of the grid that does not split over an N of the list, and
-#     --ranks with --cmd.
+#     --ranks with a --cmd template that has no {ranks} (with one it is the
+#     command's number of processes: test_sweep_cmd_ranks.sh).
 # Skipped (77) with the reason when mpirun is missing or cnntop was built
 # without MPI.  Tiny data (dist_data.py's synthetic 28x28 set) and steps:
 # no timing thresholds.
@@ -69,8 +70,9 @@ fi
 checks=$((checks + 1))
 "$CNNTOP" sweep --ranks 1,2 --cmd 'true {batch}' --batch 32 >"$tmp/out" 2>"$tmp/err"
 rc=$?
-if [ "$rc" -ne 2 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q "^cnntop: --ranks:" "$tmp/err"; then
-    fail "--ranks with --cmd: exit $rc, want 2 and one line naming --ranks"
+if [ "$rc" -ne 2 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] ||
+    ! grep -q "^cnntop: --ranks is given but the --cmd template has no {ranks}$" "$tmp/err"; then
+    fail "--ranks with --cmd: exit $rc, want 2 and one line naming --ranks and {ranks}"
 fi
 
 # ---- 1 and 2 ranks, two repeats each ----

@@ -384,10 +384,62 @@ static void test_ranks(void)
     CHECK_INT(fig.ok, ==, 1);
     CHECK_NEAR(fig.images_per_s, 4.0, 1e-9); /* 8 images after the first batch, t 2 to 4 */
     CHECK_NEAR(fig.data_wait_share, 0.125, 1e-9);
+    /* The job: not ok while rank 0 has no rate; then the ranks' sum (and
+     * their mean wait), not the main process's empty stream. */
+    hookfeed_job_figures(&f, &fig);
+    CHECK_INT(fig.ok, ==, 0);
+    CHECK_INT(fig.batches, ==, 2);
+    feed(&f, "{\"ev\": \"batch\", \"n\": 4, \"wait\": 0, \"step\": 0, \"t\": 1, \"rank\": 0}\n"
+             "{\"ev\": \"batch\", \"n\": 4, \"wait\": 0.5, \"step\": 1, \"t\": 3, \"rank\": 0}\n",
+         64);
+    hookfeed_job_figures(&f, &fig);
+    CHECK_INT(fig.ok, ==, 1);
+    CHECK_INT(fig.batches, ==, 4);
+    CHECK_NEAR(fig.images, 12.0, 1e-9);
+    CHECK_NEAR(fig.first_images, 12.0, 1e-9);
+    CHECK_NEAR(fig.images_per_s, 4.0 + 2.0, 1e-9); /* rank 0: 4 images, t 1 to 3 */
+    CHECK_NEAR(fig.data_wait_share, (0.125 + 0.25) / 2, 1e-9);
+    /* A main process with a DataLoader of its own: its figures. */
+    f.main.batches = 1;
+    hookfeed_job_figures(&f, &fig);
+    CHECK_INT(fig.batches, ==, 1);
+    CHECK_INT(fig.ok, ==, 0);
+}
+
+/* An "error" line: taken before any hello (a launcher dies first), the
+ * first one kept; a pid of another tree, a type with a control byte or
+ * an "at" past HOOK_AT_LEN rejected whole. */
+static void test_error(void)
+{
+    HookFeed f;
+    Tree t;
+    char line[512], at[HOOK_AT_LEN + 8];
+
+    feed_init(&f, &t);
+    feed(&f, "{\"ev\": \"error\", \"pid\": 99, \"type\": \"E\", \"at\": \"x.py:f\"}\n"
+             "{\"ev\": \"error\", \"pid\": 9, \"type\": \"A\\u0007\", \"at\": \"x.py:f\"}\n"
+             "{\"ev\": \"error\", \"pid\": 9, \"type\": \"AttributeError\", "
+             "\"at\": \"torch/api.py:to_map\"}\n"
+             "{\"ev\": \"error\", \"pid\": 10, \"type\": \"ValueError\", \"at\": \"y.py:g\"}\n",
+         7);
+    CHECK_INT(f.bad, ==, 2);
+    CHECK_INT(f.hello, ==, 0);
+    CHECK(!strcmp(f.error_type, "AttributeError"));
+    CHECK(!strcmp(f.error_at, "torch/api.py:to_map"));
+    memset(at, 'a', HOOK_AT_LEN);
+    at[HOOK_AT_LEN] = '\0';
+    snprintf(line, sizeof line, "{\"ev\": \"error\", \"pid\": 9, \"type\": \"E\", \"at\": \"%s\"}\n",
+             at);
+    feed_init(&f, &t);
+    feed(&f, line, 64);
+    CHECK_INT(f.bad, ==, 1);
+    CHECK_STR_HAS(f.why, "error: at is not a string of 1..127 bytes");
+    CHECK(!f.error_type[0]);
 }
 
 int main(void)
 {
+    test_error();
     test_ranks();
     test_good();
     test_bad_lines();

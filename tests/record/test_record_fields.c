@@ -32,6 +32,7 @@ static void fill_exec_summary(RunRecord *r)
     RecordExec *x = &r->exec;
 
     snprintf(x->hook_why, sizeof x->hook_why, "line 3: hello: a second hello");
+    snprintf(x->py_error, sizeof x->py_error, "AttributeError at torch/x/api.py:to_map");
     x->images = 640;
     x->window = 0.5;
     x->wait = 0.125;

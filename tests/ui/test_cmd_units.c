@@ -265,6 +265,34 @@ static void test_sweep_template(void)
         CHECK_INT(sweep_cmd_check(&o, err, sizeof err), ==, -1);
         CHECK_STR_HAS(err, bad[i].want);
     }
+    /* {ranks} from --ranks varies fastest; another launcher's word for it
+     * is taken for a misspelling; the list needs it and it the list. */
+    char *r[] = {"sweep", "--cmd", "ddp.py -b {batch} --world {ranks}", "--batch", "32,64",
+                 "--ranks", "1,2,4", NULL};
+    CHECK_INT(parse(&o, r, err, sizeof err), ==, 0);
+    CHECK_INT(sweep_cmd_check(&o, err, sizeof err), ==, 0);
+    CHECK_INT(sweep_grid_size(&o), ==, 6);
+    sweep_grid_at(&o, 4, idx);
+    CHECK_INT(sweep_holder_value(&o, idx, SWEEP_RANKS), ==, 2);
+    CHECK_INT(sweep_holder_value(&o, idx, SWEEP_THREADS), ==, 0);
+    CHECK_INT(sweep_substitute(&o, idx, cmd, sizeof cmd, label, sizeof label), ==, 0);
+    CHECK(strcmp(cmd, "ddp.py -b 64 --world 2") == 0);
+    CHECK(strcmp(label, "batch 64, ranks 2") == 0);
+    static const struct { const char *tmpl, *want; } rbad[] = {
+        {"ddp.py --world {nprocs}", "{nprocs} is no placeholder: did you mean {ranks}?"},
+        {"ddp.py --world {world_size}", "did you mean {ranks}?"},
+        {"ddp.py", "--ranks is given but the --cmd template has no {ranks}"},
+    };
+    for (size_t i = 0; i < sizeof rbad / sizeof rbad[0]; i++) {
+        char *b[] = {"sweep", "--cmd", (char *)rbad[i].tmpl, "--ranks", "1,2", NULL};
+        CHECK_INT(parse(&o, b, err, sizeof err), ==, 0);
+        CHECK_INT(sweep_cmd_check(&o, err, sizeof err), ==, -1);
+        CHECK_STR_HAS(err, rbad[i].want);
+    }
+    char *rnone[] = {"sweep", "--cmd", "ddp.py --world {ranks}", NULL};
+    CHECK_INT(parse(&o, rnone, err, sizeof err), ==, 0);
+    CHECK_INT(sweep_cmd_check(&o, err, sizeof err), ==, -1);
+    CHECK_STR_HAS(err, "the template has {ranks} but no --ranks LIST is given");
     /* Braces that are the shell's or awk's stay as they are. */
     char *ok[] = {"sweep", "--cmd", "echo ${HOME} {batch} | awk '{print}'", "--batch", "8", NULL};
     CHECK_INT(parse(&o, ok, err, sizeof err), ==, 0);

@@ -40,13 +40,21 @@ void exec_command_print(FILE *f, char **argv)
     }
 }
 
+/* How it ended; the uncaught Python exception the hook saw, and why it
+ * died when that is a known failure (exec_why_died()). */
 static void print_exit(FILE *f, const RecordExec *x)
 {
+    const char *why = exec_why_died(x->py_error, x->signal ? -1 : x->status);
+
     if (x->signal)
         fprintf(f, "  Exit:                 killed by signal %d (%s): exit code %d\n", x->signal,
                 strsignal(x->signal), 128 + x->signal);
     else
         fprintf(f, "  Exit:                 status %d\n", x->status);
+    if (x->py_error[0])
+        fprintf(f, "  Python error:         %s (uncaught)\n", x->py_error);
+    if (why)
+        fprintf(f, "  Why:                  %s\n", why);
 }
 
 /* The role's row of the record, or NULL (an older record has none). */

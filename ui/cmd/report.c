@@ -330,7 +330,9 @@ static void counter_cell(const RunRecord *r, const RecordCounter *like, char *b,
         snprintf(b, len, "%.0f", c->value / (r->exec.runs > 0 ? r->exec.runs : 1));
 }
 
-static const char *const proc_role_tag[] = {"main", "worker", "other"};
+/* A counter row's role, by ProcRole (a data-parallel job's ranks too). */
+static const char *const proc_role_tag[] = {"main", "worker", "other", "rank"};
+_Static_assert(sizeof proc_role_tag / sizeof *proc_role_tag == PROC_ROLES, "a tag per role");
 
 /* One row per counter (role and event) that any record has. */
 static void exec_counter_rows(const Entry *e, size_t n, size_t from)
@@ -347,7 +349,7 @@ static void exec_counter_rows(const Entry *e, size_t n, size_t from)
                                            (int)c->role, c->name) != NULL;
             if (seen)
                 continue;
-            snprintf(label, sizeof label, "%s %s%s%s%s", proc_role_tag[c->role % 3], c->name,
+            snprintf(label, sizeof label, "%s %s%s%s%s", (unsigned)c->role < PROC_ROLES ? proc_role_tag[c->role] : "?", c->name,
                      c->unit[0] ? " [" : "", c->unit, c->unit[0] ? "]" : "");
             printf("  %-22.22s", label);
             for (size_t i = from; i < n && i < from + COLS; i++) {

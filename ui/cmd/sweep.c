@@ -66,14 +66,8 @@ static void print_table(SweepRow *rows, int n, const Options *o)
         snprintf(ex, sizeof ex, isnan(x) ? "n/a" : "%.1f%%", 100 * x);
         sweep_speedup_text(w, base, 0, sp, sizeof sp);
         snprintf(tta, sizeof tta, isnan(w->tta) ? "not reached" : "%.1f s", w->tta);
-        if (dist) {
-            double e = sweep_scaling(rows, n, i);
-            snprintf(rk, sizeof rk, " %5d", w->ranks);
-            if (isnan(e))
-                snprintf(eff, sizeof eff, " %7s", "n/m");
-            else
-                snprintf(eff, sizeof eff, " %6.0f%%", 100 * e);
-        }
+        if (dist)
+            sweep_ranks_cells(rows, n, i, rk, eff, sizeof rk);
         printf(" %-*s%s %-20s %-18s %6s %6s %6s %6s %6s %8s %-14s%s%s%s%s\n", lw, label, rk, t, ips,
                mfu, ex, ipc_s, miss_s, wait, acc, sp, eff, o->target_accuracy > 0 ? "  " : "",
                o->target_accuracy > 0 ? tta : "", w->rec.interrupted ? "  (interrupted)" : "");
@@ -98,21 +92,11 @@ static int run_row(const Options *o, const RunnerOpts *ro, SweepRow *w, int argc
     return runner_run(ro, &w->rec, NULL, NULL);
 }
 
-/* Under a grid of ranks without one rank, why the scaling is not shown. */
-static void print_scaling_note(const SweepRow *rows, int n, const Options *o)
-{
-    for (int i = 0; i < n; i++)
-        if (rows[i].done && !isnan(sweep_scaling(rows, n, i)))
-            return;
-    if (o->n_ranks)
-        printf("\n Scaling efficiency (job images/s at N / (N x images/s at 1 rank)): not "
-               "measured; add 1 to --ranks.\n");
-}
-
 int sweep_main(const Options *o, int argc, char **argv)
 {
-    if (o->sweep_cmd && o->n_ranks) {
-        fprintf(stderr, "cnntop: --ranks: for cnntop's own training, not --cmd\n");
+    if (o->sweep_cmd && o->mpirun_args) {
+        fprintf(stderr, "cnntop: --mpirun-args: for cnntop's own training, not --cmd (the "
+                "command starts its own processes)\n");
         return EXIT_USAGE;
     }
     if (o->mpirun_args && !o->n_ranks) {
@@ -171,7 +155,7 @@ int sweep_main(const Options *o, int argc, char **argv)
     }
     set_peaks(rows, n);
     print_table(rows, n, o);
-    print_scaling_note(rows, n, o);
+    sweep_print_scaling_note(o, rows, n);
     sweep_print_skipped(o, skipped);
     if (runner_signal())
         printf("\n Interrupted: the table holds the configurations that ran.\n");

@@ -25,7 +25,7 @@ typedef struct SweepRow {
     double accuracy;    /* mean over the repeats, 0..1; NAN: none */
     double wait_share;  /* data wait / step time */
     double tta;         /* seconds to --target-accuracy; NAN: not reached */
-    int ranks;          /* the job's ranks (run --ranks), 0: in this process */
+    int ranks;          /* the job's ranks (run --ranks; --cmd: {ranks}), 0: in this process */
     int group;          /* the grid's configuration but the ranks (batch, workers, threads) */
 } SweepRow;
 
@@ -78,6 +78,15 @@ int sweep_ranks_run(const Options *o, const RunConfig *cfg, int ranks, const cha
  * the images/s of the row of its group, the same batch, workers and
  * threads, at 1 rank).  NAN: no such row ran, or row i is not a job. */
 double sweep_scaling(const SweepRow *rows, int n, int i);
+
+/* A grid of ranks' two cells of row i, each `len` bytes: its ranks
+ * (" %5d") into rk, its scaling efficiency (" %6.0f%%", " n/m" when
+ * sweep_scaling() has none) into eff. */
+void sweep_ranks_cells(const SweepRow *rows, int n, int i, char *rk, char *eff, size_t len);
+
+/* Under a grid of ranks (--ranks) where no row has a scaling efficiency,
+ * a line saying why (no row of 1 rank ran, or the rows lack images/s). */
+void sweep_print_scaling_note(const Options *o, const SweepRow *rows, int n);
 
 /* Seconds on a monotonic clock, for --budget. */
 double sweep_clock(void);

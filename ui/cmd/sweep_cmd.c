@@ -1,8 +1,11 @@
 /*
  * sweep_cmd.c: `cnntop sweep --cmd TEMPLATE`: the grid of any command.
  *
- * The template's placeholders {batch}, {workers} and {threads} take each
- * value of --batch, --workers and --threads in turn.  Everything that can
+ * The template's placeholders {batch}, {workers}, {threads} and {ranks}
+ * take each value of --batch, --workers, --threads and --ranks in turn
+ * ({ranks}: the number of processes of a data-parallel job, compared by
+ * the job's images/s, the sum over its ranks that the exec record holds,
+ * with the scaling efficiency of cnntop's own sweep --ranks).  Everything that can
  * be known before a run is checked for every configuration before the
  * first one starts: each placeholder has its list and each list its
  * placeholder, no brace pair is a misspelt placeholder, every
@@ -128,16 +131,20 @@ static double cpu_seconds(const RunRecord *r)
     return s / (r->exec.runs > 0 ? r->exec.runs : 1);
 }
 
-static void print_table(const SweepRow *rows, int n, int by_time)
+/* The table; with {ranks}, the Ranks and Scaling columns of cnntop's own
+ * sweep --ranks, a job's images/s being its ranks' sum (the record's). */
+static void print_table(const Options *o, const SweepRow *rows, int n, int by_time)
 {
     const SweepRow *base = NULL;
-    char label[96], t[48], ips[48], sp[48], wait[16], cpu[16], ex[24];
+    char label[96], t[48], ips[48], sp[48], wait[16], cpu[16], ex[24], rk[16] = "", eff[16] = "";
+    int dist = o->n_ranks > 0;
 
     for (int i = 0; i < n && !base; i++)
         if (rows[i].done)
             base = &rows[i];
-    printf("\n %-34s %-20s %-18s %6s %8s %-8s %-14s\n", "Configuration", "Time [s]", "Images/s",
-           "Wait", "CPU [s]", "Exit", by_time ? "Speedup (time)" : "Speedup");
+    printf("\n %-34s%s %-20s %-18s %6s %8s %-8s %-14s%s\n", "Configuration", dist ? " Ranks" : "",
+           "Time [s]", "Images/s", "Wait", "CPU [s]", "Exit",
+           by_time ? "Speedup (time)" : "Speedup", dist ? " Scaling" : "");
     for (int i = 0; i < n; i++) {
         const SweepRow *w = &rows[i];
         if (!w->done)
@@ -153,8 +160,10 @@ static void print_table(const SweepRow *rows, int n, int by_time)
         else
             snprintf(ex, sizeof ex, "%d", w->rec.exec.status);
         sweep_speedup_text(w, base, by_time, sp, sizeof sp);
-        printf(" %-34s %-20s %-18s %6s %8s %-8s %-14s%s\n", label, t, ips, wait, cpu, ex, sp,
-               w->rec.interrupted ? "  (interrupted)" : "");
+        if (dist)
+            sweep_ranks_cells(rows, n, i, rk, eff, sizeof rk);
+        printf(" %-34s%s %-20s %-18s %6s %8s %-8s %-14s%s%s\n", label, rk, t, ips, wait, cpu, ex,
+               sp, eff, w->rec.interrupted ? "  (interrupted)" : "");
     }
     printf("\n Mean ± σ over the measured runs; Wait, CPU (task-clock) and the exported "
            "counters cover every measured run (CPU: per run).\n");
@@ -207,7 +216,8 @@ static int report(const Options *o, SweepRow *rows, int n, int stop, int skipped
             printf("\n Stopped before a run was measured: no configuration to show.\n");
         return rc;
     }
-    print_table(rows, n, by_time);
+    print_table(o, rows, n, by_time);
+    sweep_print_scaling_note(o, rows, n);
     sweep_print_skipped(o, skipped);
     if (stop)
         printf("\n Stopped: the table holds the configurations that ran.\n");
@@ -242,6 +252,8 @@ int sweep_cmd_main(const Options *o, int argc, char **argv)
         }
         sweep_grid_at(o, i, idx);
         sweep_substitute(o, idx, cmd, sizeof cmd, label, sizeof label); /* fits: sweep_cmd_check() */
+        rows[i].ranks = sweep_holder_value(o, idx, SWEEP_RANKS);
+        rows[i].group = i / (o->n_ranks > 0 ? o->n_ranks : 1); /* {ranks} varies fastest */
         int r = run_config(o, &rows[i], cmd, label, argc, argv, &stop);
         rc = stop ? r : rc;
         if (rows[i].done) {

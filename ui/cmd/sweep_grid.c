@@ -194,3 +194,28 @@ double sweep_scaling(const SweepRow *rows, int n, int i)
             return rows[i].ips.mean / (rows[i].ranks * rows[j].ips.mean);
     return NAN;
 }
+
+void sweep_ranks_cells(const SweepRow *rows, int n, int i, char *rk, char *eff, size_t len)
+{
+    double e = sweep_scaling(rows, n, i);
+
+    snprintf(rk, len, " %5d", rows[i].ranks);
+    if (isnan(e))
+        snprintf(eff, len, " %7s", "n/m");
+    else
+        snprintf(eff, len, " %6.0f%%", 100 * e);
+}
+
+void sweep_print_scaling_note(const Options *o, const SweepRow *rows, int n)
+{
+    int one = 0;
+
+    for (int i = 0; i < n; i++) {
+        if (rows[i].done && !isnan(sweep_scaling(rows, n, i)))
+            return;
+        one |= rows[i].done && rows[i].ranks == 1;
+    }
+    if (o->n_ranks)
+        printf("\n Scaling efficiency (job images/s at N / (N x images/s at 1 rank)): not "
+               "measured; %s.\n", one ? "no images/s to compare" : "add 1 to --ranks");
+}

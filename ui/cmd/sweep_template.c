@@ -1,6 +1,7 @@
 /*
  * sweep_template.c: `sweep --cmd`'s template (sweep_template.h): its
- * placeholders {batch}, {workers} and {threads}, the checks made before
+ * placeholders {batch}, {workers}, {threads} and {ranks} (the number of
+ * processes, as --ranks is for cnntop's own sweep), the checks made before
  * the first run (each placeholder has its list and each list its
  * placeholder, no brace pair is a misspelt placeholder, every
  * configuration's command line fits), the grid's order and the
@@ -14,21 +15,36 @@
 #include "cmd/sweep_template.h"
 
 
-/* The placeholders, each with the list that fills it. */
+/* The placeholders, each with the list that fills it and the bit of
+ * Options.set_mask its option sets (0: the list itself says it was given). */
 static const struct {
     const char *name;   /* in the template, between braces */
     const char *option;
-} holders[] = {{"batch", "--batch"}, {"workers", "--workers"}, {"threads", "--threads"}};
+    unsigned set;
+} holders[] = {{"batch", "--batch", OPTSET_BATCH}, {"workers", "--workers", OPTSET_WORKERS},
+               {"threads", "--threads", OPTSET_THREADS}, {"ranks", "--ranks", 0}};
 _Static_assert(sizeof holders / sizeof *holders == SWEEP_HOLDERS, "one row per placeholder");
+
+/* Other launchers' words for the number of processes, taken for {ranks}
+ * when braced: torch.multiprocessing.spawn's nprocs, torchrun's
+ * nproc_per_node, the environment's WORLD_SIZE. */
+static const char *const ranks_aliases[] = {"nprocs", "nproc", "nproc_per_node", "world_size"};
 
 /* The list for holders[k]: its values, count returned (0: not given). */
 static int holder_list(const Options *o, int k, const int **v)
 {
-    const int *lists[] = {o->batch_list, o->workers_list, o->threads_list};
-    const int counts[] = {o->n_batch, o->n_workers, o->n_threads};
+    const int *lists[] = {o->batch_list, o->workers_list, o->threads_list, o->ranks_list};
+    const int counts[] = {o->n_batch, o->n_workers, o->n_threads, o->n_ranks};
 
     *v = lists[k];
     return counts[k];
+}
+
+int sweep_holder_value(const Options *o, const int idx[SWEEP_HOLDERS], int k)
+{
+    const int *v;
+
+    return holder_list(o, k, &v) > 0 ? v[idx[k]] : 0;
 }
 
 /* The placeholder at s ("{name}"): its index, or -1 (not one of ours,
@@ -82,7 +98,8 @@ static int edit_distance(const char *a, size_t la, const char *b)
 }
 
 /* The brace pair at s, which is no placeholder: the placeholder it
- * nearly spells ({Batch}, {thread}, {bacth}), or -1.  Only a word of
+ * nearly spells ({Batch}, {thread}, {bacth}) or names in another
+ * launcher's word ({nprocs}), or -1.  Only a word of
  * letters counts, and not after '$' (the shell's ${name}), so that awk's
  * {print} or find's {} stay as they are. */
 static int holder_misspelt(const char *tmpl, const char *s)
@@ -98,6 +115,9 @@ static int holder_misspelt(const char *tmpl, const char *s)
     for (int k = 0; k < SWEEP_HOLDERS; k++)
         if (edit_distance(s + 1, len, holders[k].name) <= 2)
             return k;
+    for (size_t a = 0; a < sizeof ranks_aliases / sizeof *ranks_aliases; a++)
+        if (edit_distance(s + 1, len, ranks_aliases[a]) <= 1)
+            return SWEEP_RANKS;
     return -1;
 }
 
@@ -115,7 +135,7 @@ static int template_words_check(const char *tmpl, char *err, size_t len)
         int k = holder_at(s, &n) < 0 ? holder_misspelt(tmpl, s) : -1;
         if (k >= 0) {
             snprintf(err, len, "--cmd: %.*s is no placeholder: did you mean {%s}? "
-                     "(the placeholders: {batch}, {workers}, {threads})",
+                     "(the placeholders: {batch}, {workers}, {threads}, {ranks})",
                      (int)(strchr(s, '}') - s + 1), s, holders[k].name);
             return -1;
         }
@@ -135,8 +155,8 @@ static int template_check(const Options *o, char *err, size_t len)
     for (int k = 0; k < SWEEP_HOLDERS; k++)
         used[k] = sweep_template_uses(o->sweep_cmd, k);
     for (int k = 0; k < SWEEP_HOLDERS; k++) {
-        int given = (o->set_mask & (k == 0 ? OPTSET_BATCH : k == 1 ? OPTSET_WORKERS
-                                                                   : OPTSET_THREADS)) != 0;
+        int given = holders[k].set ? (o->set_mask & holders[k].set) != 0
+                                   : holder_list(o, k, &v) > 0;
         if (used[k] && !given) {
             snprintf(err, len, "--cmd: the template has {%s} but no %s LIST is given",
                      holders[k].name, holders[k].option);

@@ -11,11 +11,16 @@
 
 #define SWEEP_CMD_MAX 8192 /* a configuration's command line, substituted */
 
-/* The placeholders, in the grid's order (the first varies slowest). */
-enum { SWEEP_BATCH, SWEEP_WORKERS, SWEEP_THREADS, SWEEP_HOLDERS };
+/* The placeholders, in the grid's order (the first varies slowest; the
+ * number of processes fastest, as the ranks of cnntop's own sweep). */
+enum { SWEEP_BATCH, SWEEP_WORKERS, SWEEP_THREADS, SWEEP_RANKS, SWEEP_HOLDERS };
 
 /* 1 when the template has placeholder k (SWEEP_BATCH...). */
 int sweep_template_uses(const char *tmpl, int k);
+
+/* The value of placeholder k (SWEEP_BATCH...) in configuration idx; 0:
+ * the grid has no list for it. */
+int sweep_holder_value(const Options *o, const int idx[SWEEP_HOLDERS], int k);
 
 /* The number of configurations: the product of the lists' lengths (a
  * list not given counts 1). */

@@ -96,7 +96,8 @@ const OptionDesc option_table[] = {
     OPT("--all", NULL, "list every event libpfm4 can encode", EVENTS),
     OPT("--no-hook", NULL, "do not load the Python hook (no DataLoader figures)", EXEC | SWEEP),
     OPT("--cmd", "TEMPLATE",
-        "sweep a command: {batch} {workers} {threads} from the lists, run by /bin/sh -c", SWEEP),
+        "sweep a command: {batch} {workers} {threads} {ranks} (processes) from the lists, run "
+        "by /bin/sh -c", SWEEP),
     OPT("--progress", "REGEX", "read a figure (e.g. images/s) from the command's output lines",
         EXEC),
     OPT("--layers", "FIRST:STEPS",

@@ -55,14 +55,15 @@ static void tick_cpu(ExecDash *d)
         d->prev_t = d->elapsed;
 }
 
-/* The hook's images/s, one point a second, and --progress's figure. */
+/* The hook's images/s, one point a second, and --progress's figure: the
+ * job's, a data-parallel job's summed over its ranks (its data wait their
+ * mean), as the summary says them. */
 static void tick_series(ExecDash *d)
 {
-    const HookFeed *h = &d->s.hook.feed;
-    double images = h->main.samples + h->main.first_samples;
+    hookfeed_job_figures(&d->s.hook.feed, &d->fig);
+    double images = d->fig.images + d->fig.first_images;
 
-    hookfeed_figures(h, &d->fig);
-    if (h->main.batches > 0 && d->elapsed - d->ips_t >= 1.0) {
+    if (d->fig.batches > 0 && d->elapsed - d->ips_t >= 1.0) {
         if (d->ips_t > 0 || d->ips_images > 0)
             chart_series_add(&d->ips, d->elapsed, (images - d->ips_images) / (d->elapsed - d->ips_t));
         d->ips_t = d->elapsed;

@@ -140,15 +140,18 @@ static void ctr_cell(char *buf, size_t len, const CounterReading *c, int procs)
         counters_fmt_number(buf, len, c->value, 0);
 }
 
+/* The counters by role, a column each (a data-parallel job's ranks in
+ * their own). */
 static void draw_counters(ExecDash *d, Rect r)
 {
     char cell[PROC_ROLES][40];
+    _Static_assert(PROC_ROLES == 4, "a column per role");
 
     if (!r.h)
         return;
     draw_put(r.y, r.x, r.w, A_BOLD | draw_pair(&d->ui, PAIR_TITLE), "%-18s", "Counters");
-    draw_put(r.y, r.x + 18, r.w - 18, A_DIM, " %12s %12s %12s  (scaled; the clocks in msec)",
-             "main", "workers", "other");
+    draw_put(r.y, r.x + 18, r.w - 18, A_DIM, " %12s %12s %12s %12s  (scaled; the clocks in msec)",
+             "main", "workers", "other", "ranks");
     for (int e = 0; e < d->nctr && 1 + e < r.h; e++) {
         const char *why = NULL;
         for (int role = 0; role < PROC_ROLES; role++) {
@@ -158,9 +161,9 @@ static void draw_counters(ExecDash *d, Rect r)
             if (procs && c->status != CTR_OK && !why)
                 why = c->reason;
         }
-        int w = 18 + 3 * 13;
-        draw_put(r.y + 1 + e, r.x, r.w, A_NORMAL, "%-18.18s %12s %12s %12s", d->ctr[0][e].name,
-                 cell[0], cell[1], cell[2]);
+        int w = 18 + PROC_ROLES * 13;
+        draw_put(r.y + 1 + e, r.x, r.w, A_NORMAL, "%-18.18s %12s %12s %12s %12s",
+                 d->ctr[0][e].name, cell[0], cell[1], cell[2], cell[3]);
         if (why && w + 2 < r.w)
             draw_put(r.y + 1 + e, r.x + w + 2, r.w - w - 2, A_DIM, "n/a: %s", why);
     }
@@ -194,8 +197,10 @@ static void draw_ips(ExecDash *d, Rect r)
                                                               : d->fig.images_per_s),
                  100 * d->fig.data_wait_share, 1e3 * d->fig.step_s);
     if (!chart_series_has_value(&d->ips)) {
-        snprintf(na, sizeof na, "the DataLoader gave %ld batch%s so far (a rate needs 2)",
-                 h->main.batches, h->main.batches == 1 ? "" : "es");
+        snprintf(na, sizeof na, "the %s gave %ld batch%s so far (a rate needs 2%s)",
+                 h->n_ranks && !h->main.batches ? "ranks' DataLoaders" : "DataLoader",
+                 d->fig.batches, d->fig.batches == 1 ? "" : "es",
+                 h->n_ranks && !h->main.batches ? " a rank" : "");
         cs.na = na;
     }
     panel_chart_draw(&d->ui, r, &cs);
@@ -225,10 +230,23 @@ static int by_cpu(const void *a, const void *b, void *u)
     return la != lb ? lb - la : (x < y) - (x > y);
 }
 
+/* The rank of process pid ("0"), "-" when it is none, into buf. */
+static const char *rank_of(const ExecDash *d, int pid, char *buf, size_t len)
+{
+    const HookFeed *h = &d->s.hook.feed;
+
+    snprintf(buf, len, "-");
+    for (int i = 0; i < h->n_ranks; i++)
+        if (h->ranks[i].pid == pid)
+            snprintf(buf, len, "%d", h->ranks[i].rank);
+    return buf;
+}
+
 static void draw_procs(ExecDash *d, Rect r)
 {
     static const char *const tags[PROC_ROLES] = {"main", "worker", "other", "rank"};
     int order[PROC_MAX_PROCS];
+    char rk[16];
 
     if (r.h < 2)
         return;
@@ -237,14 +255,14 @@ static void draw_procs(ExecDash *d, Rect r)
     qsort_r(order, (size_t)d->nprocs, sizeof order[0], by_cpu, d);
     draw_title(&d->ui, r, "Processes", d->s.running ? "the most CPU first (the last second)"
                                                      : "the most CPU first (over their life)");
-    draw_put(r.y + 1, r.x, r.w, A_DIM, "%8s  %-6s %-16s %4s %7s %9s %8s  %s", "PID", "ROLE",
-             "COMMAND", "THR", "CPU%", "CPU s", "RSS MiB", "STATE");
+    draw_put(r.y + 1, r.x, r.w, A_DIM, "%8s  %-6s %4s %-16s %4s %7s %9s %8s  %s", "PID", "ROLE",
+             "RANK", "COMMAND", "THR", "CPU%", "CPU s", "RSS MiB", "STATE");
     for (int i = 0; i < d->nprocs && 2 + i < r.h; i++) {
         const ProcInfo *p = &d->procs[order[i]];
         draw_put(r.y + 2 + i, r.x, r.w, p->live ? A_NORMAL : A_DIM,
-                 "%8d  %-6s %-16s %4d %7.1f %9.2f %8.1f  %s", p->pid, tags[p->role], p->comm,
-                 p->threads, d->cpu_pct[order[i]], p->cpu, (double)p->hwm_kib / 1024.0,
-                 p->live ? "running" : "ended");
+                 "%8d  %-6s %4s %-16s %4d %7.1f %9.2f %8.1f  %s", p->pid, tags[p->role],
+                 rank_of(d, p->pid, rk, sizeof rk), p->comm, p->threads, d->cpu_pct[order[i]],
+                 p->cpu, (double)p->hwm_kib / 1024.0, p->live ? "running" : "ended");
     }
 }
 

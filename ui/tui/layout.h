@@ -50,7 +50,7 @@ typedef struct Layout {
  *         output's tail on the right;
  * and the status line.  The same minimum as the main dashboard. */
 #define LAYOUT_EXEC_HEADER_ROWS 3
-#define LAYOUT_EXEC_ROLES_ROWS 5 /* a title, the columns, three roles */
+#define LAYOUT_EXEC_ROLES_ROWS 6 /* a title, the columns, the four roles (a job's ranks too) */
 
 typedef struct ExecLayout {
     int cols, lines;

@@ -184,6 +184,14 @@ void exec_session_close(ExecSession *s);
  * directory", the ELF program interpreter, else strerror (src/exec/why.c). */
 void exec_why(const char *argv0, int e, char *buf, size_t len);
 
+/* Why a command that ended with exit status `status` (-1: killed by a
+ * signal) died, when the uncaught Python exception the hook saw (`error`,
+ * RecordExec.py_error: "TYPE at FILE:FUNCTION") is a known failure: one
+ * line with the workaround, or NULL.  Known: Debian 12's torchrun (torch
+ * 1.13 under Python 3.11) dying at start in to_map of
+ * torch/distributed/elastic/multiprocessing/api.py. */
+const char *exec_why_died(const char *error, int status);
+
 /* The record of a finished exec run (src/exec/fill.c): cnntop's command
  * line argc/argv, the command profiled and how it ended, peak RSS, the
  * counters and scheduler figures per process role, each process's row,
@@ -201,7 +209,11 @@ int exec_record_fill(RunRecord *r, ProcTree *t, const ExecResult *res, int argc,
  * RSS and the process counts their largest, how it ended the last run's;
  * CPU, page faults, the hook's window and each role's processes, time and
  * context switches summed (the process table and the other scheduler
- * figures stay the first run's); exec.runs counts them.  0, or -CN_ENOMEM.
+ * figures stay the first run's); a data-parallel job's ranks merged rank
+ * by rank (images/s and data wait averaged, batches, window and
+ * collectives summed: the job's images/s stays their sum) and the layer
+ * window's steps and rows summed (the rates of the sums), so that neither
+ * stays the first run's; exec.runs counts them.  0, or -CN_ENOMEM.
  */
 int exec_record_merge(RunRecord *into, const RunRecord *run);
 

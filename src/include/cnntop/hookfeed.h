@@ -31,6 +31,13 @@
  * figure or a role.  So the data wait's share stays within 0..1 and every
  * figure finite whatever is written on the pipe.
  *
+ * An "error" line ("pid", "type", "at": the uncaught exception that ends a
+ * Python process of the tree, its innermost frame as "FILE:FUNCTION" with
+ * FILE relative to its sys.path entry) needs no hello: a launcher such as
+ * torchrun may die before any DataLoader; the first one is kept
+ * (HookFeed.error_type, error_at: printable ASCII within HOOK_NAME_LEN and
+ * HOOK_AT_LEN).
+ *
  * The layer window's lines ("window", "layer", "pace") are checked the same
  * way (names printable ASCII within HOOK_NAME_LEN, counts and FLOPs
  * bounded, times finite) into HookFeed.model.
@@ -61,6 +68,7 @@ extern "C" {
 
 #define HOOK_LAYERS_MAX 64        /* the most rows a "window" may announce */
 #define HOOK_NAME_LEN 48          /* a row's name and kind: 1..47 printable ASCII bytes */
+#define HOOK_AT_LEN 128           /* an "error"'s "at": 1..127 printable ASCII bytes */
 #define HOOK_MAX_STEPS (1 << 24)  /* the most steps a "window" or "pace" may say */
 #define HOOK_MAX_FLOPS 1e18       /* the most FLOPs a "layer" may say */
 
@@ -155,6 +163,8 @@ typedef struct HookFeed {
     long bad;                 /* lines rejected */
     char why[160];            /* the first rejected line's number and reason, or "" */
     HookModel model;          /* the layer window */
+    char error_type[HOOK_NAME_LEN]; /* the first "error": the exception's type, or "" */
+    char error_at[HOOK_AT_LEN];     /* and where: "torch/x.py:to_map" */
 } HookFeed;
 
 /* The figures over the window; ok 0 when fewer than two batches came. */
@@ -168,6 +178,7 @@ typedef struct HookFigures {
     double data_wait_share;   /* wait / window, 0..1 */
     double step_s;            /* mean s between batches */
     double first_wait;        /* s */
+    double first_images;      /* samples of the first batch (not in the rate) */
 } HookFigures;
 
 /* An empty feed: no batch, threads and loader_workers -1 (unknown), no
@@ -184,6 +195,13 @@ void hookfeed_figures(const HookFeed *f, HookFigures *out);
 
 /* One stream's figures (a rank's: f->ranks[i].s); hello 1. */
 void hookfeed_stream_figures(const HookStream *s, HookFigures *out);
+
+/* The job's figures: the main process's (hookfeed_figures()) when its
+ * DataLoader gave batches or no process joined torch.distributed, else
+ * the ranks': batches, images and images/s summed, data wait and step
+ * averaged, the window and the first wait their longest.  ok only when
+ * every rank has a rate (so that the sum is the job's), hello the feed's. */
+void hookfeed_job_figures(const HookFeed *f, HookFigures *out);
 
 #ifdef __cplusplus
 }

@@ -190,6 +190,8 @@ typedef struct RecordExec {
     long hook_rejected;   /* lines the hook's pipe carried that were rejected (summed
                              over the runs); -1: the hook was not offered */
     char hook_why[160];   /* the first rejected line's number and reason; "": none */
+    char py_error[192];   /* the hook's first uncaught exception of a Python process:
+                             "AttributeError at torch/x.py:to_map"; "": none */
     double images;        /* samples in the hook's window (after the first batch); NAN:
                              no rate (below: the same) */
     double window;        /* s the window spans */

@@ -271,19 +271,21 @@ class Layers:
         steps = self.done - self.first + 1
         if steps < 1:
             return
-        self.feed.send('{"ev": "window", "first": %d, "steps": %d, "layers": %d}'
-                       % (self.first, max(steps, 0), len(rows)))
+        tag = self.feed.rank_tag()
+        lines = ['{"ev": "window", "first": %d, "steps": %d, "layers": %d%s}'
+                 % (self.first, max(steps, 0), len(rows), tag)]
         for r in rows:
-            self.feed.send('{"ev": "layer", "name": "%s", "kind": "%s", "calls": %d, '
-                           '"fwd": %.6f, "bwd": %.6f, "flops": %.17g, "bwd_flops": %.17g, '
-                           '"img_flops": %.17g}' % (r.name, r.kind, r.calls, r.fwd, r.bwd,
-                                                   r.flops, r.bwd_flops, r.img_flops))
+            lines.append('{"ev": "layer", "name": "%s", "kind": "%s", "calls": %d, '
+                         '"fwd": %.6f, "bwd": %.6f, "flops": %.17g, "bwd_flops": %.17g, '
+                         '"img_flops": %.17g%s}' % (r.name, r.kind, r.calls, r.fwd, r.bwd,
+                                                   r.flops, r.bwd_flops, r.img_flops, tag))
+        self.feed.send_lines(lines)
 
     def pace(self):
         if self.in_steps and self.out_steps:
-            self.feed.send('{"ev": "pace", "in": %.6f, "out": %.6f, "n": %d}'
+            self.feed.send('{"ev": "pace", "in": %.6f, "out": %.6f, "n": %d%s}'
                            % (_median(self.in_steps), _median(self.out_steps),
-                              len(self.out_steps)))
+                              len(self.out_steps), self.feed.rank_tag()))
 
     def at_exit(self):
         if self.open:

@@ -106,6 +106,17 @@ class _Feed:
         except OSError:
             self.pid = -1
 
+    def send_lines(self, lines):
+        """Lines that belong together (a window and its rows) in one write,
+        so that another process's lines (a rank's) do not come between them
+        (whole while the pipe has room: cnntop keeps reading it)."""
+        if lines:
+            self.send("\n".join(lines))
+
+    def rank_tag(self):
+        """What a rank's window lines carry: its rank; "" in one process."""
+        return "" if self.rank is None else ', "rank": %d' % self.rank
+
     def tag(self):
         """What a rank's lines carry: its rank, its time in collectives."""
         if self.rank is None:

@@ -324,12 +324,17 @@ static int take_window(HookFeed *f, Line *l)
     HookModel *m = &f->model;
     long long first, steps, layers;
 
-    if (m->first) /* one was announced, whatever became of it */
-        return reject(l, "window: a second window");
     if (whole(l, "first", 1, HOOK_MAX_STEPS, &first) != 0 ||
         whole(l, "steps", 1, HOOK_MAX_STEPS, &steps) != 0 ||
         whole(l, "layers", 1, HOOK_LAYERS_MAX, &layers) != 0)
         return -1;
+    if (m->first && f->model_of == l->s) /* one was announced, whatever became of it */
+        return reject(l, "window: a second window");
+    if (m->first) { /* another rank's window, measured as the first's: passed over */
+        f->model_skip = (int)layers;
+        return 0;
+    }
+    f->model_of = l->s;
     m->first = (int)first;
     m->steps = (long)steps;
     m->expect = (int)layers;
@@ -345,7 +350,11 @@ static int take_layer(HookFeed *f, Line *l)
     HookLayer row;
     long long calls;
 
-    if (!m->expect)
+    if (f->model_skip > 0 && l->s != f->model_of) {
+        f->model_skip--;
+        return 0;
+    }
+    if (!m->expect || l->s != f->model_of)
         return reject(l, "layer: no window announced it");
     if (name_of(l, "name", row.name) != 0 || name_of(l, "kind", row.kind) != 0 ||
         whole(l, "calls", 0, HOOK_MAX_STEPS * 64LL, &calls) != 0 ||
@@ -369,6 +378,8 @@ static int take_pace(HookFeed *f, Line *l)
     if (amount(l, "in", 1e9, &in) != 0 || amount(l, "out", 1e9, &out) != 0 ||
         whole(l, "n", 1, HOOK_MAX_STEPS, &n) != 0)
         return -1;
+    if (f->model.first && l->s != f->model_of)
+        return 0; /* another rank's pace: the window's process's is kept */
     f->model.pace_in = in;
     f->model.pace_out = out;
     f->model.pace_n = (long)n;
@@ -439,10 +450,12 @@ static int take(HookFeed *f, Line *l)
                {"batch", take_batch, 1}, {"end", take_end, 1}, {"window", take_window, 1},
                {"layer", take_layer, 1}, {"pace", take_pace, 1}};
 
-    /* A window's rows come together: another line between them drops it. */
-    if (f->model.expect && strcmp(l->ev, "layer")) {
+    /* A window's rows come together (one write): another line between
+     * them drops it. */
+    if ((f->model.expect || f->model_skip) && strcmp(l->ev, "layer")) {
         f->model.expect = 0;
         f->model.n = 0;
+        f->model_skip = 0;
     }
 
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {

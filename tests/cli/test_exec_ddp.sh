@@ -71,6 +71,12 @@ ranks() {
     has "$name" "^  Rank 1:  *[0-9.]* images/s (.*, collectives [0-9.]* s (.*; [0-9n/a]* intra-op, num_workers $w (pid [0-9]*)$"
     has "$name" "^  Verdict:  *.*2 ranks x ([0-9]* compute threads\? + $w loader workers\?) = [0-9]* on [0-9]* cores\?"
     [ "$w" -eq 0 ] || has "$name" "^  Processes:  *[0-9]* main, [1-9][0-9]* data-loader workers\?, "
+    # Each rank measures its own layer window: the first is the job's, the
+    # other's is passed over, not counted as lines rejected.
+    has "$name" "^ Model, layer by layer"
+    checks=$((checks + 1))
+    ! grep -q "^  Hook: .*rejected" "$tmp/$name.out" ||
+        fail "$name: $(grep '^  Hook:' "$tmp/$name.out")"
     checks=$((checks + 1))
     "$PY" - "$tmp/$name.out" "$tmp/$name.json" <<'PYEOF' || fail "$name: see above"
 import json, re, sys

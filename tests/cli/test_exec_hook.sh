@@ -69,15 +69,18 @@ fi
 
 # A Python copy that sleeps before it execs is another child; one that
 # never execs is still a worker (DataLoader workers without the hook).
+# The copies live 2 s: the tree's polls must see them, and a loaded
+# machine (ctest -j2 beside a DDP job) can hold the poller off for
+# half a second.
 run 0 exec --no-hook -e task-clock -- python3 -c '
 import os, time
 a = os.fork()
 if a == 0:
-    time.sleep(0.5)
+    time.sleep(2)
     os.execv("/bin/true", ["true"])
 b = os.fork()
 if b == 0:
-    time.sleep(0.5)
+    time.sleep(2)
     os._exit(0)
 os.waitpid(a, 0)
 os.waitpid(b, 0)'
@@ -87,10 +90,10 @@ has "^  Processes:  *1 main, 1 data-loader worker, [0-9]* other child"
 # python): the copies are judged against the program's command line, not
 # the launcher's, and a subshell of the launcher (a copy of it, never
 # exec'd) is not a copy of the program.
-run 0 exec --no-hook -e task-clock -- sh -c '(sleep 0.6; true) & sleep 0.3; exec python3 -c "
+run 0 exec --no-hook -e task-clock -- sh -c '(sleep 2.5; true) & sleep 0.3; exec python3 -c "
 import os, time
 if os.fork() == 0:
-    time.sleep(0.5)
+    time.sleep(2)
     os._exit(0)
 os.wait()"'
 has "^  Processes:  *1 main, 1 data-loader worker, [0-9]* other child"

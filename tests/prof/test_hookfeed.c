@@ -409,6 +409,45 @@ static void test_ranks(void)
 /* An "error" line: taken before any hello (a launcher dies first), the
  * first one kept; a pid of another tree, a type with a control byte or
  * an "at" past HOOK_AT_LEN rejected whole. */
+/* Each rank of a job measures its own layer window: the first to come is
+ * the job's, the others' windows, rows and paces are passed over (not
+ * rejected); a second window of the same rank is. */
+static void test_rank_windows(void)
+{
+    HookFeed f;
+    Tree t;
+#define ROW "{\"ev\": \"layer\", \"name\": \"fc\", \"kind\": \"Linear\", \"calls\": 4, " \
+            "\"fwd\": 0.5, \"bwd\": 0.25, \"flops\": 1e6, \"bwd_flops\": 2e6, " \
+            "\"img_flops\": 3e5, \"rank\": %d}\n"
+    char text[4096];
+    int n = 0;
+
+    feed_init(&f, &t);
+    n += snprintf(text + n, sizeof text - (size_t)n,
+                  "{\"ev\": \"rank\", \"pid\": 10, \"rank\": 1, \"world\": 2, \"torch\": \"1.13.1\"}\n"
+                  "{\"ev\": \"rank\", \"pid\": 11, \"rank\": 0, \"world\": 2, \"torch\": \"1.13.1\"}\n"
+                  "{\"ev\": \"window\", \"first\": 5, \"steps\": 4, \"layers\": 1, \"rank\": 1}\n");
+    n += snprintf(text + n, sizeof text - (size_t)n, ROW, 1);
+    n += snprintf(text + n, sizeof text - (size_t)n,
+                  "{\"ev\": \"window\", \"first\": 5, \"steps\": 6, \"layers\": 1, \"rank\": 0}\n");
+    n += snprintf(text + n, sizeof text - (size_t)n, ROW, 0);
+    n += snprintf(text + n, sizeof text - (size_t)n,
+                  "{\"ev\": \"pace\", \"in\": 0.5, \"out\": 0.25, \"n\": 3, \"rank\": 1}\n"
+                  "{\"ev\": \"pace\", \"in\": 9, \"out\": 9, \"n\": 9, \"rank\": 0}\n");
+    feed(&f, text, 7);
+    CHECK_INT(f.bad, ==, 0);
+    CHECK_INT(f.model.complete, ==, 1);
+    CHECK_INT((int)f.model.steps, ==, 4); /* rank 1's, the first */
+    CHECK_INT(f.model.n, ==, 1);
+    CHECK_NEAR(f.model.pace_in, 0.5, 1e-12);
+    CHECK_INT((int)f.model.pace_n, ==, 3);
+    snprintf(text, sizeof text,
+             "{\"ev\": \"window\", \"first\": 5, \"steps\": 4, \"layers\": 1, \"rank\": 1}\n");
+    feed(&f, text, 5);
+    CHECK_INT(f.bad, ==, 1);
+    CHECK_STR_HAS(f.why, "window: a second window");
+}
+
 static void test_error(void)
 {
     HookFeed f;
@@ -441,6 +480,7 @@ int main(void)
 {
     test_error();
     test_ranks();
+    test_rank_windows();
     test_good();
     test_bad_lines();
     test_hello();

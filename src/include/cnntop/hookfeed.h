@@ -162,7 +162,10 @@ typedef struct HookFeed {
     long lines;               /* lines seen, rejected ones included */
     long bad;                 /* lines rejected */
     char why[160];            /* the first rejected line's number and reason, or "" */
-    HookModel model;          /* the layer window */
+    HookModel model;          /* the layer window: the first process's to send one */
+    const HookStream *model_of; /* whose window it is (&main or a rank's stream) */
+    int model_skip;           /* another rank's rows still to pass over: each process
+                                 of a job measures its own window; the first is kept */
     char error_type[HOOK_NAME_LEN]; /* the first "error": the exception's type, or "" */
     char error_at[HOOK_AT_LEN];     /* and where: "torch/x.py:to_map" */
 } HookFeed;

@@ -48,12 +48,16 @@ int dist_cores_here(void)
 /* The child: its output where asked (quiet: stdin and stdout on
  * /dev/null), the front end's signals back, root's
  * variables for OpenMPI; exits 127 when args[0] cannot run. */
-static void child(char *const args[], int err_fd, int quiet, void (*child_reset)(void),
-                  const char *env)
+static void child(char *const args[], int err_fd, int out_fd, int quiet,
+                  void (*child_reset)(void), const char *env)
 {
     if (err_fd >= 0) {
         dup2(err_fd, STDERR_FILENO);
         close(err_fd);
+    }
+    if (out_fd >= 0) {
+        dup2(out_fd, STDOUT_FILENO);
+        close(out_fd);
     }
     if (quiet) { /* stdin too: mpirun passes its stdin on to rank 0 */
         int null = open("/dev/null", O_RDWR);
@@ -80,27 +84,50 @@ int dist_launch(char *const args[], int *err_fd, int quiet, void (*child_reset)(
     return dist_launch_env(args, err_fd, quiet, child_reset, NULL);
 }
 
+/* The one fork-and-exec of the launcher: stderr into a pipe when err_fd,
+ * stdout into another when out_fd. */
+static int launch(char *const args[], int *err_fd, int *out_fd, int quiet,
+                  void (*child_reset)(void), const char *env)
+{
+    int efd[2] = {-1, -1}, ofd[2] = {-1, -1}, e;
+
+    if ((err_fd && pipe2(efd, O_CLOEXEC) != 0) || (out_fd && pipe2(ofd, O_CLOEXEC) != 0)) {
+        e = errno;
+        if (efd[0] >= 0) {
+            close(efd[0]);
+            close(efd[1]);
+        }
+        return -e;
+    }
+    pid_t pid = fork();
+    if (pid == 0)
+        child(args, efd[1], ofd[1], quiet, child_reset, env);
+    e = errno;
+    for (int k = 0; k < 2; k++) {
+        int *p = k ? ofd : efd;
+        if (p[1] >= 0)
+            close(p[1]);
+        if (pid < 0 && p[0] >= 0)
+            close(p[0]);
+    }
+    if (pid < 0)
+        return -e;
+    if (err_fd)
+        *err_fd = efd[0];
+    if (out_fd)
+        *out_fd = ofd[0];
+    return (int)pid;
+}
+
 int dist_launch_env(char *const args[], int *err_fd, int quiet, void (*child_reset)(void),
                     const char *env)
 {
-    int fds[2] = {-1, -1};
+    return launch(args, err_fd, NULL, quiet, child_reset, env);
+}
 
-    if (err_fd && pipe2(fds, O_CLOEXEC) != 0)
-        return -errno;
-    pid_t pid = fork();
-    if (pid == 0)
-        child(args, fds[1], quiet, child_reset, env);
-    int e = errno;
-    if (fds[1] >= 0)
-        close(fds[1]);
-    if (pid < 0) {
-        if (fds[0] >= 0)
-            close(fds[0]);
-        return -e;
-    }
-    if (err_fd)
-        *err_fd = fds[0];
-    return (int)pid;
+int dist_launch_piped(char *const args[], int *err_fd, int *out_fd, void (*child_reset)(void))
+{
+    return launch(args, err_fd, out_fd, 0, child_reset, NULL);
 }
 
 void dist_launch_signal(int launcher, int sig)

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -119,45 +120,104 @@ static int is_rule(const char *l)
     return n >= 20 && (l[n] == '\n' || l[n] == '\0');
 }
 
-/* Passes the launcher's stderr through, its banners about ranks said in
- * one line each (banner_line) and its help-aggregation notes dropped. */
-static void relay(FILE *in, const char *launcher)
-{
-    char *line = NULL, banner[8192];
-    size_t cap = 0, blen = 0;
-    int inside = 0;
+/* The launcher's stderr, a line at a time: its banners about ranks said
+ * in one line each (banner_line), its help-aggregation notes dropped. */
+typedef struct ErrLines {
+    const char *launcher;
+    char banner[8192];
+    size_t blen;
+    int inside;
+} ErrLines;
 
-    for (;;) {
+static void err_line(ErrLines *e, const char *line)
+{
+    if (is_rule(line)) {
+        if (e->inside && !banner_line(e->banner, e->launcher))
+            fprintf(stderr, "%s%s%s", line, e->banner, line);
+        e->inside = !e->inside;
+        e->blen = 0;
+        e->banner[0] = '\0';
+    } else if (e->inside) {
+        size_t n = strlen(line);
+        if (e->blen + n < sizeof e->banner) {
+            memcpy(e->banner + e->blen, line, n + 1);
+            e->blen += n;
+        }
+    } else if (!(line[0] == '[' && (strstr(line, "help message") ||
+                                    strstr(line, "orte_base_help_aggregate"))))
+        fputs(line, stderr);
+}
+
+/* Takes the whole lines of buf[0..*len), and the rest too when eof (buf
+ * has room for one byte more). */
+static void err_lines(ErrLines *e, char *buf, size_t *len, int eof)
+{
+    char *start = buf, *end = buf + *len, *nl;
+
+    *end = '\0';
+    while ((nl = memchr(start, '\n', (size_t)(end - start))) != NULL) {
+        char c = nl[1];
+        nl[1] = '\0';
+        err_line(e, start);
+        nl[1] = c;
+        start = nl + 1;
+    }
+    if (eof && start < end) {
+        err_line(e, start);
+        start = end;
+    }
+    *len = (size_t)(end - start);
+    memmove(buf, start, *len);
+}
+
+/* Passes the launcher's output on until both of its pipes end: stdout as
+ * it comes (a reader of ours that went away only stops the copying: the
+ * job goes on, as `run` goes on, and mpirun never meets a broken pipe),
+ * stderr through err_line(); a stop signal caught meanwhile passed on. */
+static void relay(int err_fd, int out_fd, const char *launcher)
+{
+    static ErrLines e;
+    char ebuf[16384 + 1], obuf[65536];
+    size_t elen = 0;
+    int out_gone = 0;
+    struct pollfd p[2] = {{.fd = err_fd, .events = POLLIN}, {.fd = out_fd, .events = POLLIN}};
+
+    memset(&e, 0, sizeof e);
+    e.launcher = launcher;
+    while (p[0].fd >= 0 || p[1].fd >= 0) {
         if (pending) {
             dist_launch_signal(launcher_pid, pending);
             pending = 0;
         }
-        errno = 0;
-        if (getline(&line, &cap, in) < 0) {
-            if (errno != EINTR || feof(in))
-                break;
-            clearerr(in);
-            continue;
-        }
-        if (is_rule(line)) {
-            if (inside && !banner_line(banner, launcher))
-                fprintf(stderr, "%s%s%s", line, banner, line);
-            inside = !inside;
-            blen = 0;
-            banner[0] = '\0';
-        } else if (inside) {
-            size_t n = strlen(line);
-            if (blen + n < sizeof banner) {
-                memcpy(banner + blen, line, n + 1);
-                blen += n;
+        if (poll(p, 2, -1) < 0)
+            continue; /* EINTR: a signal to pass on */
+        if (p[0].revents) {
+            ssize_t n = read(p[0].fd, ebuf + elen, sizeof ebuf - 1 - elen);
+            if (n > 0)
+                elen += (size_t)n;
+            if (n > 0 && elen == sizeof ebuf - 1) /* a line longer than the buffer */
+                err_lines(&e, ebuf, &elen, 1);
+            else if (n > 0)
+                err_lines(&e, ebuf, &elen, 0);
+            else if (n == 0 || errno != EINTR) {
+                err_lines(&e, ebuf, &elen, 1);
+                close(p[0].fd);
+                p[0].fd = -1;
             }
-        } else if (!(line[0] == '[' && (strstr(line, "help message") ||
-                                        strstr(line, "orte_base_help_aggregate"))))
-            fputs(line, stderr);
+        }
+        if (p[1].revents) {
+            ssize_t n = read(p[1].fd, obuf, sizeof obuf);
+            for (ssize_t w = 0, k; n > 0 && !out_gone && w < n; w += k > 0 ? k : 0)
+                if ((k = write(STDOUT_FILENO, obuf + w, (size_t)(n - w))) < 0 && errno != EINTR)
+                    out_gone = 1;
+            if (n == 0 || (n < 0 && errno != EINTR)) {
+                close(p[1].fd);
+                p[1].fd = -1;
+            }
+        }
     }
-    if (inside)
-        fputs(banner, stderr);
-    free(line);
+    if (e.inside)
+        fputs(e.banner, stderr);
 }
 
 const char *ranks_unavailable(char *launcher, size_t len)
@@ -244,7 +304,8 @@ int ranks_main(const Options *o, int argc, char **argv)
     fflush(NULL);
     struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: relay() wakes */
     sigemptyset(&sa.sa_mask);
-    int pid = dist_launch(args, &fd, 0, signals_child_reset);
+    int out = -1;
+    int pid = dist_launch_piped(args, &fd, &out, signals_child_reset);
     if (pid < 0) {
         fprintf(stderr, "cnntop: --ranks: cannot start %s: %s\n", args[0], strerror(-pid));
         return EXIT_FAIL;
@@ -253,12 +314,7 @@ int ranks_main(const Options *o, int argc, char **argv)
     signals_catch(SIGINT, &sa, NULL);
     signals_catch(SIGTERM, &sa, NULL);
     signals_catch(SIGHUP, &sa, NULL);
-    FILE *in = fdopen(fd, "r");
-    if (in) {
-        relay(in, strrchr(launcher, '/') + 1);
-        fclose(in);
-    } else
-        close(fd);
+    relay(fd, out, strrchr(launcher, '/') + 1);
     rc = dist_launch_wait(pid, NULL);
     launcher_pid = 0;
     if (rc == 127)

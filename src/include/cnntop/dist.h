@@ -73,6 +73,12 @@ int dist_launch(char *const args[], int *err_fd, int quiet, void (*child_reset)(
 int dist_launch_env(char *const args[], int *err_fd, int quiet, void (*child_reset)(void),
                     const char *env);
 
+/* dist_launch() with its stdout into a second pipe too (the read end in
+ * *out_fd, close-on-exec): the caller passes it on, so that a reader of
+ * its own output that goes away is its to handle, never the launcher's
+ * (mpirun's exit status is then anyone's guess: 0, 1, 139 or 141). */
+int dist_launch_piped(char *const args[], int *err_fd, int *out_fd, void (*child_reset)(void));
+
 /* Whether pid has ended, without waiting: 1 with *code as
  * dist_launch_wait() returns it, 0 while it runs. */
 int dist_launch_reap(int pid, int *code);

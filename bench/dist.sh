@@ -289,7 +289,7 @@ shape() {
 
 echo "## 2 ranks in two network namespaces over a veth pair, OpenMPI TCP (--threads 1 a rank)"
 echo
-echo "paper: 2(N-1)/N x bytes / rate; probe: one all-reduce of the gradients alone, best of 3"
+echo "paper: 2(N-1)/N x bytes / rate; probe: one all-reduce of the gradients alone after a barrier, the slowest rank, best of 5"
 echo "(ar_probe); algbw = bytes / probe, busbw = algbw x 2(N-1)/N; wait, span: ar_wait, ar_span"
 echo "per step; hidden: 1 - wait / span; sums: BatchNorm and loss sums (sum_wait) per step;"
 echo "rank comm: the most any rank waited on the others a step; link: bytes the veth carried"

@@ -107,11 +107,12 @@ class _Feed:
             self.pid = -1
 
     def send_lines(self, lines):
-        """Lines that belong together (a window and its rows) in one write,
-        so that another process's lines (a rank's) do not come between them
-        (whole while the pipe has room: cnntop keeps reading it)."""
-        if lines:
-            self.send("\n".join(lines))
+        """Lines that belong together (a window and its rows), each in its
+        own write: a pipe keeps a write of at most PIPE_BUF (4096) bytes
+        whole, so another process's lines may come between them but never
+        into one; the rank each carries tells cnntop whose it is."""
+        for line in lines:
+            self.send(line)
 
     def rank_tag(self):
         """What a rank's window lines carry: its rank; "" in one process."""

@@ -147,6 +147,11 @@ int distrun_share_params(Engine *e, char *err, size_t errlen)
 
     if (!d->on)
         return 0;
+    /* --bn local: room for this rank's running statistics while an
+     * evaluation uses rank 0's, made before any collective that needs it */
+    if (e->cfg.bn_local == CN_BN_LOCAL &&
+        !(d->own_running = malloc(e->ps.nrunning * sizeof *d->own_running)))
+        return cn_fail(err, errlen, -CN_ENOMEM, "out of memory for the running statistics");
     if ((rc = dist_check_same(config_hash(e), "version, data set or settings", err, errlen)))
         return rc;
     if (last > 0 && last < d->size)
@@ -270,11 +275,8 @@ int distrun_eval_begin(Engine *e, long n, long *lo, long *hi, char *err, size_t 
         return 0;
     *lo = n * d->rank / d->size;
     *hi = n * (d->rank + 1) / d->size;
-    if (e->cfg.bn_local != CN_BN_LOCAL)
+    if (!d->own_running)
         return 0; /* synchronised: the running statistics are the same everywhere */
-    if (!d->own_running &&
-        !(d->own_running = malloc(e->ps.nrunning * sizeof *d->own_running)))
-        return cn_fail(err, errlen, -CN_ENOMEM, "out of memory for the running statistics");
     memcpy(d->own_running, e->ps.running, e->ps.nrunning * sizeof *d->own_running);
     return dist_bcast_floats(e->ps.running, e->ps.nrunning, err, errlen);
 }

@@ -331,7 +331,7 @@ static int take_window(HookFeed *f, Line *l)
     if (m->first && f->model_of == l->s) /* one was announced, whatever became of it */
         return reject(l, "window: a second window");
     if (m->first) { /* another rank's window, measured as the first's: passed over */
-        f->model_skip = (int)layers;
+        l->s->skip_rows = (int)layers;
         return 0;
     }
     f->model_of = l->s;
@@ -350,8 +350,8 @@ static int take_layer(HookFeed *f, Line *l)
     HookLayer row;
     long long calls;
 
-    if (f->model_skip > 0 && l->s != f->model_of) {
-        f->model_skip--;
+    if (l->s != f->model_of && l->s->skip_rows > 0) {
+        l->s->skip_rows--;
         return 0;
     }
     if (!m->expect || l->s != f->model_of)
@@ -450,19 +450,21 @@ static int take(HookFeed *f, Line *l)
                {"batch", take_batch, 1}, {"end", take_end, 1}, {"window", take_window, 1},
                {"layer", take_layer, 1}, {"pace", take_pace, 1}};
 
-    /* A window's rows come together (one write): another line between
-     * them drops it. */
-    if ((f->model.expect || f->model_skip) && strcmp(l->ev, "layer")) {
-        f->model.expect = 0;
-        f->model.n = 0;
-        f->model_skip = 0;
-    }
-
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
         if (strcmp(l->ev, evs[i].ev))
             continue;
         if (evs[i].stream && line_stream(f, l) != 0)
             return -1;
+        /* A window's rows follow it in its process's stream: another line
+         * of that stream between them drops it (other processes' lines may
+         * come between: each writes its own, a line at a time). */
+        if (evs[i].stream && strcmp(l->ev, "layer")) {
+            if (f->model.expect && l->s == f->model_of) {
+                f->model.expect = 0;
+                f->model.n = 0;
+            }
+            l->s->skip_rows = 0;
+        }
         if (i == 1 && f->n_ranks == HOOK_MAX_RANKS)
             return reject(l, "rank: more than %d ranks", HOOK_MAX_RANKS);
         return evs[i].fn(f, l);

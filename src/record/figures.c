@@ -190,12 +190,13 @@ int record_job_ranks(const RunRecord *r)
 }
 
 /* The job's peak over one rank's: each rank has the calibrated peak of its
- * threads; on rank 0's machine, ranks x threads beyond its cores add none
- * (they take turns on the same FMA units). */
+ * threads (of the cores they ran on, where they outnumber the cores); on
+ * rank 0's machine, ranks x threads beyond its cores add none (they take
+ * turns on the same FMA units). */
 static double job_peak_factor(const RunRecord *r, int *capped)
 {
     int ranks = record_job_ranks(r), local = ranks, cores = r->machine.cores;
-    int threads = r->threads_used;
+    double threads = r->threads_used;
 
     *capped = 0;
     if (ranks == 1)
@@ -207,7 +208,7 @@ static double job_peak_factor(const RunRecord *r, int *capped)
     if (threads < 1 || cores < 1 || local * threads <= cores)
         return (double)ranks;
     *capped = 1;
-    return (double)(ranks - local) + (double)cores / threads;
+    return (double)(ranks - local) + (double)cores / fmin(threads, (double)cores);
 }
 
 double record_job_peak(const RunRecord *r, int *capped)

@@ -221,10 +221,9 @@ if not ok:
 # threads) times the ranks, ranks x threads beyond rank 0's cores adding none.
 m, t = j["machine"], j["train"]
 if m["fma_peak_gflops"] is not None:
-    per_thread = m["fma_peak_gflops"] / j["threads_used"]
-    local = d["local_ranks"]
-    job = per_thread * ((d["ranks"] - local) * j["threads_used"] +
-                        min(local * j["threads_used"], d["node_cores"]))
+    th, cores, local = j["threads_used"], d["node_cores"], d["local_ranks"]
+    per_core = m["fma_peak_gflops"] / min(th, cores)
+    job = m["fma_peak_gflops"] * (d["ranks"] - local) + per_core * min(local * th, cores)
     want = t["images_per_s"] * j["flops_per_image"] / (job * 1e9)
     if abs(t["mfu"] - want) > 1e-6 * want:
         print("mfu", t["mfu"], "against the job's peak", want)

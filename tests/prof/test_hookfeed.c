@@ -426,10 +426,13 @@ static void test_rank_windows(void)
     n += snprintf(text + n, sizeof text - (size_t)n,
                   "{\"ev\": \"rank\", \"pid\": 10, \"rank\": 1, \"world\": 2, \"torch\": \"1.13.1\"}\n"
                   "{\"ev\": \"rank\", \"pid\": 11, \"rank\": 0, \"world\": 2, \"torch\": \"1.13.1\"}\n"
-                  "{\"ev\": \"window\", \"first\": 5, \"steps\": 4, \"layers\": 1, \"rank\": 1}\n");
+                  "{\"ev\": \"window\", \"first\": 5, \"steps\": 4, \"layers\": 2, \"rank\": 1}\n");
     n += snprintf(text + n, sizeof text - (size_t)n, ROW, 1);
+    /* rank 0's lines come between rank 1's rows: each writes a line at a time */
     n += snprintf(text + n, sizeof text - (size_t)n,
-                  "{\"ev\": \"window\", \"first\": 5, \"steps\": 6, \"layers\": 1, \"rank\": 0}\n");
+                  "{\"ev\": \"window\", \"first\": 5, \"steps\": 6, \"layers\": 2, \"rank\": 0}\n");
+    n += snprintf(text + n, sizeof text - (size_t)n, ROW, 0);
+    n += snprintf(text + n, sizeof text - (size_t)n, ROW, 1);
     n += snprintf(text + n, sizeof text - (size_t)n, ROW, 0);
     n += snprintf(text + n, sizeof text - (size_t)n,
                   "{\"ev\": \"pace\", \"in\": 0.5, \"out\": 0.25, \"n\": 3, \"rank\": 1}\n"
@@ -438,7 +441,7 @@ static void test_rank_windows(void)
     CHECK_INT(f.bad, ==, 0);
     CHECK_INT(f.model.complete, ==, 1);
     CHECK_INT((int)f.model.steps, ==, 4); /* rank 1's, the first */
-    CHECK_INT(f.model.n, ==, 1);
+    CHECK_INT(f.model.n, ==, 2);
     CHECK_NEAR(f.model.pace_in, 0.5, 1e-12);
     CHECK_INT((int)f.model.pace_n, ==, 3);
     snprintf(text, sizeof text,

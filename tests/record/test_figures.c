@@ -295,6 +295,12 @@ static void test_dist_figures(void)
     r.threads_used = 2; /* 2 x 2 threads on 2 cores: half of that */
     CHECK_NEAR(record_job_peak(&r, &capped), 300.0, 1e-9);
     CHECK_INT(capped, ==, 1);
+    r.threads_used = 8; /* more threads than cores: each rank's peak is the 2 cores' */
+    CHECK_NEAR(record_job_peak(&r, &capped), 300.0, 1e-9);
+    r.threads_used = 1 << 24; /* no overflow, whatever the record says */
+    r.train.dist.local_ranks = 1 << 20;
+    CHECK(isfinite(record_job_peak(&r, &capped)));
+    r.train.dist.local_ranks = 2;
     r.threads_used = 1;
     r.train.dist.ar_probe = 0; /* no probe: no link rate, nothing on paper */
     CHECK_INT(record_sketch(&r, &sk), ==, 0);

@@ -135,6 +135,8 @@ typedef struct HookStream {
     int loader_workers;       /* the DataLoader's num_workers there; -1: not said */
     double coll;              /* s in torch.distributed's collectives (a rank's "coll",
                                  the latest); 0: none said */
+    int skip_rows;            /* rows of its own layer window still to pass over (a rank
+                                 whose window is not the job's: HookFeed.model_of) */
 } HookStream;
 
 /* A process that joined torch.distributed (a "rank" line). */
@@ -162,10 +164,10 @@ typedef struct HookFeed {
     long lines;               /* lines seen, rejected ones included */
     long bad;                 /* lines rejected */
     char why[160];            /* the first rejected line's number and reason, or "" */
-    HookModel model;          /* the layer window: the first process's to send one */
+    HookModel model;          /* the layer window: the first process's to send one (each
+                                 rank of a job measures its own; the others' are passed
+                                 over) */
     const HookStream *model_of; /* whose window it is (&main or a rank's stream) */
-    int model_skip;           /* another rank's rows still to pass over: each process
-                                 of a job measures its own window; the first is kept */
     char error_type[HOOK_NAME_LEN]; /* the first "error": the exception's type, or "" */
     char error_at[HOOK_AT_LEN];     /* and where: "torch/x.py:to_map" */
 } HookFeed;

@@ -157,6 +157,75 @@ void dist_launch_signal(int launcher, int sig)
         kill(launcher, sig);
 }
 
+/* pid's parent from /proc, -1 when unknown. */
+static long parent_of(long pid)
+{
+    char path[64], line[256];
+    long ppid = -1;
+
+    snprintf(path, sizeof path, "/proc/%ld/status", pid);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "PPid: %ld", &ppid) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return ppid;
+}
+
+void dist_launch_kill_tree(int root)
+{
+    /* The root frozen first, so that it starts no more; then every process
+     * whose parent is in the list (mpirun, its daemons, the ranks), frozen
+     * as found, in rounds until a round finds none; killed only at the end,
+     * since a process killed earlier would orphan its children (reparented,
+     * out of the walk's reach). */
+    long *tree = NULL, n = 0, cap = 0;
+    int added = 1;
+
+    kill(root, SIGSTOP);
+    if (!(tree = malloc(16 * sizeof *tree))) {
+        kill(root, SIGKILL);
+        return;
+    }
+    cap = 16;
+    tree[n++] = root;
+    while (added) {
+        added = 0;
+        DIR *d = opendir("/proc");
+        struct dirent *de;
+        while (d && (de = readdir(d)) != NULL) {
+            long pid = strtol(de->d_name, NULL, 10), pp;
+            int known = 0;
+            if (pid <= 0)
+                continue;
+            for (long k = 0; k < n && !known; k++)
+                known = tree[k] == pid;
+            if (known || (pp = parent_of(pid)) <= 0)
+                continue;
+            for (long k = 0; k < n; k++)
+                if (tree[k] == pp) {
+                    if (n == cap) {
+                        long *more = realloc(tree, (size_t)(2 * cap) * sizeof *tree);
+                        if (!more)
+                            break;
+                        tree = more;
+                        cap *= 2;
+                    }
+                    kill((pid_t)pid, SIGSTOP); /* frozen: it forks no more */
+                    tree[n++] = pid;
+                    added = 1;
+                    break;
+                }
+        }
+        if (d)
+            closedir(d);
+    }
+    for (long k = n - 1; k >= 0; k--)
+        kill((pid_t)tree[k], SIGKILL);
+    free(tree);
+}
+
 /* 128 + the signal that ended it, or its exit status; -1 when unknown. */
 static int status_code(int status)
 {

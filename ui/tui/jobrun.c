@@ -245,8 +245,7 @@ static int follow(Job *j, int *stopped)
             *stopped = 1;
             t_stop = now_s();
         } else if (*stopped && !killed && now_s() - t_stop > JOB_STOP_GRACE) {
-            dist_launch_signal(j->pid, SIGKILL); /* its launcher */
-            kill(j->pid, SIGKILL);
+            dist_launch_kill_tree(j->pid); /* run --ranks, mpirun and the ranks */
             killed = 1;
         }
     }

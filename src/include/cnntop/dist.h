@@ -79,6 +79,12 @@ int dist_launch_env(char *const args[], int *err_fd, int quiet, void (*child_res
  * (mpirun's exit status is then anyone's guess: 0, 1, 139 or 141). */
 int dist_launch_piped(char *const args[], int *err_fd, int *out_fd, void (*child_reset)(void));
 
+/* SIGKILL to root and every process descended from it (mpirun, its
+ * daemons, the ranks on this machine), each frozen with SIGSTOP as it is
+ * found so that none forks or is orphaned out of reach: for a job that a
+ * stop signal did not end. */
+void dist_launch_kill_tree(int root);
+
 /* Whether pid has ended, without waiting: 1 with *code as
  * dist_launch_wait() returns it, 0 while it runs. */
 int dist_launch_reap(int pid, int *code);

@@ -374,8 +374,11 @@ def _say_error(feed, kind, tb):
     roots = [os.path.join(os.path.abspath(p), "") for p in sys.path if p]
     root = max((r for r in roots if path.startswith(r)), key=len, default="")
     at = ("%s:%s" % (path[len(root):], code.co_name))[-127:]
-    feed.send(json.dumps({"ev": "error", "pid": os.getpid(), "type": kind.__name__[:47],
-                          "at": at}, ensure_ascii=True))
+
+    def printable(text):  # what cnntop accepts: printable ASCII (a non-ASCII path, "?")
+        return "".join(c if " " <= c <= "~" else "?" for c in text)
+    feed.send(json.dumps({"ev": "error", "pid": os.getpid(),
+                          "type": printable(kind.__name__[:47]), "at": printable(at)}))
 
 
 def _excepthook(feed, orig):

@@ -182,14 +182,27 @@ static void relay(int err_fd, int out_fd, const char *launcher)
     int out_gone = 0;
     struct pollfd p[2] = {{.fd = err_fd, .events = POLLIN}, {.fd = out_fd, .events = POLLIN}};
 
+    sigset_t stops, waiting, before;
+
     memset(&e, 0, sizeof e);
     e.launcher = launcher;
+    /* The stop signals held but inside ppoll: one that comes between the
+     * check of pending and the wait still ends the wait. */
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
+    sigaddset(&stops, SIGHUP);
+    sigprocmask(SIG_BLOCK, &stops, &before);
+    waiting = before;
+    sigdelset(&waiting, SIGINT);
+    sigdelset(&waiting, SIGTERM);
+    sigdelset(&waiting, SIGHUP);
     while (p[0].fd >= 0 || p[1].fd >= 0) {
         if (pending) {
             dist_launch_signal(launcher_pid, pending);
             pending = 0;
         }
-        if (poll(p, 2, -1) < 0)
+        if (ppoll(p, 2, NULL, &waiting) < 0)
             continue; /* EINTR: a signal to pass on */
         if (p[0].revents) {
             ssize_t n = read(p[0].fd, ebuf + elen, sizeof ebuf - 1 - elen);
@@ -216,6 +229,7 @@ static void relay(int err_fd, int out_fd, const char *launcher)
             }
         }
     }
+    sigprocmask(SIG_SETMASK, &before, NULL);
     if (e.inside)
         fputs(e.banner, stderr);
 }

@@ -105,8 +105,11 @@ static int temp_file(char *path, size_t len, const char *suffix)
 /* One line of the command's stderr: its last line about a failure kept. */
 static void err_line(Job *j, const char *l)
 {
+    /* what run --ranks says on every run, failed or not: never the reason */
     static const char *const routine[] = {"cnntop: starting the job", "cnntop: as root",
-                                          "cnntop: the run record written"};
+                                          "cnntop: the run record written",
+                                          "cnntop: the partial run record",
+                                          "cnntop: calibrating (first use)"};
 
     if (strncmp(l, "cnntop: ", 8) != 0)
         return;

@@ -3,7 +3,6 @@
  * (dist.h): the process side of `run --ranks` and `sweep --ranks`, whose
  * front ends keep only their messages.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -16,6 +15,7 @@
 #include <unistd.h>
 
 #include "cnntop/dist.h"
+#include "prof/procfs.h"
 
 const char *dist_launcher_find(char *out, size_t len)
 {
@@ -130,47 +130,66 @@ int dist_launch_piped(char *const args[], int *err_fd, int *out_fd, void (*child
     return launch(args, err_fd, out_fd, 0, child_reset, NULL);
 }
 
+/* pid's parent, -1 when unknown (gone). */
+static long parent_of(int pid)
+{
+    ProcStat st;
+
+    return procfs_stat(pid, &st) == 0 ? st.ppid : -1;
+}
+
+typedef struct Signalled {
+    int launcher, sig, n;
+} Signalled;
+
+static void signal_child(void *ud, int pid)
+{
+    Signalled *s = ud;
+
+    if (parent_of(pid) == s->launcher && kill((pid_t)pid, s->sig) == 0)
+        s->n++;
+}
+
 void dist_launch_signal(int launcher, int sig)
 {
-    char path[64], line[256];
-    int n = 0;
-    DIR *d = opendir("/proc");
-    struct dirent *de;
+    Signalled s = {launcher, sig, 0};
 
-    while (d && (de = readdir(d)) != NULL) {
-        long pid = strtol(de->d_name, NULL, 10), ppid = -1;
-        if (pid <= 0)
-            continue;
-        snprintf(path, sizeof path, "/proc/%ld/status", pid);
-        FILE *f = fopen(path, "r");
-        while (f && fgets(line, sizeof line, f))
-            if (sscanf(line, "PPid: %ld", &ppid) == 1)
-                break;
-        if (f)
-            fclose(f);
-        if (ppid == launcher && kill((pid_t)pid, sig) == 0)
-            n++;
-    }
-    if (d)
-        closedir(d);
-    if (n == 0)
+    procfs_each_id("/proc", signal_child, &s);
+    if (s.n == 0)
         kill(launcher, sig);
 }
 
-/* pid's parent from /proc, -1 when unknown. */
-static long parent_of(long pid)
-{
-    char path[64], line[256];
-    long ppid = -1;
+/* The processes of a tree found so far (dist_launch_kill_tree). */
+typedef struct Tree {
+    long *pid;
+    long n, cap;
+    int added;  /* found one this round */
+} Tree;
 
-    snprintf(path, sizeof path, "/proc/%ld/status", pid);
-    FILE *f = fopen(path, "r");
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "PPid: %ld", &ppid) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return ppid;
+static int in_tree(const Tree *t, long pid)
+{
+    for (long k = 0; k < t->n; k++)
+        if (t->pid[k] == pid)
+            return 1;
+    return 0;
+}
+
+static void tree_add(void *ud, int pid)
+{
+    Tree *t = ud;
+
+    if (in_tree(t, pid) || !in_tree(t, parent_of(pid)))
+        return;
+    if (t->n == t->cap) {
+        long *more = realloc(t->pid, (size_t)(2 * t->cap) * sizeof *more);
+        if (!more)
+            return;
+        t->pid = more;
+        t->cap *= 2;
+    }
+    kill((pid_t)pid, SIGSTOP); /* frozen: it forks no more */
+    t->pid[t->n++] = pid;
+    t->added = 1;
 }
 
 void dist_launch_kill_tree(int root)
@@ -180,50 +199,21 @@ void dist_launch_kill_tree(int root)
      * as found, in rounds until a round finds none; killed only at the end,
      * since a process killed earlier would orphan its children (reparented,
      * out of the walk's reach). */
-    long *tree = NULL, n = 0, cap = 0;
-    int added = 1;
+    Tree t = {malloc(16 * sizeof(long)), 0, 16, 1};
 
     kill(root, SIGSTOP);
-    if (!(tree = malloc(16 * sizeof *tree))) {
+    if (!t.pid) {
         kill(root, SIGKILL);
         return;
     }
-    cap = 16;
-    tree[n++] = root;
-    while (added) {
-        added = 0;
-        DIR *d = opendir("/proc");
-        struct dirent *de;
-        while (d && (de = readdir(d)) != NULL) {
-            long pid = strtol(de->d_name, NULL, 10), pp;
-            int known = 0;
-            if (pid <= 0)
-                continue;
-            for (long k = 0; k < n && !known; k++)
-                known = tree[k] == pid;
-            if (known || (pp = parent_of(pid)) <= 0)
-                continue;
-            for (long k = 0; k < n; k++)
-                if (tree[k] == pp) {
-                    if (n == cap) {
-                        long *more = realloc(tree, (size_t)(2 * cap) * sizeof *tree);
-                        if (!more)
-                            break;
-                        tree = more;
-                        cap *= 2;
-                    }
-                    kill((pid_t)pid, SIGSTOP); /* frozen: it forks no more */
-                    tree[n++] = pid;
-                    added = 1;
-                    break;
-                }
-        }
-        if (d)
-            closedir(d);
+    t.pid[t.n++] = root;
+    while (t.added) {
+        t.added = 0;
+        procfs_each_id("/proc", tree_add, &t);
     }
-    for (long k = n - 1; k >= 0; k--)
-        kill((pid_t)tree[k], SIGKILL);
-    free(tree);
+    for (long k = t.n - 1; k >= 0; k--)
+        kill((pid_t)t.pid[k], SIGKILL);
+    free(t.pid);
 }
 
 /* 128 + the signal that ended it, or its exit status; -1 when unknown. */

@@ -12,7 +12,7 @@
 # export holds its own ranks and layer window merged over its two runs
 # (not the first run's alone): the ranks' batches sum to the job's, their
 # images/s to the job's mean, the one-rank job's window's steps are both
-# runs' (two ranks' windows may cut each other on the pipe); report of
+# runs (of a two-rank job, the window is whichever rank's came first); report of
 # the export gives the ranks' counters rows of their own.  The torch part
 # skips (77) without torch.
 set -u
@@ -113,8 +113,8 @@ for n in (1, 2):
     if sum(k["batches"] for k in ranks) != r["exec"]["batches"]:
         sys.exit("ranks %d: the ranks' batches %r do not sum to the job's %d (both runs)"
                  % (n, [k["batches"] for k in ranks], r["exec"]["batches"]))
-    # The layer window of the one-rank job (two ranks' windows share the
-    # pipe, and one may cut the other's rows, which the feed then drops).
+    # The layer window of the one-rank job (a two-rank job's is the window
+    # of whichever rank sent one first, run by run).
     steps = r["model"]["steps"] if r.get("model") else None
     if n == 1 and (steps != 2 * 20 or not r["layers"] or any(l["calls"] % steps for l in r["layers"])):
         sys.exit("ranks %d: the layer window: %r steps (not 2 runs x 20), layers %r"

@@ -202,8 +202,6 @@ void conv_phase_dw_fold(float *dw, float *db, const float *lanes, int W)
     *db += phase_lanes(lanes + 9 * 2 * CONV_PHASE_Q, PW);
 }
 
-typedef int32_t PhaseIdx __attribute__((vector_size(4 * SUMVEC_LANES)));
-
 /* Input plane and row offset of tap t of output phase k (phase_sources). */
 static inline int tap_plane(int k, int t)
 {
@@ -216,44 +214,72 @@ static inline int tap_row(int k, int t)
     return ((k >> 1) + t / 3) >> 1;
 }
 
-/* g where kf == k, else 0, lane by lane (a mask, not a branch). */
-static inline SumVec routed(SumVec g, SumVec kf, int k)
-{
-    return (SumVec)((PhaseIdx)g & (kf == (float)k));
-}
+/*
+ * conv_phase_dw_routed2 keeps its ten sums of each channel in registers,
+ * in vectors of the CPU's width, DW_CH channels at a time: with 32 vector
+ * registers (AVX-512) both channels' 20 sums fit and each input load serves
+ * both; with 16 (AVX2, SSE) one channel's 10 do.  Two channels of 16-float
+ * sums on AVX2 were 40 ymm registers: gcc kept them on the stack, 1927 stack
+ * references for 144 FMAs, and conv1 bwd ran at 7 GFLOP/s (bench/RESULTS.md,
+ * session 22).  Lane by lane the sums add in the same order whatever the
+ * width, so the results are the same bits.
+ */
+#if defined(__AVX512F__)
+#define DW_LANES 16
+#define DW_CH 2
+#elif defined(__AVX__)
+#define DW_LANES 8
+#define DW_CH 1
+#else
+#define DW_LANES 4
+#define DW_CH 1
+#endif
+_Static_assert(CONV_PHASE_Q % DW_LANES == 0, "a phase row is whole vectors");
+
+typedef float DwVec __attribute__((vector_size(4 * DW_LANES)));
+typedef float DwVecAt __attribute__((vector_size(4 * DW_LANES), aligned(4), may_alias));
+typedef int32_t DwIdx __attribute__((vector_size(4 * DW_LANES)));
+#define DWVEC_AT(p) (*(DwVecAt *)(p))
 
 void conv_phase_dw_routed2(float *la, float *lb, const float *ga, const float *gb,
                            const float *ka, const float *kb, const float *xq, int H, int W)
 {
     const size_t P = plane_in(H);
-    SumVec a[10], b[10];
+    float *const lane[2] = {la, lb};
+    const float *const gs[2] = {ga, gb}, *const ks[2] = {ka, kb};
 
     (void)W;
-    for (int t = 0; t < 10; t++) {
-        a[t] = SUMVEC_AT(la + t * 2 * CONV_PHASE_Q);
-        b[t] = SUMVEC_AT(lb + t * 2 * CONV_PHASE_Q);
-    }
-    for (int r = 0; r < H / 2; r++) {
-        const SumVec g0 = SUMVEC_AT(ga + r * CONV_PHASE_Q), g1 = SUMVEC_AT(gb + r * CONV_PHASE_Q);
-        const SumVec k0 = SUMVEC_AT(ka + r * CONV_PHASE_Q), k1 = SUMVEC_AT(kb + r * CONV_PHASE_Q);
-        a[9] += (SumVec)((PhaseIdx)g0 & (k0 < 4.0f));
-        b[9] += (SumVec)((PhaseIdx)g1 & (k1 < 4.0f));
+    for (int e0 = 0; e0 < 2; e0 += DW_CH)
+        for (int h = 0; h < CONV_PHASE_Q; h += DW_LANES) {
+            DwVec a[DW_CH][10];
+            for (int c = 0; c < DW_CH; c++)
+                for (int t = 0; t < 10; t++)
+                    a[c][t] = DWVEC_AT(lane[e0 + c] + t * 2 * CONV_PHASE_Q + h);
+            for (int r = 0; r < H / 2; r++) {
+                DwVec g[DW_CH], kf[DW_CH];
+                for (int c = 0; c < DW_CH; c++) {
+                    g[c] = DWVEC_AT(gs[e0 + c] + r * CONV_PHASE_Q + h);
+                    kf[c] = DWVEC_AT(ks[e0 + c] + r * CONV_PHASE_Q + h);
+                    a[c][9] += (DwVec)((DwIdx)g[c] & (kf[c] < 4.0f));
+                }
 #pragma GCC unroll 4
-        for (int k = 0; k < 4; k++) {
-            const SumVec d0 = routed(g0, k0, k), d1 = routed(g1, k1, k);
+                for (int k = 0; k < 4; k++) {
+                    DwVec d[DW_CH]; /* g where the window's maximum is phase k, else 0 */
+                    for (int c = 0; c < DW_CH; c++)
+                        d[c] = (DwVec)((DwIdx)g[c] & (kf[c] == (float)k));
 #pragma GCC unroll 9
-            for (int t = 0; t < 9; t++) {
-                const SumVec v = SUMVEC_AT(xq + (size_t)tap_plane(k, t) * P +
-                                           (size_t)(r + tap_row(k, t)) * CONV_PHASE_Q);
-                a[t] += d0 * v;
-                b[t] += d1 * v;
+                    for (int t = 0; t < 9; t++) {
+                        const DwVec v = DWVEC_AT(xq + (size_t)tap_plane(k, t) * P +
+                                                 (size_t)(r + tap_row(k, t)) * CONV_PHASE_Q + h);
+                        for (int c = 0; c < DW_CH; c++)
+                            a[c][t] += d[c] * v;
+                    }
+                }
             }
+            for (int c = 0; c < DW_CH; c++)
+                for (int t = 0; t < 10; t++)
+                    DWVEC_AT(lane[e0 + c] + t * 2 * CONV_PHASE_Q + h) = a[c][t];
         }
-    }
-    for (int t = 0; t < 10; t++) {
-        SUMVEC_AT(la + t * 2 * CONV_PHASE_Q) = a[t];
-        SUMVEC_AT(lb + t * 2 * CONV_PHASE_Q) = b[t];
-    }
 }
 
 /* ---- the input's moments (layer_conv_phase.h) ---- */

@@ -3,9 +3,9 @@
  *
  * Channels-last inside a group: the group's images are copied into
  * padded buffers of (row, column, channel), a row at a time or, from
- * channel rows, by 16 x 16 transposes in registers, and the transforms
- * then run tile by tile on vectors of 16 channels (GNU C
- * vectors: one AVX-512 register, two AVX2 ones), every load and store
+ * channel rows, by VL x VL transposes in registers, and the transforms
+ * then run tile by tile on vectors of VL channels (GNU C vectors of
+ * one register, wino_vec.h), every load and store
  * contiguous.  The channel-major tiles they replaced put consecutive tiles
  * in the lanes, 4 columns apart, and loaded them by gathers: the
  * transforms cost more than the products (F(4x4, 3x3)'s conv2 forward

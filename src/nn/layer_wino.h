@@ -39,11 +39,11 @@
  * channels-last (N, H, W, C) or in channel rows (C, N, H, W), as the
  * WinoLayout argument says (block 2 takes block 1's channel rows, block
  * 3 block 2's channels-last output); w (OC, C, 3, 3).  The transforms
- * work channels-last, so that a vector holds 16 channels of one point and
+ * work channels-last, so that a vector holds VL channels of one point (wino_vec.h) and
  * every load and store is contiguous (the channel-major tiles needed
  * gathers, and the transforms cost more than the products so): a group's
  * images are copied into a padded channels-last buffer, a row at a time
- * or, from channel rows, by 16 x 16 register transposes, and transformed
+ * or, from channel rows, by VL x VL register transposes, and transformed
  * tile by tile.  The 81-point arrays are point-major, channels innermost:
  * V and dV (81, T, Cp), M and DY (81, T, OCp), with Cp and OCp the channel
  * counts rounded up to 16; U (81, OC, C), dU the same with its planes

@@ -1,6 +1,6 @@
 /*
  * wino_transform.h: the Winograd F(7x7, 3x3) tile transforms, 1-D over
- * 9 (or 7) vectors `is` apart, then 2-D over a tile's 16 channels
+ * 9 (or 7) vectors `is` apart, then 2-D over a vector of a tile's channels (VL)
  * (private to layer_wino.c; inline, so that each call site unrolls them).
  * The matrices and the points they come from are below; layer_wino.h
  * gives the algorithm.
@@ -139,7 +139,7 @@ static inline void a9(vf *o, int os, const vf *i, int is)
 }
 
 /*
- * The 2-D transforms of one tile's 16 channels, each a pass of the 1-D
+ * The 2-D transforms of VL of one tile's channels, each a pass of the 1-D
  * transform down the columns and one along the rows.  The first pass
  * transforms each column (or row) as it is loaded and the second stores
  * each row (or column) as it is made, straight from and to the planes and

@@ -11,14 +11,9 @@
 #include "cnntop/err.h"
 #include "nn/model.h"
 
-double calibrate_bytes_per_image(void)
+double calibrate_bytes_per_image(int batch)
 {
-    /* The arena's growth from B to 2B images is exactly the per-image
-     * buffers (everything else depends on the threads or the model). */
-    const int B = 1024;
-    double per = (double)(acts_bytes(2 * B, 1) - acts_bytes(B, 1)) / B;
-
-    return 3.0 * per;
+    return model_bytes_image(batch);
 }
 
 /* The model-shape rate at `batch`, interpolated in log2(batch). */
@@ -55,7 +50,7 @@ int calibrate_sketch_at(double gflops, int peak, double gbps, long images, int b
     out->images = images;
     out->batch = batch;
     out->flops = (double)images * model_flops_executed();
-    out->bytes = (double)images * calibrate_bytes_per_image();
+    out->bytes = (double)images * calibrate_bytes_per_image(batch);
     out->peak = peak != 0;
     out->gflops = gflops;
     out->gbps = gbps;

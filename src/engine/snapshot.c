@@ -103,6 +103,8 @@ int engine_profile(const Engine *e, LayerTime *out, int max)
         out[n].calls = e->prof.calls[op];
         out[n].flops = model_op_flops((ProfOp)op) * images;
         out[n].flops_executed = model_op_flops_executed((ProfOp)op) * images;
+        out[n].bytes = model_op_bytes_image((ProfOp)op) * images +
+                       model_op_bytes_step((ProfOp)op) * (double)e->prof.calls[op];
         out[n].ncounts = e->prof.cs ? e->prof.nev : 0;
         for (int i = 0; i < CN_LAYER_EVENTS; i++)
             out[n].counts[i] = i < out[n].ncounts && e->prof.ctr_ok[i] ? e->prof.ctr[op][i] : NAN;

@@ -179,6 +179,24 @@ double model_op_flops(ProfOp op);
  * elsewhere.  Summed over the ops: model_flops_executed(). */
 double model_op_flops_executed(ProfOp op);
 
+/*
+ * The bytes an op must move to or from memory, the memory half of its
+ * time on paper: each tensor of the step that it reads or writes,
+ * counted once, as this engine lays them out (model_acts.c: a conv
+ * block's y and, after its pool, out, idx (a byte), ymax and dout; the fc
+ * layers' activations, masks (a byte) and gradients), and the parameters
+ * it reads or writes: each layer's weights and gradients, blocks 2 and
+ * 3's transformed filters U (written in the forward pass, read forward
+ * and backward), Adam's p, g, m and v.  Scratch that a phase keeps in
+ * the cache (a Winograd group's V, M and DY, block 1's phase planes) is
+ * not counted, nor are re-reads a cache would serve.
+ * model_op_bytes_image(): those of one image; model_op_bytes_step(): the
+ * parameters', once a step whatever the batch.
+ * model_bytes_image(batch): a step's bytes over its images, all ops. */
+double model_op_bytes_image(ProfOp op);
+double model_op_bytes_step(ProfOp op);
+double model_bytes_image(int batch);
+
 /* One SGEMM shape of the training step: C (M, N) = op(A) (M, K) op(B) (K, N),
  * as a layer passes it to gemm(). */
 typedef struct GemmShape {

@@ -75,6 +75,107 @@ double model_flops_executed(void)
     return f;
 }
 
+/* ---- bytes: what each op moves to or from memory (model.h) ---- */
+
+#define F4 4.0 /* bytes a float */
+
+static double spec_in(const ConvSpec *cs)
+{
+    return (double)cs->C * cs->H * cs->W;
+}
+
+static double spec_y(const ConvSpec *cs)
+{
+    return (double)cs->OC * cs->H * cs->W;
+}
+
+static double spec_pooled(const ConvSpec *cs)
+{
+    return (double)cs->OC * (cs->H / 2) * (cs->W / 2);
+}
+
+/* Floats of a block's weights and its transformed filters U. */
+static double spec_w(const ConvSpec *cs)
+{
+    return (double)cs->OC * model_spec_ckk(cs);
+}
+
+static double spec_u(const ConvSpec *cs)
+{
+    return cs == &model_conv_specs[0] ? 0.0 : (double)WINO_P * model_spec_pairs(cs);
+}
+
+double model_op_bytes_image(ProfOp op)
+{
+    const double x = (double)MODEL_H * MODEL_W * F4;
+
+    if (op == PROF_DATA)
+        return x + 1.0; /* the batch's images and labels */
+    for (int l = 0; l < MODEL_NBLOCKS; l++) {
+        const ConvSpec *cs = &model_conv_specs[l];
+        /* after the pool: out and ymax (floats) and idx (a byte) */
+        const double pool = spec_pooled(cs) * (2 * F4 + 1), in = spec_in(cs) * F4;
+        const double y = spec_y(cs) * F4, dout = spec_pooled(cs) * F4;
+        if (op == cs->fconv) /* block 1: the input's moments; else in -> y */
+            return l == 0 ? x : in + y;
+        if (op == cs->fbn) /* block 1 makes its conv again from x here */
+            return (l == 0 ? x : y) + pool;
+        if (op == cs->bbn) /* dout, idx, ymax (as out, idx, ymax); the last block's
+                              flatten back first */
+            return pool + (l == MODEL_NBLOCKS - 1 ? 2 * (double)MODEL_FLAT * F4 : 0.0);
+        if (op == cs->bconv) /* dout, idx and the input; y read and dy written, dx */
+            return dout + spec_pooled(cs) + in + (l == 0 ? 0.0 : 2 * y + in);
+    }
+    static const ProfOp ff[3] = {PROF_FC1_F, PROF_FC2_F, PROF_FC3_F};
+    static const ProfOp fb[3] = {PROF_FC1_B, PROF_FC2_B, PROF_FC3_B};
+    for (int l = 0; l < 3; l++) {
+        const FcSpec *fs = &model_fc_specs[l];
+        const double in = fs->IN * F4, out = fs->OUT * F4, mask = l < 2 ? fs->OUT : 0.0;
+        if (op == ff[l]) /* fc1 flattens first: block 3's out to flat */
+            return in + out + mask + (l == 0 ? 2 * (double)MODEL_FLAT * F4 : 0.0);
+        if (op == fb[l]) /* dy and the mask, x for dW, dx */
+            return out + mask + 2 * in;
+    }
+    if (op == PROF_LOSS) /* logits and label in, probabilities and dlogits out */
+        return 3.0 * MODEL_CLASSES * F4 + 1.0;
+    return 0.0; /* the optimizer: per step */
+}
+
+double model_op_bytes_step(ProfOp op)
+{
+    for (int l = 0; l < MODEL_NBLOCKS; l++) {
+        const ConvSpec *cs = &model_conv_specs[l];
+        const double w = (spec_w(cs) + cs->OC) * F4, u = spec_u(cs) * F4;
+        if (op == cs->fconv) /* w and b read; U written and read */
+            return w + 2 * u;
+        if (op == cs->bconv) /* U read (dx), dW and db written */
+            return u + w;
+    }
+    static const ProfOp ff[3] = {PROF_FC1_F, PROF_FC2_F, PROF_FC3_F};
+    static const ProfOp fb[3] = {PROF_FC1_B, PROF_FC2_B, PROF_FC3_B};
+    for (int l = 0; l < 3; l++) {
+        const double w = ((double)model_fc_specs[l].IN * model_fc_specs[l].OUT +
+                          model_fc_specs[l].OUT) * F4;
+        if (op == ff[l])
+            return w;
+        if (op == fb[l]) /* W read (dx), dW and db written */
+            return 2 * w;
+    }
+    if (op == PROF_OPTIM) /* p, g, m, v read; p, m, v written */
+        return 7.0 * (double)params_count() * F4;
+    return 0.0;
+}
+
+double model_bytes_image(int batch)
+{
+    double b = 0.0;
+
+    for (int op = 0; op < PROF_NOPS; op++)
+        b += model_op_bytes_image((ProfOp)op) +
+             model_op_bytes_step((ProfOp)op) / (batch > 0 ? batch : 1);
+    return b;
+}
+
 /* ---- the SGEMM shapes of a step, for the calibration ---- */
 
 /* Walks the same partition as the step (chunks, Winograd groups, column blocks)

@@ -283,6 +283,8 @@ static const Field layer_fields[] = {
       "those the engine ran (Winograd), summed"),
     FV("gflops_executed", FT_NUM, AT(RecordLayer, gflops_executed), RECORD_REV_LAYER_EXECUTED,
        "flops_executed / seconds / 1e9"),
+    F("bytes", FT_NUM, AT(RecordLayer, bytes), RECORD_REV_LAYER_BYTES,
+      "moved to or from memory on paper, summed"),
     FV("ipc", FT_NUM, AT(RecordLayer, ipc), RECORD_REV_LAYER_COUNTERS, "the trainer's IPC in it"),
     FV("miss_rate", FT_NUM, AT(RecordLayer, miss_rate), RECORD_REV_LAYER_COUNTERS,
        "its cache-miss rate"),

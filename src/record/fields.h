@@ -56,6 +56,7 @@ enum {
     RECORD_REV_DIST_PROBE,     /* dist.ar_algorithm; ar_probe after a barrier, the slowest rank */
     RECORD_REV_DIST_WAIT,      /* dist_ranks[].run_queue_wait */
     RECORD_REV_EXEC_ERROR,     /* exec.py_error: the uncaught exception a Python process died of */
+    RECORD_REV_LAYER_BYTES,    /* layers[].bytes: each op's memory traffic on paper */
     RECORD_REVS                /* how many */
 };
 

@@ -304,6 +304,17 @@ int record_sketch(const RunRecord *r, Sketch *out)
     return rc;
 }
 
+int record_layer_paper(const RunRecord *r, const RecordLayer *l, double *compute_s,
+                       double *memory_s)
+{
+    *compute_s = *memory_s = NAN;
+    if (!(r->sketch_gflops > 0.0) || !(r->triad_gbps > 0.0) || !(l->bytes > 0.0))
+        return -CN_EINVAL;
+    *compute_s = isfinite(l->flops_executed) ? l->flops_executed / (r->sketch_gflops * 1e9) : 0.0;
+    *memory_s = l->bytes / (r->triad_gbps * 1e9);
+    return 0;
+}
+
 void record_augment_text(unsigned aug, char *buf, size_t len)
 {
     const FieldNames *names = &record_aug_names;

@@ -266,6 +266,7 @@ int record_add_layer(RunRecord *r, const LayerTime *lt)
     l.gflops = figures_rate_gflops(l.flops, lt->seconds);
     l.flops_executed = lt->flops_executed > 0 ? lt->flops_executed : NAN;
     l.gflops_executed = figures_rate_gflops(l.flops_executed, lt->seconds);
+    l.bytes = lt->bytes > 0 ? lt->bytes : NAN;
     l.ipc = l.miss_rate = NAN;
     return PUSH(r, layers, &l);
 }

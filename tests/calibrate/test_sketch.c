@@ -48,15 +48,58 @@ static void test_shapes(void)
  * per 7x7 tile and filter pair, for the forward, dW and dX each:
  *   conv2 2*81*(32*64)*(2*2) = 1327104, conv3 2*81*(64*128)*(1*1) = 1327104;
  *   per image 46228992 - 3*(2*7225344) + 3*(1327104 + 1327104) = 10839552.
- * Bytes per image: the arena's per-image buffers, in bytes:
- *   x 3136, labels 1;
- *   block1 idx 6272, ymax 25088, out 25088, dout 25088 (its conv output y
- *   is never stored: layer_conv_phase.h);
- *   block2 y 50176, idx 3136, ymax 12544, out 12544, dout 12544;
- *   block3 y 25088, idx 1152, ymax 4608, out 4608, dout 4608;
- *   flat + dflat 9216, h1 + dh1 2048, m1 256, h2 + dh2 1024, m2 128,
- *   logits + probs + dlogits 120;  sum 228473, moved 3x = 685419.
+ * Bytes (nn/model.h: each op's tensors read or written once, in bytes;
+ * a float 4, a pool index 1):
+ *   per image: data x 3136 + label 1 = 3137; conv1 fwd x 3136;
+ *   bn1 fwd x + out, ymax 25088 each + idx 6272 = 59584;
+ *   conv2 fwd in 25088 + y 50176 = 75264; bn2 fwd y + out, ymax 12544
+ *   each + idx 3136 = 78400; conv3 fwd 12544 + 25088 = 37632;
+ *   bn3 fwd 25088 + 4608 * 2 + 1152 = 35456;
+ *   fc1 fwd flatten 2 * 4608, flat 4608, h1 1024, mask 256 = 15104;
+ *   fc2 fwd 1024 + 512 + 128 = 1664; fc3 fwd 512 + 40 = 552;
+ *   softmax xent 3 * 40 + 1 = 121; fc3 bwd 40 + 2 * 512 = 1064;
+ *   fc2 bwd 512 + 128 + 2 * 1024 = 2688; fc1 bwd 1024 + 256 + 2 * 4608 = 10496;
+ *   bn3 bwd flatten back 2 * 4608 + dout, ymax 4608 each + idx 1152 = 19584;
+ *   conv3 bwd dout 4608 + idx 1152 + in 12544 + y and dy 2 * 25088 + dx
+ *   12544 = 81024; bn2 bwd 12544 * 2 + 3136 = 28224;
+ *   conv2 bwd 12544 + 3136 + 25088 + 2 * 50176 + 25088 = 166208;
+ *   bn1 bwd 25088 * 2 + 6272 = 56448; conv1 bwd 25088 + 6272 + 3136 = 34496;
+ *   sum 710282.
+ *   per step (parameters): conv1 fwd and bwd w and b 320 floats = 1280 each;
+ *   conv2 fwd w, b (18496 floats) 73984 + U (81 * 2048 floats) written and
+ *   read 2 * 663552 = 1401088, bwd U + dW 737536; conv3 fwd 295424 + 2 *
+ *   2654208 = 5603840, bwd 2949632; fc1 (294912 + 256 floats) 1180672 fwd,
+ *   twice bwd; fc2 131584, fc3 5160 likewise; adam 7 * 4 * 422474 =
+ *   11829272; sum 26476176, at batch 64 413690.25 an image.
  */
+static void test_bytes(void)
+{
+    double img = 0.0, step = 0.0;
+
+    CHECK_NEAR(model_op_bytes_image(PROF_DATA), 3137.0, 0.0);
+    CHECK_NEAR(model_op_bytes_image(PROF_BN1_F), 59584.0, 0.0);
+    CHECK_NEAR(model_op_bytes_image(PROF_CONV2_F), 75264.0, 0.0);
+    CHECK_NEAR(model_op_bytes_image(PROF_CONV2_B), 166208.0, 0.0);
+    CHECK_NEAR(model_op_bytes_image(PROF_BN3_B), 19584.0, 0.0);
+    CHECK_NEAR(model_op_bytes_image(PROF_FC1_F), 15104.0, 0.0);
+    CHECK_NEAR(model_op_bytes_image(PROF_CONV1_B), 34496.0, 0.0);
+    CHECK_NEAR(model_op_bytes_image(PROF_OPTIM), 0.0, 0.0);
+    CHECK_NEAR(model_op_bytes_step(PROF_CONV2_F), 1401088.0, 0.0);
+    CHECK_NEAR(model_op_bytes_step(PROF_CONV3_B), 2949632.0, 0.0);
+    CHECK_NEAR(model_op_bytes_step(PROF_FC1_B), 2361344.0, 0.0);
+    CHECK_NEAR(model_op_bytes_step(PROF_OPTIM), 11829272.0, 0.0);
+    CHECK_NEAR(model_op_bytes_step(PROF_BN2_F), 0.0, 0.0);
+    for (int op = 0; op < PROF_NOPS; op++) {
+        img += model_op_bytes_image((ProfOp)op);
+        step += model_op_bytes_step((ProfOp)op);
+    }
+    CHECK_NEAR(img, 710282.0, 0.0);
+    CHECK_NEAR(step, 26476176.0, 0.0);
+    CHECK_NEAR(model_bytes_image(64), 710282.0 + 413690.25, 1e-6);
+    CHECK_NEAR(calibrate_bytes_per_image(512), 710282.0 + 26476176.0 / 512, 1e-6);
+}
+
+/* The time on paper from a calibration's figures. */
 static void test_sketch(void)
 {
     Calibration c;
@@ -64,7 +107,6 @@ static void test_sketch(void)
 
     CHECK_NEAR(engine_flops_per_image(), 46228992.0, 0.0);
     CHECK_NEAR(engine_flops_executed_per_image(), 10839552.0, 0.0);
-    CHECK_NEAR(calibrate_bytes_per_image(), 685419.0, 0.0);
     memset(&c, 0, sizeof c);
     c.batch[0] = 64;
     c.batch[1] = 512;
@@ -73,13 +115,13 @@ static void test_sketch(void)
     c.triad_gbps = 10.0;
     CHECK_INT(calibrate_sketch(&c, 60000, 64, &s), ==, 0);
     CHECK_NEAR(s.flops, 650373120000.0, 1.0);
-    CHECK_NEAR(s.bytes, 41125140000.0, 1.0);
+    CHECK_NEAR(s.bytes, 60000 * 1123972.25, 1.0);
     CHECK_NEAR(s.compute_s, 6.5037312, 1e-9);
-    CHECK_NEAR(s.memory_s, 4.112514, 1e-9);
-    CHECK_NEAR(s.seconds, 6.5037312 + 4.112514, 1e-9);
+    CHECK_NEAR(s.memory_s, 6.7438335, 1e-9);
+    CHECK_NEAR(s.seconds, 6.5037312 + 6.7438335, 1e-9);
     CHECK_INT(calibrate_sketch(&c, 60000, 512, &s), ==, 0);
     CHECK_NEAR(s.gflops, 200.0, 0.0);
-    CHECK_NEAR(s.seconds, 3.2518656 + 4.112514, 1e-9);
+    CHECK_NEAR(s.seconds, 3.2518656 + 60000 * (710282.0 + 26476176.0 / 512) / 10e9, 1e-9);
     /* Outside the timed batches the nearer rate holds. */
     CHECK_INT(calibrate_sketch(&c, 1000, 1, &s), ==, 0);
     CHECK_NEAR(s.gflops, 100.0, 0.0);
@@ -190,6 +232,7 @@ int main(void)
 {
     test_sketch_comm();
     test_shapes();
+    test_bytes();
     test_sketch();
     test_gap_warning();
     test_sgemm_gap();

@@ -87,6 +87,7 @@ static void fill_rest(RunRecord *r)
     CHECK_INT(record_set_error(r, "diverged: the loss is NaN at step 3"), ==, 0);
     r->layers[0].ipc = 1.25;
     r->layers[0].miss_rate = 0.0625;
+    r->layers[0].bytes = 2.5e6;
     r->segments[1].t0 = 0.75;
     r->repeats[1].exit_code = 3;
     r->sketch_gflops = 123.5;

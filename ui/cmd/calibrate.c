@@ -115,17 +115,16 @@ static void print_sketch(const Calibration *c)
     static const int batches[] = {64, 512};
 
     printf("on paper    one epoch of the default data (%d images): %.2f TFLOP of model "
-           "work, %.2f TFLOP computed (Winograd), %.1f GB moved\n", CALIB_EPOCH_IMAGES,
+           "work, %.2f TFLOP computed (Winograd)\n", CALIB_EPOCH_IMAGES,
            CALIB_EPOCH_IMAGES * engine_flops_per_image() * 1e-12,
-           CALIB_EPOCH_IMAGES * engine_flops_executed_per_image() * 1e-12,
-           CALIB_EPOCH_IMAGES * calibrate_bytes_per_image() * 1e-9);
+           CALIB_EPOCH_IMAGES * engine_flops_executed_per_image() * 1e-12);
     for (size_t i = 0; i < sizeof batches / sizeof batches[0]; i++) {
         Sketch s;
         if (calibrate_sketch(c, CALIB_EPOCH_IMAGES, batches[i], &s) != 0)
             continue;
         printf("%-11s batch %-4d %6.1f s = compute %.1f s (at %.1f GFLOP/s, %s) + memory "
-               "%.1f s (at %.1f GB/s)\n", "", batches[i], s.seconds, s.compute_s, s.gflops,
-               s.peak ? "the FMA peak" : "SGEMM", s.memory_s, s.gbps);
+               "%.1f s (%.1f GB at %.1f GB/s)\n", "", batches[i], s.seconds, s.compute_s,
+               s.gflops, s.peak ? "the FMA peak" : "SGEMM", s.memory_s, s.bytes * 1e-9, s.gbps);
     }
 }
 

@@ -64,9 +64,10 @@
  *   comm    = steps * 2(N-1)/N * gradient bytes / the link's busbw
  *             (a data-parallel job of N ranks: calibrate_sketch_comm())
  *   seconds = compute + memory + comm
- * where bytes per image = 3 x the activation arena's per-image bytes
- * (every activation and activation gradient of the step, as model.h lays
- * them out: each written once and read about twice per step).  The rate at
+ * where bytes per image = the step's bytes at its batch over its images:
+ * each op's tensors read or written once (model.h's model_op_bytes_image
+ * and _step: the activations per image, the parameters once a step), so
+ * that the sketch is the sum of the layer table's per-op times on paper.  The rate at
  * a batch between the two timed ones is interpolated in log2(batch);
  * outside them the nearer one is used.
  *
@@ -204,9 +205,9 @@ size_t calibrate_format(const Calibration *c, char *buf, size_t len);
  * threads (0: the cores), else 0 with what differs in why (may be NULL). */
 int calibrate_key_matches(const Calibration *c, int threads, char *why, size_t whylen);
 
-/* Bytes moved per training image in the sketch: 3 x the arena's per-image
- * activation bytes (written once, read about twice). */
-double calibrate_bytes_per_image(void);
+/* Bytes moved per training image in the sketch at batch: every op's
+ * (model_bytes_image()). */
+double calibrate_bytes_per_image(int batch);
 
 /* "AVX-512", "AVX2+FMA", "SSE" for width 0..CALIB_NWIDTHS-1, widest first. */
 const char *calibrate_width_name(int w);
@@ -240,7 +241,7 @@ typedef struct Sketch {
     long images;        /* e.g. 60000 */
     int batch;          /* e.g. 64 */
     double flops;       /* images * FLOPs per training image */
-    double bytes;       /* images * calibrate_bytes_per_image() */
+    double bytes;       /* images * calibrate_bytes_per_image(batch) */
     double gflops;      /* rate used: the FMA peak, or where none was measured
                            the SGEMM rate interpolated at batch, GFLOP/s */
     int peak;           /* 1: gflops is the FMA peak, 0: the SGEMM rate */

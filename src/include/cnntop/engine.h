@@ -261,6 +261,9 @@ typedef struct LayerTime {
                          MFU); 0: not a GEMM layer */
     double flops_executed; /* those the engine ran: fewer in the Winograd convolutions
                               (conv2, conv3), the same elsewhere; 0: not a GEMM layer */
+    double bytes;     /* what it moved to or from memory over the run, on paper: its
+                         tensors once per step (model.h's model_op_bytes_image and
+                         _step); 0: none */
     /* With engine_set_counters(): the trainer thread's counts in this op,
      * for the set's first CN_LAYER_EVENTS events in order; NAN where the
      * event did not count on that thread.  (Compute threads work on the

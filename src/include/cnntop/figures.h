@@ -122,6 +122,14 @@ void record_verdict_input(const RunRecord *r, VerdictInput *in);
  * calibrated (an older record, a run stopped before the calibration). */
 int record_sketch(const RunRecord *r, Sketch *out);
 
+/* One layer's time on paper over the run, as the sketch counts the whole:
+ * *compute_s its executed FLOPs at the sketch's rate (one process's: a
+ * rank's layers ran on its own images), *memory_s its bytes at the triad
+ * bandwidth.  0, or -CN_EINVAL when the record was not calibrated or the
+ * layer has no bytes (an exec record's, an older record's). */
+int record_layer_paper(const RunRecord *r, const RecordLayer *l, double *compute_s,
+                       double *memory_s);
+
 /* The augmentation bits as "shift,elastic", or "none". */
 void record_augment_text(unsigned aug, char *buf, size_t len);
 

@@ -76,6 +76,8 @@ typedef struct RecordLayer {
     double gflops;    /* flops / seconds / 1e9: the model's rate; NAN: unknown */
     double flops_executed;  /* those the engine ran (fewer in the Winograd layers); NAN: unknown */
     double gflops_executed; /* flops_executed / seconds / 1e9; NAN: unknown */
+    double bytes;     /* moved to or from memory on paper over the run (LayerTime);
+                         NAN: unknown (an exec record's layer, an older record) */
     double ipc;       /* the trainer thread's instructions / cycles in it; NAN: not counted */
     double miss_rate; /* its cache-misses / cache-references; NAN: not counted */
     char kind[24];    /* an exec record's row: the module's class, e.g. "Conv2d"; "" else */

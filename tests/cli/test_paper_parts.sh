@@ -1,0 +1,99 @@
+#!/bin/sh
+# test_paper_parts.sh CNNTOP: the time on paper, part by part.  A run's
+# summary has the table "On paper, per part": one row per layer of the
+# layer table with its measured ms/step, its paper ms (compute + memory),
+# the ratio, its MB per step and its bound, and a last row for the parts
+# together.  The rows add up to that last row; each part's bytes in the
+# record (layers[].bytes) are the engine's count (nn/model.h: 710282 bytes
+# an image and 26476176 a step over all parts, tests/calibrate/test_sketch.c
+# computes them by hand), and their sum is the "On paper" line's GB.
+# `cnntop report` of the export prints the same table.  Needs the default
+# data; skips (77) without it.
+set -u
+CNNTOP=$1
+DATA=/usr/share/datasets/fashion-mnist
+PY=/usr/bin/python3
+fails=0
+checks=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export XDG_CACHE_HOME="$tmp/cache"
+
+[ -r "$DATA/train-images-idx3-ubyte.gz" ] || [ -r "$DATA/train-images-idx3-ubyte" ] ||
+    { echo "SKIP: no data in $DATA"; exit 77; }
+[ -x "$PY" ] || { echo "SKIP: no $PY"; exit 77; }
+
+check() { # check DESCRIPTION COMMAND...
+    d=$1
+    shift
+    checks=$((checks + 1))
+    if "$@" >"$tmp/check.out" 2>&1; then
+        echo "ok: $d"
+    else
+        echo "FAIL: $d" >&2
+        cat "$tmp/check.out" >&2
+        fails=$((fails + 1))
+    fi
+}
+
+"$CNNTOP" run --steps 3 --limit 320 --test-limit 64 --batch 32 --threads 1 \
+    --export "$tmp/run.json" >"$tmp/run.out" 2>"$tmp/run.err"
+check "run exits 0" test $? -eq 0
+"$CNNTOP" report "$tmp/run.json" >"$tmp/report.out" 2>&1
+check "report exits 0" test $? -eq 0
+
+check "summary: a row per layer, adding up to the parts together" $PY - "$tmp/run.out" "$tmp/run.json" <<'PYEOF'
+import json, re, sys
+text = open(sys.argv[1]).read()
+r = json.load(open(sys.argv[2]))
+part = text.split("On paper, per part", 1)
+assert len(part) == 2, text
+head, body = part[1].split("\n", 1)
+assert head.split() == ["ms/step", "paper", "ms", "x", "paper", "compute", "ms", "memory",
+                        "ms", "MB/step", "bound", "on", "paper"], head
+rows = {}
+for line in body.splitlines():
+    m = re.match(r"^  (\S+(?: \S+)*?) {2,}([\d.]+) +([\d.]+) +(\S+) +([\d.]+) +([\d.]+) +"
+                 r"([\d.]+)  (compute|memory)$", line)
+    if not m:
+        break
+    rows[m.group(1)] = [float(m.group(i)) for i in (2, 3, 5, 6, 7)] + [m.group(4), m.group(8)]
+names = {l["name"] for l in r["layers"]}
+total = rows.pop("the parts together")
+assert set(rows) == names, (set(rows) ^ names)
+for name, (ms, paper, c, m, mb, x, bound) in rows.items():
+    assert abs(paper - (c + m)) <= 0.0015, (name, rows[name])
+    assert bound == ("compute" if c > m else "memory"), (name, rows[name])
+    if paper > 0.05:
+        assert abs(float(x.rstrip("x")) - ms / paper) <= 0.05 + 0.002 * ms / paper ** 2, \
+            (name, rows[name])
+for k in range(5):
+    got = sum(v[k] for v in rows.values())
+    assert abs(got - total[k]) <= 0.0005 * len(rows) + 0.005, (k, got, total)
+# most time beyond paper first
+ex = [rows[n][0] - rows[n][1] for n in rows]
+assert all(a >= b - 0.002 for a, b in zip(ex, ex[1:])), ex
+PYEOF
+
+check "record: each layer's bytes, as the engine counts them, are the sketch's" $PY - "$tmp/run.json" "$tmp/run.out" <<'PYEOF'
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+t = r["train"]
+steps, images = t["steps"], t["images"]
+assert images == steps * 32, (steps, images)
+total = sum(l["bytes"] for l in r["layers"])
+want = images * 710282 + steps * 26476176
+assert abs(total - want) <= 1e-9 * want, (total, want)
+assert all(l["bytes"] > 0 for l in r["layers"]), r["layers"]
+gb = float(re.search(r"On paper: .*\+ ([\d.]+) GB at", text).group(1))
+assert abs(gb - total * 1e-9) <= 0.005, (gb, total)
+PYEOF
+
+check "report prints the run's own table" sh -c \
+    "sed -n '/On paper, per part/,/(paper:/p' '$tmp/run.out' >'$tmp/a' &&
+     sed -n '/On paper, per part/,/(paper:/p' '$tmp/report.out' >'$tmp/b' &&
+     test -s '$tmp/a' && cmp '$tmp/a' '$tmp/b'"
+
+echo "$((checks - fails)) of $checks checks passed"
+[ "$fails" -eq 0 ]

@@ -7,8 +7,9 @@
 # record (layers[].bytes) are the engine's count (nn/model.h: 710282 bytes
 # an image and 26476176 a step over all parts, tests/calibrate/test_sketch.c
 # computes them by hand), and their sum is the "On paper" line's GB.
-# `cnntop report` of the export prints the same table.  Needs the default
-# data; skips (77) without it.
+# `cnntop report` of the export prints the same table, and its Markdown
+# export has the same rows (in step order).  Needs the default data; skips
+# (77) without it.
 set -u
 CNNTOP=$1
 DATA=/usr/share/datasets/fashion-mnist
@@ -41,6 +42,8 @@ check() { # check DESCRIPTION COMMAND...
 check "run exits 0" test $? -eq 0
 "$CNNTOP" report "$tmp/run.json" >"$tmp/report.out" 2>&1
 check "report exits 0" test $? -eq 0
+"$CNNTOP" report "$tmp/run.json" --export "$tmp/run.md" >/dev/null 2>&1
+check "report --export .md exits 0" test $? -eq 0
 
 check "summary: a row per layer, adding up to the parts together" $PY - "$tmp/run.out" "$tmp/run.json" <<'PYEOF'
 import json, re, sys
@@ -94,6 +97,26 @@ check "report prints the run's own table" sh -c \
     "sed -n '/On paper, per part/,/(paper:/p' '$tmp/run.out' >'$tmp/a' &&
      sed -n '/On paper, per part/,/(paper:/p' '$tmp/report.out' >'$tmp/b' &&
      test -s '$tmp/a' && cmp '$tmp/a' '$tmp/b'"
+
+check "Markdown: the same rows as the summary's table" $PY - "$tmp/run.out" "$tmp/run.md" <<'PYEOF'
+import re, sys
+text = open(sys.argv[1]).read().split("On paper, per part", 1)[1].split("(paper:", 1)[0]
+md = open(sys.argv[2]).read().split("## On paper, per part", 1)[1].split("\nPaper:", 1)[0]
+rows = {}
+for line in text.splitlines()[1:]:
+    m = re.match(r"^  (\S+(?: \S+)*?) {2,}(.*)$", line)
+    if m:
+        f = m.group(2).split()
+        rows[m.group(1)] = [f[0], f[1], f[2], f[3], f[4], f[5], f[6]]
+cells = {}
+for line in md.splitlines():
+    c = [x.strip() for x in line.split("|")[1:-1]]
+    if len(c) == 8 and c[0] not in ("Part", ":---"):
+        cells[c[0]] = c[1:]
+assert set(cells) == set(rows) and len(rows) > 20, (set(cells) ^ set(rows))
+for name, v in rows.items():
+    assert cells[name] == v, (name, v, cells[name])
+PYEOF
 
 echo "$((checks - fails)) of $checks checks passed"
 [ "$fails" -eq 0 ]

@@ -267,7 +267,8 @@ static void unpool_channels(float *restrict d, const float *restrict g,
 
     for (; k + UP_LANES <= C; k += UP_LANES) {
         const UpVec y = up_ld(d + k);
-        UpVec v = up_ld(f->a + k) + up_ld(f->bx + k) * ((y - up_ld(f->mean + k)) * up_ld(f->invstd + k));
+        UpVec v = up_ld(f->a + k) +
+                  up_ld(f->bx + k) * ((y - up_ld(f->mean + k)) * up_ld(f->invstd + k));
         if (g) {
             UpBytes kb;
             memcpy(&kb, ix + k, sizeof kb);

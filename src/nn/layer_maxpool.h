@@ -54,6 +54,7 @@ void maxpool_backward_sums_rows(double *acc, const float *dout, const uint8_t *i
  * (layer_bn.h), with k1 = gamma*invstd, a = -k1*mdz, bx = -k1*mdzx,
  * xhat = (y - mean)*invstd.  Each value needs only y at its own place, so
  * the GEMMs that follow read the gradient where the forward pass left y.
+ * C is at most 128 (the factors of a call are made once, on the stack).
  */
 void maxpool_backward(float *yd, const float *dout, const uint8_t *idx, const float *gamma,
                       const float *mean, const float *invstd, const float *mdz,

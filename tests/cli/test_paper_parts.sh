@@ -65,17 +65,20 @@ names = {l["name"] for l in r["layers"]}
 total = rows.pop("the parts together")
 assert set(rows) == names, (set(rows) ^ names)
 for name, (ms, paper, c, m, mb, x, bound) in rows.items():
-    assert abs(paper - (c + m)) <= 0.0015, (name, rows[name])
-    assert bound == ("compute" if c > m else "memory"), (name, rows[name])
+    assert abs(paper - (c + m)) <= 0.0016, (name, rows[name])
+    if abs(c - m) > 0.0011:  # else the rounding may hide which is larger
+        assert bound == ("compute" if c > m else "memory"), (name, rows[name])
+    # x is printed to 0.1, ms and paper to 0.001: their rounding moves ms / paper
     if paper > 0.05:
-        assert abs(float(x.rstrip("x")) - ms / paper) <= 0.05 + 0.002 * ms / paper ** 2, \
-            (name, rows[name])
+        assert abs(float(x.rstrip("x")) - ms / paper) <= \
+            0.051 + 0.0006 * (1 / paper + ms / paper ** 2), (name, rows[name])
+half = [0.0005] * 4 + [0.005]  # half a unit of each column's last printed digit
 for k in range(5):
     got = sum(v[k] for v in rows.values())
-    assert abs(got - total[k]) <= 0.0005 * len(rows) + 0.005, (k, got, total)
-# most time beyond paper first
+    assert abs(got - total[k]) <= half[k] * (len(rows) + 1) + 1e-9, (k, got, total)
+# most time beyond paper first (each difference rounded by up to 0.001)
 ex = [rows[n][0] - rows[n][1] for n in rows]
-assert all(a >= b - 0.002 for a, b in zip(ex, ex[1:])), ex
+assert all(a >= b - 0.0021 for a, b in zip(ex, ex[1:])), ex
 PYEOF
 
 check "record: each layer's bytes, as the engine counts them, are the sketch's" $PY - "$tmp/run.json" "$tmp/run.out" <<'PYEOF'

@@ -89,9 +89,12 @@ static double spec_y(const ConvSpec *cs)
     return (double)cs->OC * cs->H * cs->W;
 }
 
+/* Positions after the 2x2 pool: an odd last row or column is dropped. */
 static double spec_pooled(const ConvSpec *cs)
 {
-    return (double)cs->OC * (cs->H / 2) * (cs->W / 2);
+    const int ph = cs->H / 2, pw = cs->W / 2;
+
+    return (double)cs->OC * ph * pw;
 }
 
 /* Floats of a block's weights and its transformed filters U. */

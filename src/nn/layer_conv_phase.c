@@ -134,6 +134,33 @@ void conv_phase_conv(float *z0, float *z1, const float *xq, const float *w, cons
 }
 
 /*
+ * conv_phase_dw_routed2 and phase_dot3 keep their sums in registers, in
+ * vectors of the CPU's width, DW_CH channels (or row parities) at a time:
+ * with 32 vector registers (AVX-512) two channels' 20 sums fit and each
+ * input load serves both; with 16 (AVX2, SSE) one channel's 10 do.  Two
+ * channels of 16-float sums on AVX2 were 40 ymm registers: gcc kept them
+ * on the stack, 1927 stack references for 144 FMAs, and conv1 bwd ran at 7
+ * GFLOP/s (bench/RESULTS.md, session 22).  Lane by lane the sums add in
+ * the same order whatever the width, so the results are the same bits.
+ */
+#if defined(__AVX512F__)
+#define DW_LANES 16
+#define DW_CH 2
+#elif defined(__AVX__)
+#define DW_LANES 8
+#define DW_CH 1
+#else
+#define DW_LANES 4
+#define DW_CH 1
+#endif
+_Static_assert(CONV_PHASE_Q % DW_LANES == 0, "a phase row is whole vectors");
+
+typedef float DwVec __attribute__((vector_size(4 * DW_LANES)));
+typedef float DwVecAt __attribute__((vector_size(4 * DW_LANES), aligned(4), may_alias));
+typedef int32_t DwIdx __attribute__((vector_size(4 * DW_LANES)));
+#define DWVEC_AT(p) (*(DwVecAt *)(p))
+
+/*
  * The sums below keep one float partial sum per column (lane l adds
  * column l of every row), which vectorises under strict float semantics
  * (see sums.h), and add only the valid columns l < PW at the end.  Rows
@@ -141,33 +168,40 @@ void conv_phase_conv(float *z0, float *z1, const float *xq, const float *w, cons
  */
 _Static_assert(CONV_PHASE_Q == SUMVEC_LANES, "a phase row is one SumVec");
 
-/* a0, a1, a2 (2Q lanes each) += g * s0, g * s1, g * s2 over n floats,
- * two rows at a time: three taps share each load of g, and six
- * independent vector sums keep the adder busy (one tap alone waits on the
- * latency of its two). */
+/* a0, a1, a2 (2Q lanes each) += g * s0, g * s1, g * s2 over n floats:
+ * lanes l and l + Q take the even and the odd rows.  Three taps share each
+ * load of g, and DW_CH row parities of the three taps at once keep six
+ * independent vector sums in registers on AVX-512 (one parity on AVX2,
+ * whose 16 registers held six 16-float sums only on the stack: the input's
+ * moments, conv1 fwd, ran mostly on spills; session 22).  Each lane adds
+ * its rows in the same order either way. */
 static void phase_dot3(float *restrict a0, float *restrict a1, float *restrict a2,
                        const float *restrict g, const float *restrict s0,
                        const float *restrict s1, const float *restrict s2, int n)
 {
-    SumVec t0 = SUMVEC_AT(a0), u0 = SUMVEC_AT(a0 + CONV_PHASE_Q);
-    SumVec t1 = SUMVEC_AT(a1), u1 = SUMVEC_AT(a1 + CONV_PHASE_Q);
-    SumVec t2 = SUMVEC_AT(a2), u2 = SUMVEC_AT(a2 + CONV_PHASE_Q);
+    enum { RV = CONV_PHASE_Q / DW_LANES }; /* vectors a row */
+    float *const a[3] = {a0, a1, a2};
+    const float *const src[3] = {s0, s1, s2};
 
-    for (int i = 0; i < n; i += 2 * CONV_PHASE_Q) {
-        SumVec g0 = SUMVEC_AT(g + i), g1 = SUMVEC_AT(g + i + CONV_PHASE_Q);
-        t0 += g0 * SUMVEC_AT(s0 + i);
-        u0 += g1 * SUMVEC_AT(s0 + i + CONV_PHASE_Q);
-        t1 += g0 * SUMVEC_AT(s1 + i);
-        u1 += g1 * SUMVEC_AT(s1 + i + CONV_PHASE_Q);
-        t2 += g0 * SUMVEC_AT(s2 + i);
-        u2 += g1 * SUMVEC_AT(s2 + i + CONV_PHASE_Q);
+    for (int p0 = 0; p0 < 2; p0 += DW_CH) {
+        DwVec t[3][DW_CH][RV];
+        for (int k = 0; k < 3; k++)
+            for (int r = 0; r < DW_CH; r++)
+                for (int v = 0; v < RV; v++)
+                    t[k][r][v] = DWVEC_AT(a[k] + (p0 + r) * CONV_PHASE_Q + v * DW_LANES);
+        for (int i = 0; i < n; i += 2 * CONV_PHASE_Q)
+            for (int r = 0; r < DW_CH; r++)
+                for (int v = 0; v < RV; v++) {
+                    const int o = i + (p0 + r) * CONV_PHASE_Q + v * DW_LANES;
+                    const DwVec gv = DWVEC_AT(g + o);
+                    for (int k = 0; k < 3; k++)
+                        t[k][r][v] += gv * DWVEC_AT(src[k] + o);
+                }
+        for (int k = 0; k < 3; k++)
+            for (int r = 0; r < DW_CH; r++)
+                for (int v = 0; v < RV; v++)
+                    DWVEC_AT(a[k] + (p0 + r) * CONV_PHASE_Q + v * DW_LANES) = t[k][r][v];
     }
-    SUMVEC_AT(a0) = t0;
-    SUMVEC_AT(a0 + CONV_PHASE_Q) = u0;
-    SUMVEC_AT(a1) = t1;
-    SUMVEC_AT(a1 + CONV_PHASE_Q) = u1;
-    SUMVEC_AT(a2) = t2;
-    SUMVEC_AT(a2 + CONV_PHASE_Q) = u2;
 }
 
 /* The valid columns of lanes a: l and l + Q for l < PW. */
@@ -214,32 +248,6 @@ static inline int tap_row(int k, int t)
     return ((k >> 1) + t / 3) >> 1;
 }
 
-/*
- * conv_phase_dw_routed2 keeps its ten sums of each channel in registers,
- * in vectors of the CPU's width, DW_CH channels at a time: with 32 vector
- * registers (AVX-512) both channels' 20 sums fit and each input load serves
- * both; with 16 (AVX2, SSE) one channel's 10 do.  Two channels of 16-float
- * sums on AVX2 were 40 ymm registers: gcc kept them on the stack, 1927 stack
- * references for 144 FMAs, and conv1 bwd ran at 7 GFLOP/s (bench/RESULTS.md,
- * session 22).  Lane by lane the sums add in the same order whatever the
- * width, so the results are the same bits.
- */
-#if defined(__AVX512F__)
-#define DW_LANES 16
-#define DW_CH 2
-#elif defined(__AVX__)
-#define DW_LANES 8
-#define DW_CH 1
-#else
-#define DW_LANES 4
-#define DW_CH 1
-#endif
-_Static_assert(CONV_PHASE_Q % DW_LANES == 0, "a phase row is whole vectors");
-
-typedef float DwVec __attribute__((vector_size(4 * DW_LANES)));
-typedef float DwVecAt __attribute__((vector_size(4 * DW_LANES), aligned(4), may_alias));
-typedef int32_t DwIdx __attribute__((vector_size(4 * DW_LANES)));
-#define DWVEC_AT(p) (*(DwVecAt *)(p))
 
 void conv_phase_dw_routed2(float *la, float *lb, const float *ga, const float *gb,
                            const float *ka, const float *kb, const float *xq, int H, int W)

@@ -67,9 +67,10 @@
  * where bytes per image = the step's bytes at its batch over its images:
  * each op's tensors read or written once (model.h's model_op_bytes_image
  * and _step: the activations per image, the parameters once a step), so
- * that the sketch is the sum of the layer table's per-op times on paper.  The rate at
- * a batch between the two timed ones is interpolated in log2(batch);
- * outside them the nearer one is used.
+ * that the sketch is the sum of the per-op times on paper that the run
+ * summary's "On paper, per part" table shows (record_layer_paper()).  The
+ * rate at a batch between the two timed ones is interpolated in
+ * log2(batch); outside them the nearer one is used.
  *
  * Conventions as engine.h: 0 or a negative CN_E* code, and a one-line
  * message in err.

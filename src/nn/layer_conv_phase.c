@@ -248,7 +248,6 @@ static inline int tap_row(int k, int t)
     return ((k >> 1) + t / 3) >> 1;
 }
 
-
 void conv_phase_dw_routed2(float *la, float *lb, const float *ga, const float *gb,
                            const float *ka, const float *kb, const float *xq, int H, int W)
 {

@@ -63,8 +63,9 @@ void conv_phase_dw_fold(float *dw, float *db, const float *lanes, int W);
  * dz_e = g_e in phase k_e and 0 in the other three (and wherever k_e is
  * not 0..3, e.g. MAXPOOL_NOGRAD), for g_e and k_e (H/2, CONV_PHASE_Q), the
  * window's phase as a float (a byte is not a lane: gcc converted bytes one
- * by one here).  dz is made in registers, and each load of the input
- * serves both channels: 9 loads for 18 multiply-adds.
+ * by one here).  dz is made in registers, and where the CPU has the
+ * registers for both channels' sums (AVX-512) each load of the input serves
+ * both: 9 loads for 18 multiply-adds; elsewhere a channel at a time.
  */
 void conv_phase_dw_routed2(float *la, float *lb, const float *ga, const float *gb,
                            const float *ka, const float *kb, const float *xq, int H, int W);

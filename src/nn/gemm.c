@@ -46,7 +46,7 @@ void gemm(int ta, int tb, int M, int N, int K, float alpha,
      * 10% of a step at batch 64 (perf, session 22) for the 81 products of
      * each Winograd group; memset is the same zeroes at the store rate:
      * the step 1.05-1.07x as fast, the same results. */
-    if (beta == 0.0f) {
+    if (beta == 0.0f && M > 0 && N > 0) {
         if (ldc == N)
             memset(C, 0, (size_t)M * N * sizeof *C);
         else

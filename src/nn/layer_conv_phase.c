@@ -143,16 +143,8 @@ void conv_phase_conv(float *z0, float *z1, const float *xq, const float *w, cons
  * GFLOP/s (bench/RESULTS.md, session 22).  Lane by lane the sums add in
  * the same order whatever the width, so the results are the same bits.
  */
-#if defined(__AVX512F__)
-#define DW_LANES 16
-#define DW_CH 2
-#elif defined(__AVX__)
-#define DW_LANES 8
-#define DW_CH 1
-#else
-#define DW_LANES 4
-#define DW_CH 1
-#endif
+#define DW_LANES REG_FLOATS
+#define DW_CH (REG_FLOATS == 16 ? 2 : 1) /* AVX-512's 32 registers hold two channels */
 _Static_assert(CONV_PHASE_Q % DW_LANES == 0, "a phase row is whole vectors");
 
 typedef float DwVec __attribute__((vector_size(4 * DW_LANES)));

@@ -236,11 +236,7 @@ void maxpool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
  * instructions), and the unpool was 7% of a step at batch 64 (session 22).
  * The loop over a position's channels runs on vectors one register wide.
  */
-#if defined(__AVX512F__)
-#define UP_LANES 16
-#else
-#define UP_LANES 8
-#endif
+#define UP_LANES REG_FLOATS
 typedef float UpVec __attribute__((vector_size(4 * UP_LANES)));
 typedef int32_t UpMask __attribute__((vector_size(4 * UP_LANES)));
 typedef uint8_t UpBytes __attribute__((vector_size(UP_LANES)));

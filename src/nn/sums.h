@@ -40,6 +40,17 @@
 
 typedef float SumVec __attribute__((vector_size(4 * SUMVEC_LANES)));
 
+/* Floats in one vector register of the CPU the code is built for: the
+ * width of the kernels that keep many sums in registers (a 16-float SumVec
+ * is two AVX2 registers, and a kernel with ten of them spills). */
+#if defined(__AVX512F__)
+#define REG_FLOATS 16
+#elif defined(__AVX__)
+#define REG_FLOATS 8
+#else
+#define REG_FLOATS 4
+#endif
+
 /* The 16 floats at p, of any alignment, as a SumVec to read or write
  * (the way gcc's own headers load unaligned vectors).  A macro, not a
  * function: gcc warns (-Wpsabi) of a 64-byte vector passed or returned

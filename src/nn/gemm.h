@@ -47,13 +47,14 @@ typedef enum GemmPath {
 /* The path for a CN_GEMM_* choice on this CPU: OPENBLAS for openblas;
  * the widest native kernel (cpuid) for native, OPENBLAS where there is
  * none; for auto, the fastest measured (bench/RESULTS.md, sessions 11,
- * 12 and 14): the native kernel where its vectors are wider than OpenBLAS's
- * running kernel's (OpenBLAS's AVX2 and SSE kernels run the Winograd
- * products 1.2-4x slower than it on an AVX-512 CPU); where both run
- * AVX-512, SPLIT512 (OpenBLAS runs A B and A^T B as fast as the native
- * kernel or faster, A B^T as fast on a Zen 4 and 1.25-1.7x slower on a
- * Xeon); else OpenBLAS.  It depends on the choice, cpuid and OpenBLAS's
- * kernel only, never on timing. */
+ * 12, 14 and 23): the native kernel where its vectors are wider than
+ * OpenBLAS's running kernel's (OpenBLAS's AVX2 and SSE kernels run the
+ * Winograd products 1.2-4x slower than it on an AVX-512 CPU) and on a CPU
+ * whose widest set is AVX2 (1.2-1.4x OpenBLAS's Zen kernel at these
+ * shapes); where both run AVX-512, SPLIT512 (OpenBLAS runs A B and A^T B
+ * as fast as the native kernel or faster, A B^T as fast on a Zen 4 and
+ * 1.25-1.7x slower on a Xeon); else OpenBLAS.  It depends on the choice,
+ * cpuid and OpenBLAS's kernel only, never on timing. */
 GemmPath gemm_path_of(int choice);
 
 /* "openblas", "openblas, forward native" (SPLIT512), "native AVX-512" or

@@ -26,6 +26,8 @@ typedef __m256i KernIdx;
     _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
 #define kern_load(p, m) _mm256_maskload_ps((p), (m))
 #define kern_store(p, m, v) _mm256_maskstore_ps((p), (m), (v))
+#define kern_loadu(p) _mm256_loadu_ps(p)
+#define kern_storeu(p, v) _mm256_storeu_ps((p), (v))
 #define kern_bcast(p) _mm256_broadcast_ss(p)
 #define kern_set1(x) _mm256_set1_ps(x)
 #define kern_zero() _mm256_setzero_ps()

@@ -23,6 +23,8 @@ typedef __m512i KernIdx;
 #define kern_mask(n) ((KernMask)(0xffffu >> (16 - (n))))
 #define kern_load(p, m) _mm512_maskz_loadu_ps((m), (p))
 #define kern_store(p, m, v) _mm512_mask_storeu_ps((p), (m), (v))
+#define kern_loadu(p) _mm512_loadu_ps(p)
+#define kern_storeu(p, v) _mm512_storeu_ps((p), (v))
 #define kern_bcast(p) _mm512_set1_ps(*(p))
 #define kern_set1(x) _mm512_set1_ps(x)
 #define kern_zero() _mm512_setzero_ps()

@@ -11,6 +11,7 @@
  *   KernVec, KernMask  the vector and lane-mask types
  *   kern_mask(n)       the mask of the first n lanes (1 <= n <= KERN_VW)
  *   kern_load(p, m), kern_store(p, m, v)   masked load and store
+ *   kern_loadu(p), kern_storeu(p, v)       whole-vector load and store
  *   kern_bcast(p)      a float from memory in every lane
  *   kern_set1(x), kern_zero(), kern_fma(a, b, c) (a*b + c)
  *   kern_gather(p, idx, m)   p[idx[i]] in lane i where m says, else 0
@@ -36,12 +37,15 @@
 #define KERN_INLINE static inline __attribute__((always_inline))
 
 /* One block: mr rows (<= KERN_MR_MAX) by nv vectors of columns, the last
- * masked by mt.  A(i, k) = A[i*ars + k*acs]; B's row k at B + k*ldb. */
-KERN_INLINE void kern_block(int mr, int nv, KernMask mt, int K, const float *A, long ars,
-                            long acs, const float *B, long ldb, float beta, float *C, long ldc)
+ * masked by mt where tail is 1 (else whole).  A(i, k) = A[i*ars + k*acs];
+ * B's row k at B + k*ldb.  Whole vectors load and store unmasked: AVX2's
+ * masked store (vmaskmovps) takes many cycles on AMD's cores, and a
+ * block's 12 of them cost about as much as its 192 FMAs' cycles. */
+KERN_INLINE void kern_block(int mr, int nv, int tail, KernMask mt, int K, const float *A,
+                            long ars, long acs, const float *B, long ldb, float beta, float *C,
+                            long ldc)
 {
     KernVec acc[KERN_MR_MAX][KERN_NV_MAX];
-    const KernMask full = kern_mask(KERN_VW);
 
     #pragma GCC unroll 8
     for (int r = 0; r < mr; r++)
@@ -52,7 +56,8 @@ KERN_INLINE void kern_block(int mr, int nv, KernMask mt, int K, const float *A, 
         KernVec b[KERN_NV_MAX];
         #pragma GCC unroll 4
         for (int v = 0; v < nv; v++)
-            b[v] = kern_load(B + k * ldb + v * KERN_VW, v + 1 < nv ? full : mt);
+            b[v] = v + 1 < nv || !tail ? kern_loadu(B + k * ldb + v * KERN_VW)
+                                       : kern_load(B + k * ldb + v * KERN_VW, mt);
         #pragma GCC unroll 8
         for (int r = 0; r < mr; r++) {
             const KernVec a = kern_bcast(A + r * ars + k * acs);
@@ -67,41 +72,57 @@ KERN_INLINE void kern_block(int mr, int nv, KernMask mt, int K, const float *A, 
         #pragma GCC unroll 4
         for (int v = 0; v < nv; v++) {
             float *c = C + r * ldc + v * KERN_VW;
-            const KernMask m = v + 1 < nv ? full : mt;
+            const int whole = v + 1 < nv || !tail;
             KernVec o = acc[r][v];
             if (beta != 0.0f) /* beta 0: C is not read (it may hold NaNs) */
-                o = kern_fma(vb, kern_load(c, m), o);
-            kern_store(c, m, o);
+                o = kern_fma(vb, whole ? kern_loadu(c) : kern_load(c, mt), o);
+            if (whole)
+                kern_storeu(c, o);
+            else
+                kern_store(c, mt, o);
         }
 }
 
-/* The rows of one strip of nv vectors: blocks of KERN_MR(nv), then the rest.
- * Each (mr, nv) is its own instance of kern_block, with constant loops. */
-#define KERN_ROWS_CASE(MR, NV)                                                          \
-    case MR:                                                                            \
-        kern_block(MR, NV, mt, K, A + i * ars, ars, acs, B, ldb, beta, C + i * ldc, ldc); \
+/* The rows of one strip of nv vectors, in the fewest blocks of at most
+ * KERN_MR(nv) rows, their sizes within one of each other (32 rows in
+ * blocks of 6 ran a last block of 2, whose few sums wait on the FMAs'
+ * latency; 6, 6, 5, 5, 5, 5 keep every block near the register budget).
+ * Each (mr, nv, tail) is its own instance of kern_block, with constant
+ * loops. */
+#define KERN_ROWS_CASE(MR, NV, TAIL)                                                     \
+    case MR:                                                                           \
+        kern_block(MR, NV, TAIL, mt, K, A + i * ars, ars, acs, B, ldb, beta, C + i * ldc, \
+                   ldc);                                                               \
         break;
 
-#define KERN_ROWS(NV)                                                       \
-    KERN_INLINE void kern_rows_##NV(int M, KernMask mt, int K, const float *A, long ars, \
-                                    long acs, const float *B, long ldb, float beta,      \
-                                    float *C, long ldc)                                  \
-    {                                                                                    \
-        for (int i = 0; i < M; i += KERN_MR(NV)) {                                       \
-            switch (M - i < KERN_MR(NV) ? M - i : KERN_MR(NV)) {                         \
-                KERN_ROWS_CASE(1, NV) KERN_ROWS_CASE(2, NV) KERN_ROWS_CASE(3, NV)        \
-                KERN_ROWS_CASE(4, NV) KERN_ROWS_CASE(5, NV) KERN_ROWS_CASE(6, NV)        \
-                KERN_ROWS_CASE(7, NV) KERN_ROWS_CASE(8, NV)                              \
-            default: break;                                                              \
-            }                                                                            \
-        }                                                                                \
+#define KERN_ROWS(NV, TAIL)                                                                 \
+    KERN_INLINE void kern_rows_##NV##_##TAIL(int M, KernMask mt, int K, const float *A,     \
+                                             long ars, long acs, const float *B, long ldb,  \
+                                             float beta, float *C, long ldc)                \
+    {                                                                                       \
+        const int nb = (M + KERN_MR(NV) - 1) / KERN_MR(NV);                                 \
+        for (int b = 0, i = 0; b < nb; b++) {                                               \
+            const int mr = M / nb + (b < M % nb);                                           \
+            switch (mr) {                                                                   \
+                KERN_ROWS_CASE(1, NV, TAIL) KERN_ROWS_CASE(2, NV, TAIL)                     \
+                KERN_ROWS_CASE(3, NV, TAIL) KERN_ROWS_CASE(4, NV, TAIL)                     \
+                KERN_ROWS_CASE(5, NV, TAIL) KERN_ROWS_CASE(6, NV, TAIL)                     \
+                KERN_ROWS_CASE(7, NV, TAIL) KERN_ROWS_CASE(8, NV, TAIL)                     \
+            default: break;                                                                 \
+            }                                                                               \
+            i += mr;                                                                        \
+        }                                                                                   \
     }
 
-KERN_ROWS(1)
-KERN_ROWS(2)
+KERN_ROWS(1, 0)
+KERN_ROWS(1, 1)
+KERN_ROWS(2, 0)
+KERN_ROWS(2, 1)
 #if KERN_NV_MAX >= 3
-KERN_ROWS(3)
-KERN_ROWS(4)
+KERN_ROWS(3, 0)
+KERN_ROWS(3, 1)
+KERN_ROWS(4, 0)
+KERN_ROWS(4, 1)
 #endif
 
 /* C (M, N) = op(A) B + beta C for B (K, N) with rows ldb apart. */
@@ -113,12 +134,18 @@ static void kern_panel(int M, int N, int K, const float *A, long ars, long acs,
     for (int j = 0; j < N; j += strip) {
         const int n = N - j < strip ? N - j : strip, nv = (n + KERN_VW - 1) / KERN_VW;
         const KernMask mt = kern_mask(n - (nv - 1) * KERN_VW);
+        const int tail = n % KERN_VW != 0;
+#define KERN_STRIP(NV)                                                                   \
+    case NV:                                                                             \
+        (tail ? kern_rows_##NV##_1 : kern_rows_##NV##_0)(M, mt, K, A, ars, acs, B + j, ldb, \
+                                                         beta, C + j, ldc);              \
+        break;
         switch (nv) {
-        case 1: kern_rows_1(M, mt, K, A, ars, acs, B + j, ldb, beta, C + j, ldc); break;
-        case 2: kern_rows_2(M, mt, K, A, ars, acs, B + j, ldb, beta, C + j, ldc); break;
+            KERN_STRIP(1)
+            KERN_STRIP(2)
 #if KERN_NV_MAX >= 3
-        case 3: kern_rows_3(M, mt, K, A, ars, acs, B + j, ldb, beta, C + j, ldc); break;
-        case 4: kern_rows_4(M, mt, K, A, ars, acs, B + j, ldb, beta, C + j, ldc); break;
+            KERN_STRIP(3)
+            KERN_STRIP(4)
 #endif
         default: break;
         }

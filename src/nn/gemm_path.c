@@ -26,8 +26,12 @@ GemmPath gemm_path_of(int choice)
 {
     GemmIsa isa = choice == CN_GEMM_OPENBLAS ? GEMM_ISA_NONE : gemm_native_isa();
 
-    if (choice == CN_GEMM_AUTO && !native_wider(isa))
-        return isa == GEMM_ISA_AVX512 ? GEMM_PATH_SPLIT512 : GEMM_PATH_OPENBLAS;
+    /* auto on an AVX2 CPU: the native kernel, as wide as any OpenBLAS
+     * kernel there and without its packing copies and zeroing (1.2-1.4x
+     * OpenBLAS's rate at the Winograd shapes on a Zen 3, the step 1.19x:
+     * bench/RESULTS.md, session 23). */
+    if (choice == CN_GEMM_AUTO && isa == GEMM_ISA_AVX512 && !native_wider(isa))
+        return GEMM_PATH_SPLIT512;
     return isa == GEMM_ISA_AVX512 ? GEMM_PATH_AVX512
            : isa == GEMM_ISA_AVX2 ? GEMM_PATH_AVX2
                                   : GEMM_PATH_OPENBLAS;

@@ -146,6 +146,14 @@ static void test_isa(GemmIsa isa)
     for (int m = 1; m <= 9; m++)
         for (int t = 0; t < 3; t++)
             test_prod(isa, (Prod){t == 1, t == 2, m, 17, 5, 0.0f});
+    /* Rows cut into blocks of near-equal size (1 to 40 rows: blocks of
+     * every size up to the largest), over strips of whole vectors (the
+     * unmasked loads and stores) and with a masked last vector. */
+    static const int whole[] = {8, 16, 24, 32, 64, 12};
+    for (int m = 1; m <= 40; m++)
+        for (size_t i = 0; i < sizeof whole / sizeof *whole; i++)
+            for (int t = 0; t < 3; t++)
+                test_prod(isa, (Prod){t == 1, t == 2, m, whole[i], 9, m % 2 ? 0.0f : 0.5f});
     for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
         for (int t = 0; t < 3; t++) {
             test_prod(isa, (Prod){t == 1, t == 2, 10, ns[i], 7, 1.0f});

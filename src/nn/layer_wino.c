@@ -105,6 +105,30 @@ static Regions regions(const WinoShape *s, int C, int OC, int nt)
     return r;
 }
 
+/*
+ * The FLOPs of the 1-D transforms of wino_transform.h, each in its even
+ * and odd parts over the four pairs of points: B^T (bt9) 9 for the last
+ * output and 17 a pair (two sums of four products, p e, and d +- p e);
+ * B (b9) 3 a pair for its inputs' sum and scaled difference, 16 an output
+ * pair, 1 for the last; A^T (at9) 8 for the sums and differences, 7 a row
+ * (four products summed) and 1 more for the last; A (a9) 13 a pair.
+ * A 2-D transform is a 1-D one down each column, then one along each row.
+ */
+enum { FLOPS_BT9 = 9 + 4 * 17, FLOPS_B9 = 4 * 3 + 4 * 16 + 1, FLOPS_AT9 = 8 + 7 * 7 + 1,
+       FLOPS_A9 = 4 * 13 };
+
+double wino_transform_flops(int H, int W, int C, int OC, int backward, int dx)
+{
+    const double input = 2.0 * A * FLOPS_BT9;            /* tile_input */
+    const double output = (A + M) * FLOPS_AT9 + M * M;   /* tile_output, with the bias */
+    const double dy = (M + A) * FLOPS_A9;                /* tile_output_adj */
+    const double dinput = 2.0 * A * FLOPS_B9;            /* tile_input_adj */
+    const double per_tile = backward ? C * input + OC * dy + (dx ? C * dinput : 0.0)
+                                     : C * input + OC * output;
+
+    return per_tile * wino_tiles(H, W);
+}
+
 long wino_scratch_floats(int H, int W, int C, int OC, int cap)
 {
     WinoShape s;

@@ -88,6 +88,18 @@ long wino_scratch_floats(int H, int W, int C, int OC, int cap);
  * in [p0, p1) of the OC*C. */
 void wino_filter(float *U, const float *w, long npairs, long p0, long p1);
 
+/* The transforms' FLOPs for one H x W image of C -> OC channels (an add
+ * or a multiply 1, a multiply-add 2, as the even and odd forms of
+ * wino_transform.h have them; layer_wino.c counts them): the forward,
+ * V = B^T d B of each input tile and y = A^T M A + b of each output tile;
+ * the backward, V again, DY = A dy A^T and, when dx is 1, dx = B dV B^T.
+ * Apart from them: the products, 2 * 81 * C * OC a tile each way, and the
+ * filters' transforms (wino_filter_grad_flops). */
+double wino_transform_flops(int H, int W, int C, int OC, int backward, int dx);
+
+/* FLOPs of dg = G^T dU G for `pairs` filter pairs (wino_filter_grad). */
+double wino_filter_grad_flops(long pairs);
+
 /* The distance in floats between two of dU's planes (wino_backward): a
  * cache line more than OC*C, since conv3's planes of 8192 floats, 32 KiB
  * apart, all fall in one set of the caches, and wino_filter_grad reads

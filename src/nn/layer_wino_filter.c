@@ -85,6 +85,12 @@ long wino_du_ld(int C, int OC)
     return (long)OC * C + VL;
 }
 
+/* gt9: per pair, the sum and difference and three multiply-adds. */
+double wino_filter_grad_flops(long pairs)
+{
+    return (double)pairs * (A + 3) * WINO_PAIRS * (2 + 3 * 2);
+}
+
 void wino_filter_grad(float *dw, const float *dU, long ld, long p0, long p1)
 {
     for (long p = p0; p < p1; p += VL) {

@@ -165,8 +165,9 @@ double model_flops_forward(void);
 double model_flops_backward(void);
 
 /* The FLOPs one training image really costs here: blocks 2 and 3 run
- * Winograd's algorithm (layer_wino.h), 5.4x fewer multiply-adds at both
- * than the direct convolution.  The sketch on paper uses this. */
+ * Winograd's algorithm (layer_wino.h), 5.4x fewer multiply-adds in the
+ * products than the direct convolution, and its transforms besides.  The
+ * sketch on paper uses this. */
 double model_flops_executed(void);
 
 /* FLOPs of one image in one op of the step (the GEMM layers; 0 for the
@@ -174,9 +175,14 @@ double model_flops_executed(void);
  * convolution counts them: the model's. */
 double model_op_flops(ProfOp op);
 
-/* The same as the op executes them: Winograd's GEMMs in conv2 and conv3
- * (the transforms, memory-bound, not counted), the model's count
- * elsewhere.  Summed over the ops: model_flops_executed(). */
+/* The same as the op executes them: in conv2 and conv3, Winograd's
+ * products and its tile transforms (wino_transform_flops), and in the
+ * backward the filters' gradient transform, once a chunk of the block's
+ * chunk images (a smaller batch has fewer images a chunk); the model's
+ * count elsewhere.  Not counted: the forward's filter transform U = G g
+ * G^T, once a step whatever the batch (81 x 9 multiply-adds a filter
+ * pair: 0.3 MFLOP an image at batch 64), and the adds of db.  Summed over
+ * the ops: model_flops_executed(). */
 double model_op_flops_executed(ProfOp op);
 
 /*

@@ -59,9 +59,12 @@ double model_op_flops_executed(ProfOp op)
         const ConvSpec *cs = &model_conv_specs[l];
         double wino = 2.0 * WINO_P * model_spec_pairs(cs) * (double)wino_tiles(cs->H, cs->W);
         if (op == cs->fconv)
-            return wino;
-        if (op == cs->bconv) /* dW and dX */
-            return 2.0 * wino;
+            return wino + wino_transform_flops(cs->H, cs->W, cs->C, cs->OC, 0, 0);
+        /* dW and dX (every Winograd block passes its input gradient on),
+         * and dg = G^T dU G once a chunk (model_backward.c). */
+        if (op == cs->bconv)
+            return 2.0 * wino + wino_transform_flops(cs->H, cs->W, cs->C, cs->OC, 1, 1) +
+                   wino_filter_grad_flops(model_spec_pairs(cs)) / cs->chunk;
     }
     return model_op_flops(op); /* conv1 runs direct; the fc layers as counted */
 }

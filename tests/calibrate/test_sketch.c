@@ -26,7 +26,10 @@ static void test_shapes(void)
             CHECK(g[i].M > 0 && g[i].N > 0 && g[i].K > 0 && g[i].count > 0 && g[i].par > 0);
             f += 2.0 * g[i].M * (double)g[i].N * g[i].K * (double)g[i].count;
         }
-        CHECK_NEAR(f + batches[k] * 2.0 * 451584.0, batches[k] * model_flops_executed(), 0.5);
+        /* The executed FLOPs less conv1's direct convolution and the
+         * Winograd transforms (hand-computed below): the GEMMs. */
+        CHECK_NEAR(f + batches[k] * (2.0 * 451584.0 + 1689600.0),
+                   batches[k] * model_flops_executed(), 0.5);
     }
     /* A short list is cut, not overrun, and the true length comes back. */
     GemmShape few[4];
@@ -47,7 +50,17 @@ static void test_shapes(void)
  * Computed: conv2 and conv3 by Winograd F(7x7,3x3), 81 GEMM multiply-adds
  * per 7x7 tile and filter pair, for the forward, dW and dX each:
  *   conv2 2*81*(32*64)*(2*2) = 1327104, conv3 2*81*(64*128)*(1*1) = 1327104;
- *   per image 46228992 - 3*(2*7225344) + 3*(1327104 + 1327104) = 10839552.
+ *   products per image 46228992 - 3*(2*7225344) + 3*(1327104 + 1327104) = 10839552.
+ * Their transforms (layer_wino.c), FLOPs a tile and channel: input 18 x 77
+ * = 1386 (9 columns and 9 rows of B^T at 77), output 16 x 58 + 49 = 977
+ * (A^T at 58, and the bias), dy 16 x 52 = 832 (A at 52), dx 18 x 77 = 1386
+ * (B at 77); the filters' gradient 12 x 32 = 384 a pair, once a chunk
+ * (conv2 8 images, conv3 32):
+ *   conv2 (4 tiles) fwd 4*(32*1386 + 64*977) = 427520,
+ *         bwd 4*(32*1386 + 64*832 + 32*1386) + 384*2048/8 = 666112;
+ *   conv3 (1 tile)  fwd 64*1386 + 128*977 = 213760,
+ *         bwd 64*1386 + 128*832 + 64*1386 + 384*8192/32 = 382208;
+ *   1689600 in all: executed 10839552 + 1689600 = 12529152 an image.
  * Bytes (nn/model.h: each op's tensors read or written once, in bytes;
  * a float 4, a pool index 1):
  *   per image: data x 3136 + label 1 = 3137; conv1 fwd x 3136;
@@ -106,7 +119,7 @@ static void test_sketch(void)
     Sketch s;
 
     CHECK_NEAR(engine_flops_per_image(), 46228992.0, 0.0);
-    CHECK_NEAR(engine_flops_executed_per_image(), 10839552.0, 0.0);
+    CHECK_NEAR(engine_flops_executed_per_image(), 12529152.0, 0.0);
     memset(&c, 0, sizeof c);
     c.batch[0] = 64;
     c.batch[1] = 512;
@@ -114,14 +127,14 @@ static void test_sketch(void)
     c.model_gflops[1] = 200.0;
     c.triad_gbps = 10.0;
     CHECK_INT(calibrate_sketch(&c, 60000, 64, &s), ==, 0);
-    CHECK_NEAR(s.flops, 650373120000.0, 1.0);
+    CHECK_NEAR(s.flops, 751749120000.0, 1.0);
     CHECK_NEAR(s.bytes, 60000 * 1123972.25, 1.0);
-    CHECK_NEAR(s.compute_s, 6.5037312, 1e-9);
+    CHECK_NEAR(s.compute_s, 7.5174912, 1e-9);
     CHECK_NEAR(s.memory_s, 6.7438335, 1e-9);
-    CHECK_NEAR(s.seconds, 6.5037312 + 6.7438335, 1e-9);
+    CHECK_NEAR(s.seconds, 7.5174912 + 6.7438335, 1e-9);
     CHECK_INT(calibrate_sketch(&c, 60000, 512, &s), ==, 0);
     CHECK_NEAR(s.gflops, 200.0, 0.0);
-    CHECK_NEAR(s.seconds, 3.2518656 + 60000 * (710282.0 + 26476176.0 / 512) / 10e9, 1e-9);
+    CHECK_NEAR(s.seconds, 3.7587456 + 60000 * (710282.0 + 26476176.0 / 512) / 10e9, 1e-9);
     /* Outside the timed batches the nearer rate holds. */
     CHECK_INT(calibrate_sketch(&c, 1000, 1, &s), ==, 0);
     CHECK_NEAR(s.gflops, 100.0, 0.0);
@@ -131,7 +144,7 @@ static void test_sketch(void)
     c.batch[1] = 256;
     CHECK_INT(calibrate_sketch(&c, 1000, 128, &s), ==, 0);
     CHECK_NEAR(s.gflops, 150.0, 1e-9);
-    CHECK_NEAR(s.compute_s, 1000 * 10839552.0 / 150e9, 1e-12);
+    CHECK_NEAR(s.compute_s, 1000 * 12529152.0 / 150e9, 1e-12);
     CHECK(s.peak == 0); /* no FMA peak measured: the SGEMM rate */
     /* With a peak, the sketch uses the highest width's all-threads figure. */
     c.fma_gflops[1] = 300.0;
@@ -139,7 +152,7 @@ static void test_sketch(void)
     CHECK_INT(calibrate_sketch(&c, 1000, 128, &s), ==, 0);
     CHECK(s.peak == 1);
     CHECK_NEAR(s.gflops, 300.0, 0.0);
-    CHECK_NEAR(s.compute_s, 1000 * 10839552.0 / 300e9, 1e-12);
+    CHECK_NEAR(s.compute_s, 1000 * 12529152.0 / 300e9, 1e-12);
     int w = 0;
     CHECK_NEAR(calibrate_peak(&c, &w), 300.0, 0.0);
     CHECK_INT(w, ==, 1);

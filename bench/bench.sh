@@ -7,8 +7,8 @@
 # its default threads and with both cores, and each against the machine's
 # FP32 FMA peak as `cnntop calibrate` measures it: MFU (46.2 MFLOP a
 # training image, as PyTorch counts it, over the peak) and, for cnntop, the
-# executed share (the 12.5 MFLOP it really computes: its Winograd convolutions'
-# products and transforms).
+# executed share (the 12.6 MFLOP it really computes: its Winograd convolutions'
+# products and transforms, and block 1's input moments).
 # The first section runs everything as a user gets it: the environment as
 # it is, nothing set or unset (so cnntop's own choice of OpenBLAS kernel
 # applies).  The second forces a narrow kernel for comparison
@@ -105,7 +105,7 @@ section() {
     echo "SGEMM (OpenBLAS 2048, all threads, the kernel cnntop runs): $sg = $share of the peak"
     # "MFU %": the model's work per second (46.2 MFLOP a training image, as
     # PyTorch counts it) over the FMA peak; "exec %": the FLOPs cnntop really
-    # computes per second (12.5 MFLOP a training image) over it.
+    # computes per second (12.6 MFLOP a training image) over it.
     printf '%-6s %-16s %9s %9s %9s %7s %9s %7s %7s\n' batch who "wall s" "img/s" "RSS MiB" "acc %" "vs torch" "MFU %" "exec %"
     for b in $BATCHES; do
         set -- $(best_of cnntop_fig "$b"); cw=$1 ci=$2 cr=$3 ca=$4 cm=$5 ce=$6

@@ -342,6 +342,19 @@ void conv_phase_moments(double *mom, float *xq, const float *x, int nimg, int H,
     }
 }
 
+double conv_phase_moments_flops(int H, int W)
+{
+    const double n = (double)(H / 2) * CONV_PHASE_Q; /* lanes a phase plane */
+    int dots = 0; /* phase_dot3 calls a phase, each three dot products */
+
+    (void)W;
+    for (int i = 0; i < 9; i++)
+        dots += (9 - i + 2) / 3;
+    /* Four phases: a sum of each of 9 sources (an add a lane) and the
+     * dot products (a multiply-add a lane); then the fold. */
+    return 4 * (9 * n + dots * 3 * 2 * n) + (double)CONV_PHASE_MOMENTS * 2 * CONV_PHASE_Q;
+}
+
 /* w.S and w'Gw of one channel's filter w (9). */
 static void moments_forms(double *ws, double *wgw, double gw[9], const double *mom,
                           const float *w)

@@ -178,8 +178,10 @@ double model_op_flops(ProfOp op);
 /* The same as the op executes them: in conv2 and conv3, Winograd's
  * products and its tile transforms (wino_transform_flops), and in the
  * backward the filters' gradient transform, once a chunk of the block's
- * chunk images (a smaller batch has fewer images a chunk); the model's
- * count elsewhere.  Not counted: the forward's filter transform U = G g
+ * chunk images (a smaller batch has fewer images a chunk); in block 1's
+ * forward, its input's moments under conv1 fwd and its direct
+ * convolution under bn1+relu+pool1 fwd, where the engine runs them
+ * (model_forward.c); the model's count elsewhere.  Not counted: the forward's filter transform U = G g
  * G^T, once a step whatever the batch (81 x 9 multiply-adds a filter
  * pair: 0.3 MFLOP an image at batch 64), and the adds of db.  Summed over
  * the ops: model_flops_executed(). */

@@ -55,6 +55,15 @@ double model_flops_backward(void)
 
 double model_op_flops_executed(ProfOp op)
 {
+    /* Block 1's forward runs in two passes (model_forward.c): conv1 fwd
+     * takes its input's moments, bn1+relu+pool1 fwd its direct
+     * convolution (counted as the model counts it; the padding lanes of
+     * the phase planes are left out) beside the BN, ReLU and pool. */
+    const ConvSpec *c1 = &model_conv_specs[0];
+    if (op == c1->fconv)
+        return conv_phase_moments_flops(c1->H, c1->W);
+    if (op == c1->fbn)
+        return model_op_flops(c1->fconv);
     for (int l = 1; l < MODEL_NBLOCKS; l++) {
         const ConvSpec *cs = &model_conv_specs[l];
         double wino = 2.0 * WINO_P * model_spec_pairs(cs) * (double)wino_tiles(cs->H, cs->W);

@@ -273,8 +273,9 @@ int record_add_layer(RunRecord *r, const LayerTime *lt)
 
 int record_layer_executed_differs(const RecordLayer *l)
 {
-    return isfinite(l->flops) && isfinite(l->flops_executed) &&
-           fabs(l->flops_executed - l->flops) > 1e-9 * l->flops;
+    if (!isfinite(l->flops_executed))
+        return 0;
+    return !isfinite(l->flops) || fabs(l->flops_executed - l->flops) > 1e-9 * l->flops;
 }
 
 long record_layer_steps(const RunRecord *r)

@@ -3,8 +3,9 @@
 # The model's rate (the direct convolution's FLOPs, PyTorch's count) is
 # labelled as the model's, and where the engine runs fewer FLOPs (the
 # Winograd convolutions conv2 and conv3, 4.1-4.8x fewer: 5.4x fewer in
-# their products, and their transforms besides) the executed rate is
-# shown beside it: in the summary's layer table, the record's layers
+# their products, and their transforms besides; block 1's forward, whose
+# moments pass is conv1 fwd and whose convolution runs in bn1+relu+pool1
+# fwd) the executed rate is shown beside it: in the summary's layer table, the record's layers
 # (flops_executed, gflops_executed) and the Markdown export.  The record's
 # samples say their span (dt), and a record written before these members
 # (without them) still reads in `cnntop report` and converts to CSV with
@@ -56,8 +57,15 @@ for name, r in ratio.items():
     model, executed = (float(x) for x in rows[name][:2])
     # each figure rounded to 0.1 on its own (97.2 may be 97.15)
     assert abs(executed - model / r) <= 0.05 + 0.05 / r + 1e-9, (name, rows[name])
-for name in ("conv1 fwd", "fc1 bwd"):
-    assert len(rows[name]) == 1 and float(rows[name][0]) >= 0, (name, rows[name])
+# conv1 fwd computes its input's moments (107712 FLOPs an image against
+# the model's 451584 for the convolution), bn1+relu+pool1 fwd runs the
+# convolution the model counts under conv1: an executed rate, no model's.
+model, executed = (float(x) for x in rows["conv1 fwd"][:2])
+assert abs(executed - model * 107712 / 451584) <= 0.05 + 0.05 * 107712 / 451584 + 1e-9, \
+    rows["conv1 fwd"]
+assert rows["bn1+relu+pool1 fwd"][0] == "-" and float(rows["bn1+relu+pool1 fwd"][1]) > 0, \
+    rows["bn1+relu+pool1 fwd"]
+assert len(rows["fc1 bwd"]) == 1 and float(rows["fc1 bwd"][0]) >= 0, rows["fc1 bwd"]
 assert rows["adam"] == ["-"], rows["adam"]
 PYEOF
 
@@ -67,15 +75,20 @@ r = json.load(open(sys.argv[1]))
 images = r["train"]["images"]
 total = 0
 want = {"conv2 fwd": 7225344 / 1754624, "conv2 bwd": 14450688 / 3320320,
-        "conv3 fwd": 7225344 / 1540864, "conv3 bwd": 14450688 / 3036416}
+        "conv3 fwd": 7225344 / 1540864, "conv3 bwd": 14450688 / 3036416,
+        "conv1 fwd": 451584 / 107712}
 for l in r["layers"]:
     assert "flops_executed" in l and "gflops_executed" in l, l
+    if l["name"] == "bn1+relu+pool1 fwd":  # conv1's convolution runs here
+        assert l["flops"] is None and l["flops_executed"] == 451584 * images, l
+        total += l["flops_executed"]
+        continue
     if l["flops"] is None:
         assert l["flops_executed"] is None and l["gflops_executed"] is None, l
         continue
     total += l["flops_executed"]
     ratio = l["flops"] / l["flops_executed"]
-    if l["name"].startswith(("conv2", "conv3")):
+    if l["name"] in want:
         assert abs(ratio / want[l["name"]] - 1) < 1e-9, l
     else:
         assert ratio == 1, l
@@ -89,15 +102,17 @@ assert abs(s[0]["t"] - s[0]["dt"]) < 1e-9 and \
     all(abs(b["t"] - b["dt"] - a["t"]) < 1e-9 for a, b in zip(s, s[1:])), s
 PYEOF
 
-check "Markdown: both columns, the executed one where fewer" $PY - "$tmp/run.md" <<'PYEOF'
+check "Markdown: both columns, the executed one where they differ" $PY - "$tmp/run.md" <<'PYEOF'
 import sys
 text = open(sys.argv[1]).read()
 assert "| Layer | ms/step | Share | Model GFLOP/s | Executed GFLOP/s |" in text, text
 text = text.split("\n## Layers", 1)[1].split("\n## ", 1)[0]  # the Layers section alone
 cells = {l.split("|")[1].strip(): [c.strip() for c in l.split("|")[4:6]]
-         for l in text.splitlines() if l.startswith(("| conv", "| fc"))}
+         for l in text.splitlines() if l.startswith(("| conv", "| fc", "| bn1"))}
 assert all(cells[n][1] for n in ("conv2 fwd", "conv3 bwd")), cells
-assert not cells["conv1 fwd"][1] and not cells["fc2 bwd"][1] and cells["fc2 bwd"][0], cells
+assert not cells["bn1+relu+pool1 fwd"][0] or cells["bn1+relu+pool1 fwd"][0] == "-", cells
+assert cells["bn1+relu+pool1 fwd"][1] and not cells["bn1 bwd"][1], cells
+assert cells["conv1 fwd"][1] and not cells["fc2 bwd"][1] and cells["fc2 bwd"][0], cells
 PYEOF
 
 # A record from before samples[].dt and layers[].flops_executed.

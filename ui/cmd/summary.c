@@ -296,8 +296,9 @@ static void print_profile(FILE *f, const RunRecord *r)
     if (!summary_print_layers(f, r))
         return;
     fprintf(f, "  (model GFLOP/s: the model's FLOPs, as the direct convolution and PyTorch count "
-               "them, per second;\n   executed: the FLOPs the engine ran, where fewer: the "
-               "Winograd convolutions)\n\n");
+               "them, per second;\n   executed: the FLOPs the engine ran, where they differ: "
+               "the Winograd convolutions, and block 1's forward,\n   whose convolution runs "
+               "with its BN and pool)\n\n");
 }
 
 void summary_print_repeats(FILE *f, const RunRecord *r)

@@ -35,12 +35,14 @@ static void layer_rates(const LayerTime *lt, char *model, char *exec, size_t len
     double x = figures_rate_gflops(lt->flops_executed, lt->seconds);
 
     snprintf(exec, len, "%s", "");
-    if (lt->flops <= 0) {
+    if (lt->flops <= 0)
         snprintf(model, len, "-");
-        return;
-    }
-    snprintf(model, len, isnan(g) ? "n/a" : "%.1f", g);
-    if (lt->flops_executed > 0 && fabs(lt->flops_executed - lt->flops) > 1e-9 * lt->flops)
+    else
+        snprintf(model, len, isnan(g) ? "n/a" : "%.1f", g);
+    /* As record_layer_executed_differs: where the counts differ, or the
+     * model counts none (bn1+relu+pool1 fwd runs conv1's convolution). */
+    if (lt->flops_executed > 0 &&
+        (lt->flops <= 0 || fabs(lt->flops_executed - lt->flops) > 1e-9 * lt->flops))
         snprintf(exec, len, isnan(x) ? "n/a" : "%.1f", x);
 }
 
@@ -91,7 +93,7 @@ static void layers_draw(Tui *t, Rect r)
             gx, lt->calls, ipc, miss, bar);
     }
     draw_put(r.y + r.h - 1, r.x, r.w, A_DIM, "%s%s%s",
-        "GF/s: model = direct-conv FLOPs (PyTorch's count); exec = those run (Winograd); "
+        "GF/s: model = direct-conv FLOPs (PyTorch's count); exec = those run, where different; "
         "- elementwise",
         t->ctr.ipc_ok ? "" : "; IPC, miss n/a: ", t->ctr.ipc_ok ? "" : t->ctr.why);
 }

@@ -358,9 +358,10 @@ int record_add_sample(RunRecord *r, const Sample *s, int epoch, double ipc, doub
 int record_add_segment(RunRecord *r, const Segment *s);
 int record_add_layer(RunRecord *r, const LayerTime *lt); /* its flops: NAN where 0 */
 
-/* 1 when the layer's executed FLOPs are known and differ from the model's
- * (the Winograd layers): where the tables show the executed rate beside
- * the model's. */
+/* 1 when the layer's executed FLOPs are known and differ from the model's,
+ * or the model counts none there (the Winograd layers; conv1 fwd, the
+ * input's moments, and bn1+relu+pool1 fwd, where conv1's convolution
+ * runs): where the tables show the executed rate beside the model's. */
 int record_layer_executed_differs(const RecordLayer *l);
 
 /* The steps the record's layer times are summed over: the training steps,

@@ -21,7 +21,7 @@
  *
  * C (M, N) = op(A) (M, K) * op(B) (K, N) + beta * C, row-major, alpha 1.
  * Strips of nv vectors of C's columns (the last vector masked to N), each
- * cut into blocks of KERN_MR(nv) rows whose sums stay in registers over
+ * cut into blocks of at most KERN_MR(nv) rows whose sums stay in registers over
  * all of K: per k, nv loads of B's row k and one broadcast of A per row.
  * A is read through (row, column) strides, so op(A) = A^T costs nothing;
  * op(B) = B^T is transposed, KERN_KB rows at a time, into B's layout in a
@@ -38,9 +38,10 @@
 
 /* One block: mr rows (<= KERN_MR_MAX) by nv vectors of columns, the last
  * masked by mt where tail is 1 (else whole).  A(i, k) = A[i*ars + k*acs];
- * B's row k at B + k*ldb.  Whole vectors load and store unmasked: AVX2's
- * masked store (vmaskmovps) takes many cycles on AMD's cores, and a
- * block's 12 of them cost about as much as its 192 FMAs' cycles. */
+ * B's row k at B + k*ldb.  Whole vectors load and store unmasked: with
+ * AVX2's masked forms (vmaskmovps, whose store is slow on AMD's cores)
+ * for every vector the Winograd products ran at 48-66 GFLOP/s a thread
+ * on a Zen 3, unmasked at 75-92 (bench/RESULTS.md, session 23). */
 KERN_INLINE void kern_block(int mr, int nv, int tail, KernMask mt, int K, const float *A,
                             long ars, long acs, const float *B, long ldb, float beta, float *C,
                             long ldc)
@@ -149,6 +150,7 @@ static void kern_panel(int M, int N, int K, const float *A, long ars, long acs,
 #endif
         default: break;
         }
+#undef KERN_STRIP
     }
 }
 

@@ -181,10 +181,10 @@ double model_op_flops(ProfOp op);
  * chunk images (a smaller batch has fewer images a chunk); in block 1's
  * forward, its input's moments under conv1 fwd and its direct
  * convolution under bn1+relu+pool1 fwd, where the engine runs them
- * (model_forward.c); the model's count elsewhere.  Not counted: the forward's filter transform U = G g
- * G^T, once a step whatever the batch (81 x 9 multiply-adds a filter
- * pair: 0.3 MFLOP an image at batch 64), and the adds of db.  Summed over
- * the ops: model_flops_executed(). */
+ * (model_forward.c); the model's count elsewhere.  Not counted: the
+ * forward's filter transform U = G g G^T, once a step whatever the batch
+ * (81 x 9 multiply-adds a filter pair: 0.3 MFLOP an image at batch 64),
+ * and the adds of db.  Summed over the ops: model_flops_executed(). */
 double model_op_flops_executed(ProfOp op);
 
 /*

@@ -304,15 +304,24 @@ int record_sketch(const RunRecord *r, Sketch *out)
     return rc;
 }
 
+int figures_paper(double flops_executed, double bytes, double gflops, double gbps,
+                  double *compute_s, double *memory_s)
+{
+    *compute_s = *memory_s = NAN;
+    if (!(gflops > 0.0) || !(gbps > 0.0) || !(bytes > 0.0))
+        return -CN_EINVAL;
+    *compute_s = isfinite(flops_executed) && flops_executed > 0.0
+                     ? flops_executed / (gflops * 1e9)
+                     : 0.0;
+    *memory_s = bytes / (gbps * 1e9);
+    return 0;
+}
+
 int record_layer_paper(const RunRecord *r, const RecordLayer *l, double *compute_s,
                        double *memory_s)
 {
-    *compute_s = *memory_s = NAN;
-    if (!(r->sketch_gflops > 0.0) || !(r->triad_gbps > 0.0) || !(l->bytes > 0.0))
-        return -CN_EINVAL;
-    *compute_s = isfinite(l->flops_executed) ? l->flops_executed / (r->sketch_gflops * 1e9) : 0.0;
-    *memory_s = l->bytes / (r->triad_gbps * 1e9);
-    return 0;
+    return figures_paper(l->flops_executed, l->bytes, r->sketch_gflops, r->triad_gbps, compute_s,
+                         memory_s);
 }
 
 void record_augment_text(unsigned aug, char *buf, size_t len)

@@ -135,9 +135,9 @@ void record_md_layers(TextBuf *t, const RunRecord *r)
                                         ? record_md_fixed(a, sizeof a, l->gflops_executed, 1) : "");
     }
     textbuf_printf(t, "\nModel GFLOP/s: the model's FLOPs (as the direct convolution and PyTorch "
-                      "count them) per second; executed: the FLOPs the engine ran, where they differ "
-                      "(the Winograd convolutions; block 1's forward, whose convolution runs "
-                      "with its BN and pool).\n");
+                      "count them) per second; executed: the FLOPs the engine ran, where they "
+                      "differ (the Winograd convolutions; block 1's forward, whose convolution "
+                      "runs with its BN and pool).\n");
 }
 
 /* The step's parts against their times on paper (record_layer_paper()),

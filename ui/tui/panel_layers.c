@@ -1,8 +1,9 @@
 /*
  * panel_layers.c: the per-layer view: each layer's time per step, its
- * share (with a bar), the model's GFLOP/s and, where the engine ran fewer
- * FLOPs (the Winograd layers), the executed rate, calls, IPC and miss
- * rate, in step order, by time or by name (o).
+ * share (with a bar), the model's GFLOP/s and, where the engine ran other
+ * FLOPs (the Winograd layers, block 1's forward), the executed rate, the
+ * time over its time on paper, IPC and miss rate, in step order, by time
+ * or by name (o).
  */
 #include <math.h>
 #include <stdio.h>
@@ -46,6 +47,23 @@ static void layer_rates(const LayerTime *lt, char *model, char *exec, size_t len
         snprintf(exec, len, isnan(x) ? "n/a" : "%.1f", x);
 }
 
+/* The layer's time over its time on paper (its executed FLOPs at the
+ * sketch's rate, its bytes at the triad bandwidth: the run summary's "On
+ * paper, per part"), "n/a" without a calibration cached for the run's
+ * threads. */
+static void layer_paper(const Tui *t, const LayerTime *lt, char *out, size_t len)
+{
+    int peak;
+    double gflops = t->have_calib ? calibrate_sketch_gflops(&t->calib, t->rv.cfg.batch, &peak) : 0;
+    double gbps = t->have_calib ? t->calib.triad_gbps : 0, compute_s, memory_s;
+
+    if (figures_paper(lt->flops_executed, lt->bytes, gflops, gbps, &compute_s, &memory_s) != 0 ||
+        !(lt->seconds > 0))
+        snprintf(out, len, "n/a");
+    else
+        snprintf(out, len, "%.1fx", lt->seconds / (compute_s + memory_s));
+}
+
 static void layers_draw(Tui *t, Rect r)
 {
     const RunView *v = &t->rv;
@@ -56,7 +74,7 @@ static void layers_draw(Tui *t, Rect r)
 
     draw_put(r.y, r.x, r.w, A_BOLD | draw_pair(t, PAIR_TITLE),
         "%-22s %8s %7s %10s %6s %6s %5s %6s  sorted by %s (o changes)%s", "layer", "ms/step",
-        "share", "model GF/s", "exec", "calls", "IPC", "miss", order[t->set.sort],
+        "share", "model GF/s", "exec", "paper", "IPC", "miss", order[t->set.sort],
         v->state == RUN_TRAINING ? ", live" : "");
     if (v->nprof == 0 || v->prof_steps == 0) {
         draw_put(r.y + 1, r.x, r.w, A_DIM, "n/a: no step timed yet (s starts a run)");
@@ -77,7 +95,8 @@ static void layers_draw(Tui *t, Rect r)
         double per = lt->calls ? lt->seconds / (double)lt->calls : 0;
         layer_rates(lt, gf, gx, sizeof gf);
         double share = total > 0 ? lt->seconds / total : 0;
-        char bar[64], ipc[16] = "n/a", miss[16] = "n/a";
+        char bar[64], ipc[16] = "n/a", miss[16] = "n/a", paper[16];
+        layer_paper(t, lt, paper, sizeof paper);
         if (isfinite(lt->ipc))
             snprintf(ipc, sizeof ipc, "%.2f", lt->ipc);
         if (isfinite(lt->miss_rate))
@@ -89,12 +108,12 @@ static void layers_draw(Tui *t, Rect r)
         if (bw >= 4)
             fmt_bar(bar, sizeof bar, share, bw);
         draw_put(r.y + 1 + k, r.x, r.w, A_NORMAL,
-            "%-22s %8.3f %6.1f%% %10s %6s %6ld %5s %6s   %s", lt->name, 1e3 * per, 100 * share, gf,
-            gx, lt->calls, ipc, miss, bar);
+            "%-22s %8.3f %6.1f%% %10s %6s %6s %5s %6s   %s", lt->name, 1e3 * per, 100 * share, gf,
+            gx, paper, ipc, miss, bar);
     }
     draw_put(r.y + r.h - 1, r.x, r.w, A_DIM, "%s%s%s",
         "GF/s: model = direct-conv FLOPs (PyTorch's count); exec = those run, where different; "
-        "- elementwise",
+        "- elementwise; paper = time / time on paper",
         t->ctr.ipc_ok ? "" : "; IPC, miss n/a: ", t->ctr.ipc_ok ? "" : t->ctr.why);
 }
 

@@ -122,6 +122,12 @@ void record_verdict_input(const RunRecord *r, VerdictInput *in);
  * calibrated (an older record, a run stopped before the calibration). */
 int record_sketch(const RunRecord *r, Sketch *out);
 
+/* A part's time on paper: *compute_s its executed FLOPs (NAN or 0: none)
+ * at gflops, *memory_s its bytes at gbps.  0, or -CN_EINVAL (both NAN)
+ * without a rate or bytes. */
+int figures_paper(double flops_executed, double bytes, double gflops, double gbps,
+                  double *compute_s, double *memory_s);
+
 /* One layer's time on paper over the run, as the sketch counts the whole:
  * *compute_s its executed FLOPs at the sketch's rate (one process's: a
  * rank's layers ran on its own images), *memory_s its bytes at the triad

@@ -54,6 +54,7 @@ typedef struct Layer {
 typedef struct Bufs {
     WinoShape *t;
     float *x, *y, *dy, *dx, *U, *dU, *b, *db, *s;
+    double stats[2 * 128]; /* the forward's BN sums, as in training (OC <= 128) */
     long T, pv, pm; /* tiles of a group, the plane strides of V and M (layer_wino.c) */
 } Bufs;
 
@@ -71,7 +72,8 @@ static void time_layer(const Layer *l, Bufs *m, int N, GemmPath p, double best[5
         double t[6];
         t[0] = cpu_now();
         for (int n0 = 0; n0 + g <= N; n0 += g)
-            wino_forward(m->y, m->x, l->xl, m->U, m->b, m->s, m->t, C, OC, N, n0, g, p);
+            wino_forward(m->y, m->x, l->xl, m->U, m->b, m->stats, m->s, m->t, C, OC, N, n0, g,
+                         p);
         t[1] = cpu_now();
         for (int n0 = 0; n0 + g <= N; n0 += g)
             wino_backward(m->dx, m->dU, m->db, m->dy, m->x, l->xl, m->U, m->s, m->t, C, OC, N,

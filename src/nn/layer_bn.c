@@ -1,41 +1,10 @@
 /*
  * layer_bn.c: BatchNorm statistics and their backward reductions.
  */
-#include <assert.h>
 #include <math.h>
 #include <string.h>
 
 #include "nn/layer_bn.h"
-#include "nn/sums.h"
-
-void bn_stats_partial(double *acc, const float *y, int C, long n)
-{
-    const int nv = (C + SUMVEC_LANES - 1) / SUMVEC_LANES;
-    SumVecD s[2 * SUM_MAX_VECS] = {{0}}, q[2 * SUM_MAX_VECS] = {{0}};
-
-    assert(nv <= SUM_MAX_VECS);
-    for (long p0 = 0; p0 < n; p0 += SUM_SPAN) {
-        const long p1 = n - p0 < SUM_SPAN ? n : p0 + SUM_SPAN;
-        SumVec a[SUM_MAX_VECS] = {{0}}, b[SUM_MAX_VECS] = {{0}};
-        for (long p = p0; p < p1; p++)
-            for (int v = 0; v < nv; v++) {
-                const int c0 = v * SUMVEC_LANES;
-                SumVec x;
-                sums_load_n(&x, y + p * C + c0, C - c0 < SUMVEC_LANES ? C - c0 : SUMVEC_LANES);
-                a[v] += x;
-                b[v] += x * x;
-            }
-        for (int v = 0; v < nv; v++) {
-            sums_fold(&s[2 * v], &s[2 * v + 1], &a[v]);
-            sums_fold(&q[2 * v], &q[2 * v + 1], &b[v]);
-        }
-    }
-    for (int v = 0; v < nv; v++) {
-        const int c0 = v * SUMVEC_LANES, nc = C - c0 < SUMVEC_LANES ? C - c0 : SUMVEC_LANES;
-        sums_add_lanes(acc + 2 * c0, 2, &s[2 * v], &s[2 * v + 1], nc, NULL);
-        sums_add_lanes(acc + 2 * c0 + 1, 2, &q[2 * v], &q[2 * v + 1], nc, NULL);
-    }
-}
 
 void bn_stats_finish(float *mean, float *invstd, float *run_mean, float *run_var,
                      const double *part, int nparts, int C, long M)

@@ -6,19 +6,16 @@
  *   run_mean = (1-m) run_mean + m mean,  run_var = (1-m) run_var + m var*M/(M-1)
  * Evaluation normalises with the running statistics.  The normalisation
  * itself is fused with ReLU and max-pooling (layer_maxpool.h); this file holds
- * the per-channel reductions, done per chunk of images into double partial
- * sums, then combined in chunk order so the result does not depend on
- * which thread did which chunk.
+ * the per-channel reductions: the forward's partial sums, made per chunk of
+ * images as the convolution's outputs come (wino_forward, or block 1's
+ * moments), combined in chunk order so that the result does not depend on
+ * which thread did which chunk, and the backward's.
  */
 #ifndef CNNTOP_LAYER_BN_H
 #define CNNTOP_LAYER_BN_H
 
 #define BN_EPS 1e-5f
 #define BN_MOMENTUM 0.1f
-
-/* acc (C, 2) += {sum, sum of squares} of the n positions of y (n, C),
- * channels-last. */
-void bn_stats_partial(double *acc, const float *y, int C, long n);
 
 /*
  * Combines nparts partial sums part (nparts, C, 2) over M = N*HW values per

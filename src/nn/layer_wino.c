@@ -309,9 +309,22 @@ static void input_group(float *restrict V, long pv, const float *x, WinoLayout x
             }
 }
 
+/* stats (OC, 2) += each channel's sum and sum of squares over the H x W
+ * positions of one image's y (n, H, W, OC): where wino_forward's outputs
+ * go through the tile grid. */
+static void image_sums(double *stats, const float *yn, long HW, int OC)
+{
+    for (long p = 0; p < HW; p++)
+        for (int c = 0; c < OC; c++) {
+            const double v = yn[p * OC + c];
+            stats[2 * c] += v;
+            stats[2 * c + 1] += v * v;
+        }
+}
+
 void wino_forward(float *y, const float *x, WinoLayout xl, const float *U, const float *b,
-                  float *scratch, const WinoShape *s, int C, int OC, int N, int n0, int nt,
-                  GemmPath path)
+                  double *stats, float *scratch, const WinoShape *s, int C, int OC, int N,
+                  int n0, int nt, GemmPath path)
 {
     const int Cp = pad_vl(C), OCp = pad_vl(OC), HW = s->H * s->W;
     const long T = (long)nt * s->TT, pv = plane_stride(C, T), pm = plane_stride(OC, T);
@@ -342,13 +355,31 @@ void wino_forward(float *y, const float *x, WinoLayout xl, const float *U, const
             for (int j = 0; j < s->TJ; j++) {
                 const long t = (long)n * s->TT + i * s->TJ + j;
                 float *o = (direct ? yn : grid) + (M * i * rs + (long)M * j * OCp);
-                for (int c0 = 0; c0 < OCp; c0 += VL)
-                    tile_output(o + c0, rs, OCp, Mp + t * OCp + c0, pm, vld(bias + c0));
+                for (int c0 = 0; c0 < OCp; c0 += VL) {
+                    if (!direct || !stats) {
+                        tile_output(o + c0, rs, OCp, Mp + t * OCp + c0, pm, vld(bias + c0));
+                        continue;
+                    }
+                    /* The BN statistics as the tile's outputs are made,
+                     * its 49 summed in float, the tiles in double (the
+                     * pass over the group's y they replace was 3.3% of
+                     * a step at batch 64: bench/RESULTS.md, session 23). */
+                    vf s1 = {0}, s2 = {0};
+                    tile_output_sums(o + c0, rs, OCp, Mp + t * OCp + c0, pm, vld(bias + c0),
+                                     &s1, &s2);
+                    for (int l = 0; l < VL; l++) {
+                        stats[2 * (c0 + l)] += s1[l];
+                        stats[2 * (c0 + l) + 1] += s2[l];
+                    }
+                }
             }
-        if (!direct)
+        if (!direct) {
             for (int h = 0; h < s->H; h++)
                 positions_copy(yn + (long)h * s->W * OC, OC, grid + (long)h * QW * OCp, OCp,
                                s->W, OC);
+            if (stats)
+                image_sums(stats, yn, HW, OC);
+        }
     }
 }
 

@@ -111,11 +111,13 @@ long wino_du_ld(int C, int OC);
 void wino_filter_grad(float *dw, const float *dU, long ld, long p0, long p1);
 
 /* Images [n0, n0+nt) of y (N, H, W, OC) = conv(x, w) + b, with
- * U = wino_filter(w); x laid out as xl says.  scratch:
- * wino_scratch_floats floats; path: where the 81 GEMMs run. */
+ * U = wino_filter(w); x laid out as xl says.  stats, when not NULL:
+ * (OC, 2) += each channel's sum and sum of squares over the group's
+ * outputs (BatchNorm's statistics, summed as the outputs are made).
+ * scratch: wino_scratch_floats floats; path: where the 81 GEMMs run. */
 void wino_forward(float *y, const float *x, WinoLayout xl, const float *U, const float *b,
-                  float *scratch, const WinoShape *s, int C, int OC, int N, int n0, int nt,
-                  GemmPath path);
+                  double *stats, float *scratch, const WinoShape *s, int C, int OC, int N,
+                  int n0, int nt, GemmPath path);
 
 /*
  * Backward over one group, images [n0, n0+nt), given dy (N, H, W, OC):

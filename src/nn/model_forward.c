@@ -35,7 +35,6 @@ static void job_conv_fwd(void *jp, int c, int tid)
     BlockBufs *bb = &a->blk[j->l];
     Params *ps = j->s->ps;
     double *acc = bb->part + (size_t)c * cs->OC * 2;
-    const long HW = (long)cs->H * cs->W;
     int n0, n1;
 
     model_block_chunk_range(j->l, j->N, c, &n0, &n1);
@@ -45,9 +44,8 @@ static void job_conv_fwd(void *jp, int c, int tid)
         int t = model_group_start(n0, n1, bb->group, k);
         int nt = model_group_start(n0, n1, bb->group, k + 1) - t;
         wino_forward(bb->y, model_block_input(a, j->l), cs->xl, bb->U, ps->p[cs->tb],
-                     a->scratch[tid], bb->ws, cs->C, cs->OC, j->N, t, nt, j->s->gemm);
-        if (j->train)
-            bn_stats_partial(acc, bb->y + t * HW * cs->OC, cs->OC, nt * HW);
+                     j->train ? acc : NULL, a->scratch[tid], bb->ws, cs->C, cs->OC, j->N, t, nt,
+                     j->s->gemm);
     }
 }
 

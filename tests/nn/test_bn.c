@@ -105,9 +105,22 @@ static void pool_fwd(float *out, uint8_t *idx, float *ymax, const float *yl, flo
     }
 }
 
+/* acc (C, 2) += {sum, sum of squares} of the n positions of y (n, C),
+ * channels-last, in double: the partial sums wino_forward makes as its
+ * outputs come (layer_wino.h; tests/nn/test_wino.c checks them). */
+static void stats_partial(double *acc, const float *y, int C, long n)
+{
+    for (long p = 0; p < n; p++)
+        for (int c = 0; c < C; c++) {
+            const double v = y[p * C + c];
+            acc[2 * c] += v;
+            acc[2 * c + 1] += v * v;
+        }
+}
+
 /* The engine's training forward: statistics over the chunks cuts[k] ..
- * cuts[k+1] (each chunk fed to bn_stats_partial two images at a time, as
- * the engine feeds it groups), finish, affine, then maxpool_forward chunk
+ * cuts[k+1] (each chunk's partial sums made two images at a time, as the
+ * engine's groups make them), finish, affine, then maxpool_forward chunk
  * by chunk, channels-last; out, idx, ymax come back in channel rows.
  * run_mean/run_var may be NULL. */
 static void bnp_fwd(float *out, uint8_t *idx, float *ymax, float *mean, float *invstd, float *rmean,
@@ -123,8 +136,8 @@ static void bnp_fwd(float *out, uint8_t *idx, float *ymax, float *mean, float *i
     for (int k = 0; k < nparts; k++)
         for (int t = cuts[k]; t < cuts[k + 1]; t += 2) {
             int nt = cuts[k + 1] - t < 2 ? cuts[k + 1] - t : 2;
-            bn_stats_partial(part + (size_t)k * s->C * 2, yl + (size_t)t * s->HW * s->C, s->C,
-                             (long)nt * s->HW);
+            stats_partial(part + (size_t)k * s->C * 2, yl + (size_t)t * s->HW * s->C, s->C,
+                          (long)nt * s->HW);
         }
     bn_stats_finish(mean, invstd, rmean, rvar, part, nparts, s->C, s->M);
     bn_affine(scale, shift, gamma, beta, mean, invstd, s->C);
@@ -588,7 +601,7 @@ static void test_bn_offset(void)
             y[(size_t)c * s->M + i] = (float)(c + 1) + 1.7320508f * urand(-1.0f, 1.0f);
     float *yl = fvec(s->ny);
     relayout(yl, y, sizeof *y, s->C, s->N, s->HW, 1);
-    bn_stats_partial(part, yl, s->C, s->M);
+    stats_partial(part, yl, s->C, s->M);
     free(yl);
     bn_stats_finish(mean, invstd, NULL, NULL, part, 1, s->C, s->M);
     to_double(yd, y, s->ny);

@@ -91,8 +91,24 @@ static void wconv_forward(WConv *c, float *y, const float *x, const float *b, in
     float *yl = batch_last(y, c->OC, N, HW);
     float *xl = layout == WINO_LAST ? batch_last(x, c->C, N, HW) : NULL;
 
-    wino_forward(yl, xl ? xl : x, layout, c->U, b, c->scratch, c->t, c->C, c->OC, N, n0, nt,
-                 path);
+    double *stats = xcalloc(2 * (size_t)c->OC, sizeof *stats);
+    wino_forward(yl, xl ? xl : x, layout, c->U, b, stats, c->scratch, c->t, c->C, c->OC, N, n0,
+                 nt, path);
+    /* The BN statistics it summed as it went: the group's outputs' sums
+     * and sums of squares, to float rounding (an index wrong by one
+     * channel or position is off by far more). */
+    for (int oc = 0; oc < c->OC; oc++) {
+        double s1 = 0, s2 = 0, a1 = 0;
+        for (long p = (long)n0 * HW; p < (long)(n0 + nt) * HW; p++) {
+            const double v = yl[p * c->OC + oc];
+            s1 += v;
+            s2 += v * v;
+            a1 += fabs(v);
+        }
+        CHECK(fabs(stats[2 * oc] - s1) <= 1e-5 * (a1 + 1));
+        CHECK(fabs(stats[2 * oc + 1] - s2) <= 1e-5 * (s2 + 1));
+    }
+    free(stats);
     batch_back(y, yl, c->OC, N, HW);
     free(xl);
 }

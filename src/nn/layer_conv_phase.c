@@ -344,7 +344,8 @@ void conv_phase_moments(double *mom, float *xq, const float *x, int nimg, int H,
 
 double conv_phase_moments_flops(int H, int W)
 {
-    const double n = (double)(H / 2) * CONV_PHASE_Q; /* lanes a phase plane */
+    const int rows = H / 2;                       /* of a phase plane */
+    const double n = (double)rows * CONV_PHASE_Q; /* lanes a phase plane */
     int dots = 0; /* phase_dot3 calls a phase, each three dot products */
 
     (void)W;

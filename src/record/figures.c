@@ -324,6 +324,27 @@ int record_layer_paper(const RunRecord *r, const RecordLayer *l, double *compute
                          memory_s);
 }
 
+size_t record_paper_parts(const RunRecord *r, PaperPart *out, PaperPart *total)
+{
+    size_t n = 0;
+
+    memset(total, 0, sizeof *total);
+    for (size_t i = 0; i < r->n_layers; i++) {
+        PaperPart *p = &out[n];
+        p->l = &r->layers[i];
+        if (record_layer_paper(r, p->l, &p->compute_s, &p->memory_s) != 0)
+            continue;
+        p->seconds = p->l->seconds;
+        p->bytes = p->l->bytes;
+        total->seconds += p->seconds;
+        total->bytes += p->bytes;
+        total->compute_s += p->compute_s;
+        total->memory_s += p->memory_s;
+        n++;
+    }
+    return n;
+}
+
 void record_augment_text(unsigned aug, char *buf, size_t len)
 {
     const FieldNames *names = &record_aug_names;

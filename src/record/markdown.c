@@ -142,46 +142,41 @@ void record_md_layers(TextBuf *t, const RunRecord *r)
 
 /* The step's parts against their times on paper (record_layer_paper()),
  * in step order, and the parts together; nothing when not calibrated. */
+static void md_paper_row(TextBuf *t, const char *name, const PaperPart *p, long steps)
+{
+    const double c = p->compute_s, m = p->memory_s;
+
+    textbuf_printf(t, "| ");
+    record_md_cell(t, name);
+    textbuf_printf(t, " | %.3f | %.3f | ", 1e3 * p->seconds / steps, 1e3 * (c + m) / steps);
+    if (c + m > 0)
+        textbuf_printf(t, "%.1fx", p->seconds / (c + m));
+    textbuf_printf(t, " | %.3f | %.3f | %.2f | %s |\n", 1e3 * c / steps, 1e3 * m / steps,
+                   1e-6 * p->bytes / steps, c > m ? "compute" : "memory");
+}
+
 static void md_paper_parts(TextBuf *t, const RunRecord *r)
 {
     long steps = record_layer_steps(r);
-    double s = 0, c = 0, m = 0, b = 0, lc, lm;
-    int head = 0;
+    PaperPart *p, total;
+    size_t n;
 
-    for (size_t i = 0; steps > 0 && i <= r->n_layers; i++) {
-        const RecordLayer *l = i < r->n_layers ? &r->layers[i] : NULL;
-        if (l && record_layer_paper(r, l, &lc, &lm) != 0)
-            continue;
-        if (!l && !head)
-            return;
-        if (!head) {
-            textbuf_printf(t, "\n## On paper, per part\n\n| Part | ms/step | Paper ms | x paper | "
-                              "Compute ms | Memory ms | MB/step | Bound on paper |\n"
-                              "|:---|---:|---:|---:|---:|---:|---:|:---|\n");
-            head = 1;
-        }
-        if (l) {
-            s += l->seconds;
-            c += lc;
-            m += lm;
-            b += l->bytes;
-        } else {
-            lc = c;
-            lm = m;
-        }
-        double ls = l ? l->seconds : s, lb = l ? l->bytes : b;
-        textbuf_printf(t, "| ");
-        record_md_cell(t, l ? l->name : "the parts together");
-        textbuf_printf(t, " | %.3f | %.3f | ", 1e3 * ls / steps, 1e3 * (lc + lm) / steps);
-        if (lc + lm > 0)
-            textbuf_printf(t, "%.1fx", ls / (lc + lm));
-        textbuf_printf(t, " | %.3f | %.3f | %.2f | %s |\n", 1e3 * lc / steps, 1e3 * lm / steps,
-                       1e-6 * lb / steps, lc > lm ? "compute" : "memory");
+    if (steps <= 0 || r->n_layers == 0 || !(p = malloc(r->n_layers * sizeof *p)))
+        return;
+    n = record_paper_parts(r, p, &total);
+    if (n > 0) {
+        textbuf_printf(t, "\n## On paper, per part\n\n| Part | ms/step | Paper ms | x paper | "
+                          "Compute ms | Memory ms | MB/step | Bound on paper |\n"
+                          "|:---|---:|---:|---:|---:|---:|---:|:---|\n");
+        for (size_t i = 0; i < n; i++)
+            md_paper_row(t, p[i].l->name, &p[i], steps);
+        md_paper_row(t, "the parts together", &total, steps);
+        textbuf_printf(t, "\nPaper: a part's executed FLOPs at %.1f GFLOP/s (the FMA peak, or the "
+                          "SGEMM rate where none was measured) + the bytes of the tensors it reads "
+                          "or writes, once a step, at %.1f GB/s (the triad).\n",
+                       r->sketch_gflops, r->triad_gbps);
     }
-    textbuf_printf(t, "\nPaper: a part's executed FLOPs at %.1f GFLOP/s (the FMA peak, or the "
-                      "SGEMM rate where none was measured) + the bytes of the tensors it reads or "
-                      "writes, once a step, at %.1f GB/s (the triad).\n",
-                   r->sketch_gflops, r->triad_gbps);
+    free(p);
 }
 
 static void md_series(TextBuf *t, const RunRecord *r)

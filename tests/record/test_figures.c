@@ -13,7 +13,8 @@
  *   (or refused) when a figure is unknown, never 0;
  * - a counter found by role and name, and NULL when absent;
  * - the verdict's input from a training record and an exec record, and the
- *   verdict of an unknown data wait saying n/a rather than compute-bound.
+ *   verdict of an unknown data wait saying n/a rather than compute-bound;
+ * - a part's time on paper, and the parts of a record with one, summed.
  */
 #include <math.h>
 #include <string.h>
@@ -308,8 +309,47 @@ static void test_dist_figures(void)
     record_done(&r);
 }
 
+/* figures_paper, and record_paper_parts over a record whose layers have
+ * bytes (two: one with executed FLOPs, one elementwise) or none (left out). */
+static void test_paper(void)
+{
+    RunRecord r;
+    double c, m;
+    PaperPart p[3], tot;
+
+    CHECK(figures_paper(4e9, 2e9, 200, 10, &c, &m) == 0);
+    CHECK_NEAR(c, 0.02, 1e-15);
+    CHECK_NEAR(m, 0.2, 1e-15);
+    CHECK(figures_paper(NAN, 2e9, 200, 10, &c, &m) == 0 && c == 0.0); /* elementwise */
+    CHECK(figures_paper(4e9, 0, 200, 10, &c, &m) != 0 && isnan(c) && isnan(m)); /* no bytes */
+    CHECK(figures_paper(4e9, 2e9, NAN, 10, &c, &m) != 0);                      /* no rate */
+    CHECK(figures_paper(4e9, 2e9, 200, 0, &c, &m) != 0);
+
+    record_init(&r);
+    LayerTime lt[3] = {{.name = "conv2 fwd", .seconds = 0.5, .calls = 10, .flops = 8e9,
+                        .flops_executed = 2e9, .bytes = 1e9},
+                       {.name = "bn2 bwd", .seconds = 0.25, .calls = 10, .bytes = 3e9},
+                       {.name = "exec layer", .seconds = 1.0, .calls = 10}};
+    for (int i = 0; i < 3; i++)
+        CHECK(record_add_layer(&r, &lt[i]) == 0);
+    CHECK(record_paper_parts(&r, p, &tot) == 0); /* not calibrated */
+    r.sketch_gflops = 100;
+    r.triad_gbps = 10;
+    CHECK(record_paper_parts(&r, p, &tot) == 2);
+    CHECK(p[0].l == &r.layers[0] && p[1].l == &r.layers[1] && tot.l == NULL);
+    CHECK_NEAR(p[0].compute_s, 0.02, 1e-15);
+    CHECK_NEAR(p[0].memory_s, 0.1, 1e-15);
+    CHECK_NEAR(p[1].compute_s, 0.0, 0);
+    CHECK_NEAR(tot.seconds, 0.75, 1e-15);
+    CHECK_NEAR(tot.bytes, 4e9, 0);
+    CHECK_NEAR(tot.compute_s, 0.02, 1e-15);
+    CHECK_NEAR(tot.memory_s, 0.4, 1e-15);
+    record_done(&r);
+}
+
 int main(void)
 {
+    test_paper();
     test_dist_figures();
     test_summaries();
     test_wait_share();

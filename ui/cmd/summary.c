@@ -360,14 +360,9 @@ static void print_sketch(FILE *f, const RunRecord *r)
 }
 
 /* A layer against its time on paper (record_layer_paper()). */
-typedef struct PaperRow {
-    const RecordLayer *l;
-    double compute_s, memory_s;
-} PaperRow;
-
-static double paper_excess(const PaperRow *p)
+static double paper_excess(const PaperPart *p)
 {
-    return p->l->seconds - p->compute_s - p->memory_s;
+    return p->seconds - p->compute_s - p->memory_s;
 }
 
 static int by_excess(const void *a, const void *b)
@@ -376,15 +371,15 @@ static int by_excess(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-static void print_paper_row(FILE *f, const char *name, double s, double c, double m, double bytes,
-                            long steps)
+static void print_paper_row(FILE *f, const char *name, const PaperPart *p, long steps)
 {
+    const double c = p->compute_s, m = p->memory_s;
     char x[16] = "-";
 
     if (c + m > 0)
-        snprintf(x, sizeof x, "%.1fx", s / (c + m));
-    fprintf(f, "  %-22s %9.3f %9.3f %8s %10.3f %10.3f %9.2f  %s\n", name, 1e3 * s / steps,
-            1e3 * (c + m) / steps, x, 1e3 * c / steps, 1e3 * m / steps, 1e-6 * bytes / steps,
+        snprintf(x, sizeof x, "%.1fx", p->seconds / (c + m));
+    fprintf(f, "  %-22s %9.3f %9.3f %8s %10.3f %10.3f %9.2f  %s\n", name, 1e3 * p->seconds / steps,
+            1e3 * (c + m) / steps, x, 1e3 * c / steps, 1e3 * m / steps, 1e-6 * p->bytes / steps,
             c > m ? "compute" : "memory");
 }
 
@@ -395,29 +390,19 @@ static void print_paper_row(FILE *f, const char *name, double s, double c, doubl
 static void print_paper_parts(FILE *f, const RunRecord *r)
 {
     long steps = record_layer_steps(r);
-    PaperRow *p;
-    size_t n = 0;
-    double s = 0, c = 0, m = 0, b = 0;
+    PaperPart *p, total;
+    size_t n;
 
     if (steps <= 0 || r->n_layers == 0 || !(p = malloc(r->n_layers * sizeof *p)))
         return;
-    for (size_t i = 0; i < r->n_layers; i++)
-        if (record_layer_paper(r, &r->layers[i], &p[n].compute_s, &p[n].memory_s) == 0) {
-            p[n].l = &r->layers[i];
-            s += p[n].l->seconds;
-            c += p[n].compute_s;
-            m += p[n].memory_s;
-            b += p[n].l->bytes;
-            n++;
-        }
+    n = record_paper_parts(r, p, &total);
     if (n > 0) {
         qsort(p, n, sizeof *p, by_excess);
         fprintf(f, "\n  %-22s %9s %9s %8s %10s %10s %9s  %s\n", "On paper, per part", "ms/step",
                 "paper ms", "x paper", "compute ms", "memory ms", "MB/step", "bound on paper");
         for (size_t i = 0; i < n; i++)
-            print_paper_row(f, p[i].l->name, p[i].l->seconds, p[i].compute_s, p[i].memory_s,
-                            p[i].l->bytes, steps);
-        print_paper_row(f, "the parts together", s, c, m, b, steps);
+            print_paper_row(f, p[i].l->name, &p[i], steps);
+        print_paper_row(f, "the parts together", &total, steps);
         fprintf(f, "  (paper: a part's executed FLOPs at %.1f GFLOP/s + the bytes of the tensors it "
                    "reads or writes, once a step, at %.1f GB/s; most time beyond paper first)\n",
                 r->sketch_gflops, r->triad_gbps);

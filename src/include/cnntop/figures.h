@@ -136,6 +136,20 @@ int figures_paper(double flops_executed, double bytes, double gflops, double gbp
 int record_layer_paper(const RunRecord *r, const RecordLayer *l, double *compute_s,
                        double *memory_s);
 
+/* One part of the step against paper: a layer of the record (NULL for the
+ * parts together), its seconds and bytes over the run, and its time on
+ * paper (record_layer_paper). */
+typedef struct PaperPart {
+    const RecordLayer *l;
+    double seconds, bytes, compute_s, memory_s;
+} PaperPart;
+
+/* The record's layers that have a time on paper, in the record's order,
+ * into out (room for r->n_layers), and their sum into *total (l NULL):
+ * the summary's and the Markdown export's "On paper, per part".  Returns
+ * how many; 0 when none has one (not calibrated, no layer bytes). */
+size_t record_paper_parts(const RunRecord *r, PaperPart *out, PaperPart *total);
+
 /* The augmentation bits as "shift,elastic", or "none". */
 void record_augment_text(unsigned aug, char *buf, size_t len);
 

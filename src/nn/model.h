@@ -184,7 +184,9 @@ double model_op_flops(ProfOp op);
  * (model_forward.c); the model's count elsewhere.  Not counted: the
  * forward's filter transform U = G g G^T, once a step whatever the batch
  * (81 x 9 multiply-adds a filter pair: 0.3 MFLOP an image at batch 64),
- * and the adds of db.  Summed over the ops: model_flops_executed(). */
+ * the BatchNorm sums the forward's output transform adds in training (an
+ * add and a multiply-add an output: 0.06 MFLOP an image) and the adds of
+ * db.  Summed over the ops: model_flops_executed(). */
 double model_op_flops_executed(ProfOp op);
 
 /*

@@ -342,13 +342,12 @@ void conv_phase_moments(double *mom, float *xq, const float *x, int nimg, int H,
     }
 }
 
-double conv_phase_moments_flops(int H, int W)
+double conv_phase_moments_flops(int H)
 {
     const int rows = H / 2;                       /* of a phase plane */
     const double n = (double)rows * CONV_PHASE_Q; /* lanes a phase plane */
     int dots = 0; /* phase_dot3 calls a phase, each three dot products */
 
-    (void)W;
     for (int i = 0; i < 9; i++)
         dots += (9 - i + 2) / 3;
     /* Four phases: a sum of each of 9 sources (an add a lane) and the

@@ -120,7 +120,7 @@ enum { FLOPS_BT9 = 9 + 4 * 17, FLOPS_B9 = 4 * 3 + 4 * 16 + 1, FLOPS_AT9 = 8 + 7 
 double wino_transform_flops(int H, int W, int C, int OC, int backward, int dx)
 {
     const double input = 2.0 * A * FLOPS_BT9;            /* tile_input */
-    const double output = (A + M) * FLOPS_AT9 + M * M;   /* tile_output, with the bias */
+    const double output = (A + M) * FLOPS_AT9 + M * M;   /* tile_output_sums, with the bias */
     const double dy = (M + A) * FLOPS_A9;                /* tile_output_adj */
     const double dinput = 2.0 * A * FLOPS_B9;            /* tile_input_adj */
     const double per_tile = backward ? C * input + OC * dy + (dx ? C * dinput : 0.0)
@@ -356,17 +356,16 @@ void wino_forward(float *y, const float *x, WinoLayout xl, const float *U, const
                 const long t = (long)n * s->TT + i * s->TJ + j;
                 float *o = (direct ? yn : grid) + (M * i * rs + (long)M * j * OCp);
                 for (int c0 = 0; c0 < OCp; c0 += VL) {
-                    if (!direct || !stats) {
-                        tile_output(o + c0, rs, OCp, Mp + t * OCp + c0, pm, vld(bias + c0));
-                        continue;
-                    }
                     /* The BN statistics as the tile's outputs are made,
                      * its 49 summed in float, the tiles in double (the
                      * pass over the group's y they replace was 3.3% of
-                     * a step at batch 64: bench/RESULTS.md, session 23). */
+                     * a step at batch 64: bench/RESULTS.md, session 23);
+                     * on the tile grid, from the image's rows below. */
                     vf s1 = {0}, s2 = {0};
                     tile_output_sums(o + c0, rs, OCp, Mp + t * OCp + c0, pm, vld(bias + c0),
                                      &s1, &s2);
+                    if (!direct || !stats)
+                        continue;
                     for (int l = 0; l < VL; l++) {
                         stats[2 * (c0 + l)] += s1[l];
                         stats[2 * (c0 + l) + 1] += s2[l];

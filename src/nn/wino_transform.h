@@ -209,30 +209,8 @@ static inline void tile_input_adj(float *restrict d, long rs, long cs, int ra, i
 }
 
 /* The 7 x 7 outputs at o (rows rs, columns cs floats apart) = A^T m A +
- * bv, m's 81 points at m. */
-static inline void tile_output(float *restrict o, long rs, long cs, const float *restrict m,
-                               long pl, vf bv)
-{
-    vf s[M * A];
-
-    #pragma GCC unroll 9
-    for (int k = 0; k < A; k++) {
-        vf col[A];
-        plane_column(col, m, pl, k);
-        at9(s + k, A, col, 1);
-    }
-    #pragma GCC unroll 7
-    for (int a = 0; a < M; a++) {
-        vf row[M];
-        at9(row, 1, s + A * a, 1);
-        #pragma GCC unroll 7
-        for (int k = 0; k < M; k++)
-            vst(o + a * rs + k * cs, row[k] + bv);
-    }
-}
-
-/* tile_output, and *s1 += the sum of the 49 outputs, *s2 += the sum of
- * their squares (BatchNorm's statistics, as the outputs are made). */
+ * bv, m's 81 points at m; *s1 += the sum of the 49 outputs, *s2 += the
+ * sum of their squares (BatchNorm's statistics, as the outputs are made). */
 static inline void tile_output_sums(float *restrict o, long rs, long cs, const float *restrict m,
                                     long pl, vf bv, vf *s1, vf *s2)
 {
@@ -260,7 +238,7 @@ static inline void tile_output_sums(float *restrict o, long rs, long cs, const f
     *s2 += a2;
 }
 
-/* m's 81 points at m = A d A^T, the adjoint of tile_output, of the 7 x 7
+/* m's 81 points at m = A d A^T, the adjoint of tile_output_sums, of the 7 x 7
  * at src[7 a + k] + c0; returns point WINO_SUM_POINT, the sum of the 49. */
 static inline vf tile_output_adj(float *restrict m, long pl, const float *const src[M * M],
                                  int c0)

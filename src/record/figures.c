@@ -324,13 +324,18 @@ int record_layer_paper(const RunRecord *r, const RecordLayer *l, double *compute
                          memory_s);
 }
 
-size_t record_paper_parts(const RunRecord *r, PaperPart *out, PaperPart *total)
+PaperPart *record_paper_parts(const RunRecord *r, size_t *n, PaperPart *total)
 {
-    size_t n = 0;
+    PaperPart *out;
 
+    *n = 0;
     memset(total, 0, sizeof *total);
+    if (record_layer_steps(r) <= 0 || r->n_layers == 0)
+        return NULL;
+    if (!(out = malloc(r->n_layers * sizeof *out)))
+        return NULL;
     for (size_t i = 0; i < r->n_layers; i++) {
-        PaperPart *p = &out[n];
+        PaperPart *p = &out[*n];
         p->l = &r->layers[i];
         if (record_layer_paper(r, p->l, &p->compute_s, &p->memory_s) != 0)
             continue;
@@ -340,9 +345,13 @@ size_t record_paper_parts(const RunRecord *r, PaperPart *out, PaperPart *total)
         total->bytes += p->bytes;
         total->compute_s += p->compute_s;
         total->memory_s += p->memory_s;
-        n++;
+        (*n)++;
     }
-    return n;
+    if (*n == 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
 }
 
 void record_augment_text(unsigned aug, char *buf, size_t len)

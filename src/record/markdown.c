@@ -158,24 +158,22 @@ static void md_paper_row(TextBuf *t, const char *name, const PaperPart *p, long 
 static void md_paper_parts(TextBuf *t, const RunRecord *r)
 {
     long steps = record_layer_steps(r);
-    PaperPart *p, total;
+    PaperPart total;
     size_t n;
+    PaperPart *p = record_paper_parts(r, &n, &total);
 
-    if (steps <= 0 || r->n_layers == 0 || !(p = malloc(r->n_layers * sizeof *p)))
+    if (!p)
         return;
-    n = record_paper_parts(r, p, &total);
-    if (n > 0) {
-        textbuf_printf(t, "\n## On paper, per part\n\n| Part | ms/step | Paper ms | x paper | "
-                          "Compute ms | Memory ms | MB/step | Bound on paper |\n"
-                          "|:---|---:|---:|---:|---:|---:|---:|:---|\n");
-        for (size_t i = 0; i < n; i++)
-            md_paper_row(t, p[i].l->name, &p[i], steps);
-        md_paper_row(t, "the parts together", &total, steps);
-        textbuf_printf(t, "\nPaper: a part's executed FLOPs at %.1f GFLOP/s (the FMA peak, or the "
-                          "SGEMM rate where none was measured) + the bytes of the tensors it reads "
-                          "or writes, once a step, at %.1f GB/s (the triad).\n",
-                       r->sketch_gflops, r->triad_gbps);
-    }
+    textbuf_printf(t, "\n## On paper, per part\n\n| Part | ms/step | Paper ms | x paper | "
+                      "Compute ms | Memory ms | MB/step | Bound on paper |\n"
+                      "|:---|---:|---:|---:|---:|---:|---:|:---|\n");
+    for (size_t i = 0; i < n; i++)
+        md_paper_row(t, p[i].l->name, &p[i], steps);
+    md_paper_row(t, "the parts together", &total, steps);
+    textbuf_printf(t, "\nPaper: a part's executed FLOPs at %.1f GFLOP/s (the FMA peak, or the "
+                      "SGEMM rate where none was measured) + the bytes of the tensors it reads "
+                      "or writes, once a step, at %.1f GB/s (the triad).\n",
+                   r->sketch_gflops, r->triad_gbps);
     free(p);
 }
 

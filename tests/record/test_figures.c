@@ -17,6 +17,7 @@
  * - a part's time on paper, and the parts of a record with one, summed.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -315,7 +316,8 @@ static void test_paper(void)
 {
     RunRecord r;
     double c, m;
-    PaperPart p[3], tot;
+    PaperPart *p, tot;
+    size_t n = 9;
 
     CHECK(figures_paper(4e9, 2e9, 200, 10, &c, &m) == 0);
     CHECK_NEAR(c, 0.02, 1e-15);
@@ -332,10 +334,16 @@ static void test_paper(void)
                        {.name = "exec layer", .seconds = 1.0, .calls = 10}};
     for (int i = 0; i < 3; i++)
         CHECK(record_add_layer(&r, &lt[i]) == 0);
-    CHECK(record_paper_parts(&r, p, &tot) == 0); /* not calibrated */
+    r.train.steps = 10;
+    CHECK(record_paper_parts(&r, &n, &tot) == NULL && n == 0); /* not calibrated */
     r.sketch_gflops = 100;
     r.triad_gbps = 10;
-    CHECK(record_paper_parts(&r, p, &tot) == 2);
+    p = record_paper_parts(&r, &n, &tot);
+    CHECK(p != NULL && n == 2);
+    if (!p) {
+        record_done(&r);
+        return;
+    }
     CHECK(p[0].l == &r.layers[0] && p[1].l == &r.layers[1] && tot.l == NULL);
     CHECK_NEAR(p[0].compute_s, 0.02, 1e-15);
     CHECK_NEAR(p[0].memory_s, 0.1, 1e-15);
@@ -344,6 +352,9 @@ static void test_paper(void)
     CHECK_NEAR(tot.bytes, 4e9, 0);
     CHECK_NEAR(tot.compute_s, 0.02, 1e-15);
     CHECK_NEAR(tot.memory_s, 0.4, 1e-15);
+    free(p);
+    r.train.steps = 0; /* nothing trained: no parts */
+    CHECK(record_paper_parts(&r, &n, &tot) == NULL && n == 0);
     record_done(&r);
 }
 

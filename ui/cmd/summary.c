@@ -390,23 +390,21 @@ static void print_paper_row(FILE *f, const char *name, const PaperPart *p, long 
 static void print_paper_parts(FILE *f, const RunRecord *r)
 {
     long steps = record_layer_steps(r);
-    PaperPart *p, total;
+    PaperPart total;
     size_t n;
+    PaperPart *p = record_paper_parts(r, &n, &total);
 
-    if (steps <= 0 || r->n_layers == 0 || !(p = malloc(r->n_layers * sizeof *p)))
+    if (!p)
         return;
-    n = record_paper_parts(r, p, &total);
-    if (n > 0) {
-        qsort(p, n, sizeof *p, by_excess);
-        fprintf(f, "\n  %-22s %9s %9s %8s %10s %10s %9s  %s\n", "On paper, per part", "ms/step",
-                "paper ms", "x paper", "compute ms", "memory ms", "MB/step", "bound on paper");
-        for (size_t i = 0; i < n; i++)
-            print_paper_row(f, p[i].l->name, &p[i], steps);
-        print_paper_row(f, "the parts together", &total, steps);
-        fprintf(f, "  (paper: a part's executed FLOPs at %.1f GFLOP/s + the bytes of the tensors it "
-                   "reads or writes, once a step, at %.1f GB/s; most time beyond paper first)\n",
-                r->sketch_gflops, r->triad_gbps);
-    }
+    qsort(p, n, sizeof *p, by_excess);
+    fprintf(f, "\n  %-22s %9s %9s %8s %10s %10s %9s  %s\n", "On paper, per part", "ms/step",
+            "paper ms", "x paper", "compute ms", "memory ms", "MB/step", "bound on paper");
+    for (size_t i = 0; i < n; i++)
+        print_paper_row(f, p[i].l->name, &p[i], steps);
+    print_paper_row(f, "the parts together", &total, steps);
+    fprintf(f, "  (paper: a part's executed FLOPs at %.1f GFLOP/s + the bytes of the tensors it "
+               "reads or writes, once a step, at %.1f GB/s; most time beyond paper first)\n",
+            r->sketch_gflops, r->triad_gbps);
     free(p);
 }
 

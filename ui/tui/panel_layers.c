@@ -47,15 +47,12 @@ static void layer_rates(const LayerTime *lt, char *model, char *exec, size_t len
         snprintf(exec, len, isnan(x) ? "n/a" : "%.1f", x);
 }
 
-/* The layer's time over its time on paper (its executed FLOPs at the
- * sketch's rate, its bytes at the triad bandwidth: the run summary's "On
- * paper, per part"), "n/a" without a calibration cached for the run's
- * threads. */
-static void layer_paper(const Tui *t, const LayerTime *lt, char *out, size_t len)
+/* The layer's time over its time on paper (its executed FLOPs at gflops,
+ * the sketch's rate, its bytes at gbps, the triad bandwidth: the run
+ * summary's "On paper, per part"), "n/a" without them. */
+static void layer_paper(const LayerTime *lt, double gflops, double gbps, char *out, size_t len)
 {
-    int peak;
-    double gflops = t->have_calib ? calibrate_sketch_gflops(&t->calib, t->rv.cfg.batch, &peak) : 0;
-    double gbps = t->have_calib ? t->calib.triad_gbps : 0, compute_s, memory_s;
+    double compute_s, memory_s;
 
     if (figures_paper(lt->flops_executed, lt->bytes, gflops, gbps, &compute_s, &memory_s) != 0 ||
         !(lt->seconds > 0))
@@ -87,6 +84,11 @@ static void layers_draw(Tui *t, Rect r)
     sort_base = v->prof;
     sort_mode = t->set.sort;
     qsort(idx, (size_t)v->nprof, sizeof idx[0], layer_cmp);
+    /* The rates the paper column is against, once a redraw. */
+    int peak;
+    const double gflops =
+        t->have_calib ? calibrate_sketch_gflops(&t->calib, v->cfg.batch, &peak) : 0;
+    const double gbps = t->have_calib ? t->calib.triad_gbps : 0;
     int vis = r.h - 2;
     if (t->table_top > v->nprof - 1)
         t->table_top = v->nprof - 1;
@@ -96,7 +98,7 @@ static void layers_draw(Tui *t, Rect r)
         layer_rates(lt, gf, gx, sizeof gf);
         double share = total > 0 ? lt->seconds / total : 0;
         char bar[64], ipc[16] = "n/a", miss[16] = "n/a", paper[16];
-        layer_paper(t, lt, paper, sizeof paper);
+        layer_paper(lt, gflops, gbps, paper, sizeof paper);
         if (isfinite(lt->ipc))
             snprintf(ipc, sizeof ipc, "%.2f", lt->ipc);
         if (isfinite(lt->miss_rate))

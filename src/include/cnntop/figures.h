@@ -145,10 +145,11 @@ typedef struct PaperPart {
 } PaperPart;
 
 /* The record's layers that have a time on paper, in the record's order,
- * into out (room for r->n_layers), and their sum into *total (l NULL):
- * the summary's and the Markdown export's "On paper, per part".  Returns
- * how many; 0 when none has one (not calibrated, no layer bytes). */
-size_t record_paper_parts(const RunRecord *r, PaperPart *out, PaperPart *total);
+ * *n of them, and their sum into *total (l NULL): the summary's and the
+ * Markdown export's "On paper, per part".  Returns them allocated (the
+ * caller frees), or NULL when none has one (not calibrated, no layer
+ * bytes, no step) or memory ran out. */
+PaperPart *record_paper_parts(const RunRecord *r, size_t *n, PaperPart *total);
 
 /* The augmentation bits as "shift,elastic", or "none". */
 void record_augment_text(unsigned aug, char *buf, size_t len);

@@ -330,7 +330,7 @@ PaperPart *record_paper_parts(const RunRecord *r, size_t *n, PaperPart *total)
 
     *n = 0;
     memset(total, 0, sizeof *total);
-    if (record_layer_steps(r) <= 0 || r->n_layers == 0)
+    if (r->n_layers == 0)
         return NULL;
     if (!(out = malloc(r->n_layers * sizeof *out)))
         return NULL;

@@ -160,7 +160,7 @@ static void md_paper_parts(TextBuf *t, const RunRecord *r)
     long steps = record_layer_steps(r);
     PaperPart total;
     size_t n;
-    PaperPart *p = record_paper_parts(r, &n, &total);
+    PaperPart *p = steps > 0 ? record_paper_parts(r, &n, &total) : NULL;
 
     if (!p)
         return;

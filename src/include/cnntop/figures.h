@@ -148,7 +148,7 @@ typedef struct PaperPart {
  * *n of them, and their sum into *total (l NULL): the summary's and the
  * Markdown export's "On paper, per part".  Returns them allocated (the
  * caller frees), or NULL when none has one (not calibrated, no layer
- * bytes, no step) or memory ran out. */
+ * bytes) or memory ran out. */
 PaperPart *record_paper_parts(const RunRecord *r, size_t *n, PaperPart *total);
 
 /* The augmentation bits as "shift,elastic", or "none". */

@@ -10,6 +10,8 @@
  * line:
  *   conv2 openblas  fwd 3.33 ms (gemm 1.44)  bwd 7.70 ms (dU 1.99 dV 1.44)
  *       gemm at the peak 1.41 ms, in place 104 GFLOP/s
+ * and for each layer the filter transforms' times: U = G g G^T (once a
+ * step) and dg = G^T dU G (once a chunk).
  * fwd and bwd: the whole layer over the batch (transforms and GEMMs; the
  * backward without the BN/pool gradient that job_conv_bwd runs first);
  * gemm, dU, dV: the 81 products of one direction alone, over every group,
@@ -168,6 +170,23 @@ int main(int argc, char **argv)
                    1e3 * b[4], 1e3 * flop / (peak * 1e9), flop / b[2] * 1e-9,
                    flop / b[3] * 1e-9, flop / b[4] * 1e-9);
         }
+        /* The filter transforms: U once a step, dg once a chunk. */
+        const long P = (long)l->OC * l->C;
+        float *w = noise(9 * P);
+        double bf = 1e30, bg = 1e30;
+        for (int rep = 0; w && rep < REPS; rep++) {
+            double t0 = cpu_now();
+            wino_filter(m.U, w, P, 0, P);
+            double t1 = cpu_now();
+            wino_filter_grad(w, m.dU, wino_du_ld(l->C, l->OC), 0, P);
+            double t2 = cpu_now();
+            bf = t1 - t0 < bf ? t1 - t0 : bf;
+            bg = t2 - t1 < bg ? t2 - t1 : bg;
+        }
+        if (w)
+            printf("%s filters: U = G g G^T %.3f ms, dg = G^T dU G %.3f ms\n", l->name,
+                   1e3 * bf, 1e3 * bg);
+        mem_free(w);
         bufs_free(&m);
     }
     return 0;

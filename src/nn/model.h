@@ -74,7 +74,7 @@ typedef struct BlockBufs {
                        chunk's dU, summed in its thread's scratch, turned into
                        dW there, so that a quarter of the floats is stored) */
     int group;      /* images per Winograd group, e.g. 9 (0 for block 1) */
-    float *U;       /* (36, OC, C) the filters, Winograd-transformed each step */
+    float *U;       /* (81, OC, C) the filters, Winograd-transformed each step */
     WinoShape *ws; /* (layer_wino.h; none for block 1) */
 } BlockBufs;
 
@@ -183,7 +183,8 @@ double model_op_flops(ProfOp op);
  * convolution under bn1+relu+pool1 fwd, where the engine runs them
  * (model_forward.c); the model's count elsewhere.  Not counted: the
  * forward's filter transform U = G g G^T, once a step whatever the batch
- * (81 x 9 multiply-adds a filter pair: 0.3 MFLOP an image at batch 64),
+ * (G down the columns, then along the rows: 288 FLOPs a filter pair,
+ * 0.05 MFLOP an image at batch 64),
  * the BatchNorm sums the forward's output transform adds in training (an
  * add and a multiply-add an output: 0.06 MFLOP an image) and the adds of
  * db.  Summed over the ops: model_flops_executed(). */

@@ -38,7 +38,8 @@ void *arena_push(Arena *a, size_t bytes);
 int arena_overflowed(const Arena *a);
 
 /* Aligned, zeroed, pre-faulted allocation for long-lived blocks; free with
- * mem_free().  NULL when out of memory. */
+ * mem_free().  NULL when out of memory.  A block of 2 MiB or more is
+ * 2 MiB-aligned and asks for transparent huge pages. */
 void *mem_alloc(size_t bytes);
 void mem_free(void *p);
 

@@ -89,7 +89,7 @@ static void time_layer(const Layer *l, Bufs *m, int N, GemmPath p, double best[5
         for (int n0 = 0; n0 + g <= N; n0 += g)
             for (int xi = 0; xi < WINO_P; xi++)
                 gemm_on(p, 1, 0, OC, C, T, 1.0f, M + xi * m->pm, OC, V + xi * m->pv, C,
-                        n0 ? 1.0f : 0.0f, m->dU + xi * wino_du_ld(C, OC), C);
+                        n0 ? 1.0f : 0.0f, m->dU + xi * C, WINO_P * C);
         t[4] = cpu_now();
         for (int n0 = 0; n0 + g <= N; n0 += g)
             for (int xi = 0; xi < WINO_P; xi++)
@@ -116,7 +116,7 @@ static int bufs_make(Bufs *m, const Layer *l, int N)
     m->pv = l->C * m->T + 16;
     m->pm = l->OC * m->T + 16;
     m->x = noise(nx), m->dx = noise(nx), m->y = noise(ny), m->dy = noise(ny);
-    m->U = noise(WINO_P * P), m->dU = noise(WINO_P * wino_du_ld(l->C, l->OC));
+    m->U = noise(WINO_P * P), m->dU = noise(WINO_P * P);
     m->b = noise(l->OC), m->db = noise(l->OC);
     m->s = noise(wino_scratch_floats(l->H, l->H, l->C, l->OC, l->group));
     return m->x && m->dx && m->y && m->dy && m->U && m->dU && m->b && m->db && m->s ? 0 : -1;
@@ -178,7 +178,7 @@ int main(int argc, char **argv)
             double t0 = cpu_now();
             wino_filter(m.U, w, P, 0, P);
             double t1 = cpu_now();
-            wino_filter_grad(w, m.dU, wino_du_ld(l->C, l->OC), 0, P);
+            wino_filter_grad(w, m.dU, l->C, 0, P);
             double t2 = cpu_now();
             bf = t1 - t0 < bf ? t1 - t0 : bf;
             bg = t2 - t1 < bg ? t2 - t1 : bg;

@@ -477,7 +477,6 @@ void wino_backward(float *dx, float *dU, float *db, const float *dy, const float
 {
     const int Cp = pad_vl(C), OCp = pad_vl(OC);
     const long T = (long)nt * s->TT, pv = plane_stride(C, T), pm = plane_stride(OC, T);
-    const long pu = wino_du_ld(C, OC);
     const Regions R = regions(s, C, OC, nt);
     /* dV takes V's place once the dU products have read V, and dx DY's
      * once the dV products have read DY. */
@@ -491,7 +490,7 @@ void wino_backward(float *dx, float *dU, float *db, const float *dy, const float
         db[oc] = beta == 0.0f ? dbs[oc] : beta * db[oc] + dbs[oc];
     for (int xi = 0; xi < WINO_P; xi++)
         gemm_on(path, 1, 0, OC, C, (int)T, 1.0f, DY + xi * pm, OCp, V + xi * pv, Cp, beta,
-                dU + xi * pu, C);
+                dU + xi * C, WINO_P * C);
     if (!dx)
         return;
     for (int xi = 0; xi < WINO_P; xi++)

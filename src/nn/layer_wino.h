@@ -46,8 +46,9 @@
  * or, from channel rows, by VL x VL register transposes, and transformed
  * tile by tile.  The 81-point arrays are point-major, channels innermost:
  * V and dV (81, T, Cp), M and DY (81, T, OCp), with Cp and OCp the channel
- * counts rounded up to 16; U (81, OC, C), dU the same with its planes
- * wino_du_ld apart.  A group is images [n0, n0+nt) of the batch; its
+ * counts rounded up to 16; U (81, OC, C); dU (OC, 81, C), so that a row's
+ * 81 points are one run for wino_filter_grad (each product's output
+ * rows 81 C floats apart).  A group is images [n0, n0+nt) of the batch; its
  * tiles are t = n*TT + i*TJ + j.  The products per point are
  *   M (T, OC) = V (T, C) U^T,  dU (OC, C) = DY^T V,  dV (T, C) = DY U.
  */
@@ -100,15 +101,9 @@ double wino_transform_flops(int H, int W, int C, int OC, int backward, int dx);
 /* FLOPs of dg = G^T dU G for `pairs` filter pairs (wino_filter_grad). */
 double wino_filter_grad_flops(long pairs);
 
-/* The distance in floats between two of dU's planes (wino_backward): a
- * cache line more than OC*C, since conv3's planes of 8192 floats, 32 KiB
- * apart, all fall in one set of the caches, and wino_filter_grad reads
- * all 81 at once. */
-long wino_du_ld(int C, int OC);
-
-/* dw (OC, C, 3, 3) for pairs [p0, p1) from dU (81, OC*C), its planes
- * `ld` floats apart (dw = G^T dU G). */
-void wino_filter_grad(float *dw, const float *dU, long ld, long p0, long p1);
+/* dw (OC, C, 3, 3) for pairs [p0, p1) (pair oc*C + c) from dU (OC, 81,
+ * C): dw = G^T dU G. */
+void wino_filter_grad(float *dw, const float *dU, int C, long p0, long p1);
 
 /* Images [n0, n0+nt) of y (N, H, W, OC) = conv(x, w) + b, with
  * U = wino_filter(w); x laid out as xl says.  stats, when not NULL:
@@ -121,7 +116,7 @@ void wino_forward(float *y, const float *x, WinoLayout xl, const float *U, const
 
 /*
  * Backward over one group, images [n0, n0+nt), given dy (N, H, W, OC):
- *   dU (81, OC, C), planes wino_du_ld(C, OC) floats apart, = beta * dU + DY^T V,  db (OC) = beta * db + sum(dy),
+ *   dU (OC, 81, C) = beta * dU + DY^T V,  db (OC) = beta * db + sum(dy),
  *   dx's images (laid out as x, as xl says) = the input gradient, when
  *   dx is not NULL (overwritten).
  * path: where the 162 GEMMs run.

@@ -122,41 +122,39 @@ static inline void gt9(vf *o, int os, const vf *i, int is)
 }
 
 /*
- * dw[p0:p1] (n, 9) = G^T dU G for each pair, dU (81, pairs) with planes
- * ld floats apart: 16 pairs in the lanes, G^T applied down the columns
+ * dw[p0:p1] (n, 9) = G^T dU G for each pair, dU (OC, 81, C): VL pairs in
+ * the lanes (a row's 81 points are one run of memory, read as one
+ * stream), G^T applied down the columns
  * and then along the rows (a third of the operations of the 81 x 9
  * matrix of both).  A GEMM with 9 columns ran at 47 GFLOP/s here
  * (OpenBLAS, one thread, 8192 pairs), and the backward makes one per
- * chunk.  The 144 scalar copies out of the lanes into the filters' order
- * cost about what the arithmetic does; dW kept transposed (9, pairs) for
- * vector stores moved them into the reduction, at the same cost
- * (bench/RESULTS.md, session 16).
+ * chunk.  The copy out of the lanes into the filters' order is a transpose
+ * in registers on AVX2 (as 144 scalar copies it cost about what the
+ * arithmetic does).  With dU's 81 planes apart (81, OC, C), their loads
+ * were 77% of the function's samples, 81 streams that no prefetcher
+ * follows (bench/RESULTS.md, session 24).
  */
-long wino_du_ld(int C, int OC)
-{
-    return (long)OC * C + VL;
-}
-
 /* gt9: per pair, the sum and difference and three multiply-adds. */
 double wino_filter_grad_flops(long pairs)
 {
     return (double)pairs * (A + 3) * WINO_PAIRS * (2 + 3 * 2);
 }
 
-void wino_filter_grad(float *dw, const float *dU, long ld, long p0, long p1)
+void wino_filter_grad(float *dw, const float *dU, int C, long p0, long p1)
 {
     for (long p = p0; p < p1; p += VL) {
         const int n = p1 - p < VL ? (int)(p1 - p) : VL;
         vf d[WINO_P], e[3 * A], g[9];
         float t[9][VL];
-        for (int x = 0; x < WINO_P; x++) {
-            if (n == VL)
-                d[x] = vld(dU + x * ld + p);
-            else {
-                d[x] = (vf){0};
-                memcpy(&d[x], dU + x * ld + p, (size_t)n * sizeof(float));
-            }
-        }
+        /* pair p's point x at dU[(p / C * 81 + x) * C + p % C] */
+        if (n == VL && p % C + VL <= C) { /* the VL pairs in one row */
+            const float *q = dU + (p / C * WINO_P) * C + p % C;
+            for (int x = 0; x < WINO_P; x++)
+                d[x] = vld(q + (long)x * C);
+        } else
+            for (int x = 0; x < WINO_P; x++)
+                for (int l = 0; l < VL; l++)
+                    d[x][l] = l < n ? dU[((p + l) / C * WINO_P + x) * C + (p + l) % C] : 0.0f;
         #pragma GCC unroll 9
         for (int c = 0; c < A; c++) /* e (3 x 9) = G^T dU */
             gt9(e + c, A, d + c, A);

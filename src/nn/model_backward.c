@@ -158,7 +158,7 @@ static void job_conv_bwd(void *jp, int c, int tid)
                       a->scratch[tid], bb->ws, cs->C, cs->OC, j->N, t, nt,
                       t == n0 ? 0.0f : 1.0f, j->s->gemm);
     }
-    wino_filter_grad(dwp, dU, wino_du_ld(cs->C, cs->OC), 0, P);
+    wino_filter_grad(dwp, dU, cs->C, 0, P);
 }
 
 /* sum (n) = the sum over the k chunks' parts (chunk c at part + c*L), in

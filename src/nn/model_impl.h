@@ -152,7 +152,7 @@ static inline size_t model_spec_dwlen(int l)
 }
 
 /* Blocks 2 and 3: the Winograd scratch of a group, then the chunk's dU
- * (81 planes of OC x C, wino_du_ld apart), in each thread's scratch. */
+ * (OC, 81, C), in each thread's scratch. */
 static inline size_t model_wino_scratch_floats(const ConvSpec *cs, int group)
 {
     return (size_t)wino_scratch_floats(cs->H, cs->W, cs->C, cs->OC, group);
@@ -160,7 +160,7 @@ static inline size_t model_wino_scratch_floats(const ConvSpec *cs, int group)
 
 static inline size_t model_wino_thread_floats(const ConvSpec *cs, int group)
 {
-    return model_wino_scratch_floats(cs, group) + WINO_P * (size_t)wino_du_ld(cs->C, cs->OC);
+    return model_wino_scratch_floats(cs, group) + (size_t)WINO_P * cs->OC * cs->C;
 }
 
 /* ---- block 1's scratch (layer_conv_phase.h), carved from a thread's scratch ---- */

@@ -50,7 +50,7 @@ static WConv wconv_make(const float *w, int C, int OC, int cap, int H, int W)
     c.t = xcalloc(1, sizeof *c.t);
     wino_shape_init(c.t, H, W, cap);
     c.U = fvec(WINO_P * (size_t)P);
-    c.dU = fvec(WINO_P * (size_t)wino_du_ld(C, OC));
+    c.dU = fvec(WINO_P * (size_t)OC * C);
     c.scratch = fvec((size_t)ns);
     for (long i = 0; i < ns; i++)
         c.scratch[i] = NAN;
@@ -126,11 +126,11 @@ static void wconv_backward(WConv *c, float *dx, float *dw, float *db, const floa
     float *dxl = dx && layout == WINO_LAST ? batch_last(dx, c->C, N, HW) : NULL;
 
     if (beta == 0.0f)
-        for (long i = 0; i < WINO_P * wino_du_ld(c->C, c->OC); i++)
+        for (long i = 0; i < WINO_P * P; i++)
             c->dU[i] = NAN;
     wino_backward(dxl ? dxl : dx, c->dU, db, dyl, xl ? xl : x, layout, c->U, c->scratch, c->t,
                   c->C, c->OC, N, n0, nt, beta, path);
-    wino_filter_grad(dw, c->dU, wino_du_ld(c->C, c->OC), 0, P);
+    wino_filter_grad(dw, c->dU, c->C, 0, P);
     if (dxl)
         batch_back(dx, dxl, c->C, N, HW);
     free(dyl);

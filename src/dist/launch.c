@@ -16,6 +16,7 @@
 
 #include "cnntop/dist.h"
 #include "prof/procfs.h"
+#include "util/envp.h"
 
 const char *dist_launcher_find(char *out, size_t len)
 {
@@ -45,11 +46,29 @@ int dist_cores_here(void)
     return n > 0 ? (int)n : 1;
 }
 
+/* The child's environment: this process's, with env (NULL: none) and,
+ * for root, OpenMPI's two run-as-root variables (envp.h). */
+static char **child_env(const char *env)
+{
+    static const char *const root_vars[] = {"OMPI_ALLOW_RUN_AS_ROOT=1",
+                                            "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};
+    const char *set[3];
+    size_t n = 0;
+
+    if (env)
+        set[n++] = env;
+    if (geteuid() == 0) {
+        set[n++] = root_vars[0];
+        set[n++] = root_vars[1];
+    }
+    return envp_with(set, n, NULL, 0);
+}
+
 /* The child: its output where asked (quiet: stdin and stdout on
- * /dev/null), the front end's signals back, root's
- * variables for OpenMPI; exits 127 when args[0] cannot run. */
+ * /dev/null), the front end's signals back, then the program with envp
+ * (child_env); exits 127 when args[0] cannot run. */
 static void child(char *const args[], int err_fd, int out_fd, int quiet,
-                  void (*child_reset)(void), const char *env)
+                  void (*child_reset)(void), char *const envp[])
 {
     if (err_fd >= 0) {
         dup2(err_fd, STDERR_FILENO);
@@ -69,13 +88,7 @@ static void child(char *const args[], int err_fd, int out_fd, int quiet,
     }
     if (child_reset)
         child_reset();
-    if (env)
-        putenv((char *)env);
-    if (geteuid() == 0) {
-        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-    }
-    execv(args[0], args);
+    execve(args[0], args, envp);
     _exit(127);
 }
 
@@ -90,19 +103,24 @@ static int launch(char *const args[], int *err_fd, int *out_fd, int quiet,
                   void (*child_reset)(void), const char *env)
 {
     int efd[2] = {-1, -1}, ofd[2] = {-1, -1}, e;
+    char **envp = child_env(env);
 
+    if (!envp)
+        return -ENOMEM;
     if ((err_fd && pipe2(efd, O_CLOEXEC) != 0) || (out_fd && pipe2(ofd, O_CLOEXEC) != 0)) {
         e = errno;
         if (efd[0] >= 0) {
             close(efd[0]);
             close(efd[1]);
         }
+        free(envp);
         return -e;
     }
     pid_t pid = fork();
     if (pid == 0)
-        child(args, efd[1], ofd[1], quiet, child_reset, env);
+        child(args, efd[1], ofd[1], quiet, child_reset, envp);
     e = errno;
+    free(envp);
     for (int k = 0; k < 2; k++) {
         int *p = k ? ofd : efd;
         if (p[1] >= 0)

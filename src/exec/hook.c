@@ -59,19 +59,29 @@ static int hook_dir(char *buf, size_t len)
     return 0;
 }
 
+/* NAME=a[sep b] into the command's environment (h->env; this process's
+ * own is left as it is: envp.h).  -1 when full or out of memory. */
+static int env_add(ExecHook *h, const char *name, const char *a, const char *sep,
+                   const char *b)
+{
+    size_t len = strlen(name) + strlen(a) + strlen(sep) + strlen(b) + 2;
+    char *v = h->nenv < EXEC_HOOK_ENV_MAX ? malloc(len) : NULL;
+
+    if (!v) {
+        errno = ENOMEM;
+        return -1;
+    }
+    snprintf(v, len, "%s=%s%s%s", name, a, sep, b);
+    h->env[h->nenv++] = v;
+    return 0;
+}
+
 /* PYTHONPATH = dir[:the user's]. */
-static int env_prepend(const char *dir)
+static int env_prepend(ExecHook *h, const char *dir)
 {
     const char *old = getenv("PYTHONPATH");
-    size_t len = strlen(dir) + (old ? strlen(old) : 0) + 2;
-    char *v = malloc(len);
 
-    if (!v)
-        return -1;
-    snprintf(v, len, "%s%s%s", dir, old && *old ? ":" : "", old && *old ? old : "");
-    int rc = setenv("PYTHONPATH", v, 1);
-    free(v);
-    return rc;
+    return env_add(h, "PYTHONPATH", dir, old && *old ? ":" : "", old && *old ? old : "");
 }
 
 /* CLOCK_MONOTONIC in s: Python's time.monotonic(), the hook's "t". */
@@ -83,7 +93,7 @@ static double clock_s(void)
 }
 
 /* CNNTOP_HOOK_FD and CNNTOP_HOOK_INO for the pipe's write end wfd. */
-static int env_pipe(int wfd)
+static int env_pipe(ExecHook *h, int wfd)
 {
     char num[16], id[64];
     struct stat st;
@@ -93,8 +103,10 @@ static int env_pipe(int wfd)
     snprintf(num, sizeof num, "%d", wfd);
     snprintf(id, sizeof id, "%llu:%llu", (unsigned long long)st.st_dev,
              (unsigned long long)st.st_ino);
-    return setenv("CNNTOP_HOOK_FD", num, 1) != 0 || setenv("CNNTOP_HOOK_INO", id, 1) != 0 ? -1
-                                                                                          : 0;
+    return env_add(h, "CNNTOP_HOOK_FD", num, "", "") != 0 ||
+                   env_add(h, "CNNTOP_HOOK_INO", id, "", "") != 0
+               ? -1
+               : 0;
 }
 
 int exec_hook_open(ExecHook *h, int enabled, char *note, size_t len)
@@ -119,14 +131,14 @@ int exec_hook_open(ExecHook *h, int enabled, char *note, size_t len)
     }
     /* The write end crosses the command's exec; blocking, so the hook
      * never loses a line to a full pipe (it waits for cnntop instead). */
-    if (fcntl(p[1], F_SETFD, 0) != 0 || fcntl(p[1], F_SETFL, 0) != 0 || env_prepend(dir) != 0 ||
-        env_pipe(p[1]) != 0) {
+    if (fcntl(p[1], F_SETFD, 0) != 0 || fcntl(p[1], F_SETFL, 0) != 0 ||
+        env_prepend(h, dir) != 0 || env_pipe(h, p[1]) != 0) {
         snprintf(note, len, "the Python hook: %s", strerror(errno));
         close(p[0]);
         close(p[1]);
+        exec_hook_close(h);
         return 0;
     }
-    unsetenv("CNNTOP_HOOK_PID");
     h->fd = p[0];
     h->wfd = p[1];
     h->on = 1;
@@ -134,11 +146,11 @@ int exec_hook_open(ExecHook *h, int enabled, char *note, size_t len)
     return 0;
 }
 
-int exec_hook_layers(const ExecHook *h, const char *spec)
+int exec_hook_layers(ExecHook *h, const char *spec)
 {
     if (!h->on)
         return 0;
-    return setenv("CNNTOP_LAYERS", spec && *spec ? spec : EXEC_LAYERS_DEFAULT, 1);
+    return env_add(h, "CNNTOP_LAYERS", spec && *spec ? spec : EXEC_LAYERS_DEFAULT, "", "");
 }
 
 void exec_hook_forked(ExecHook *h)
@@ -200,4 +212,7 @@ void exec_hook_close(ExecHook *h)
     if (h->wfd >= 0)
         close(h->wfd);
     h->fd = h->wfd = -1;
+    for (int i = 0; i < h->nenv; i++)
+        free(h->env[i]);
+    h->nenv = 0;
 }

@@ -9,9 +9,10 @@
 
 /*
  * Offers the hook to the command about to be forked (enabled: not
- * --no-hook): finds it, makes its pipe, sets PYTHONPATH, CNNTOP_HOOK_FD and
- * CNNTOP_HOOK_INO in this process's environment.  Always returns 0; when
- * the hook cannot be offered, note says why (else "") and h->on is 0.
+ * --no-hook): finds it, makes its pipe, puts PYTHONPATH, CNNTOP_HOOK_FD and
+ * CNNTOP_HOOK_INO in h->env, for the command's environment alone (this
+ * process's stays as it is: util/envp.h).  Always returns 0; when the hook
+ * cannot be offered, note says why (else "") and h->on is 0.
  */
 int exec_hook_open(ExecHook *h, int enabled, char *note, size_t len);
 
@@ -19,14 +20,15 @@ int exec_hook_open(ExecHook *h, int enabled, char *note, size_t len);
 void exec_hook_forked(ExecHook *h);
 
 /* When the hook is offered: CNNTOP_LAYERS = spec (NULL or "": the
- * default), the layer window the hook's cnntop_layers.py reads. */
-int exec_hook_layers(const ExecHook *h, const char *spec);
+ * default) into h->env, the layer window the hook's cnntop_layers.py
+ * reads. */
+int exec_hook_layers(ExecHook *h, const char *spec);
 
 /* Reads whatever the hook has written, without waiting, and gives
  * reported workers their role in t. */
 void exec_hook_drain(ExecHook *h, ProcTree *t);
 
-/* Closes the pipe.  Idempotent. */
+/* Closes the pipe and frees h->env.  Idempotent. */
 void exec_hook_close(ExecHook *h);
 
 /* Compiles regex (NULL: no --progress, p->on 0) with cnntop/pattern.h

@@ -6,7 +6,7 @@
  *
  * The command is forked and held at a gate (a pipe it reads) until its
  * first thread's counters are open with enable_on_exec, so the counts
- * start at its execve().  A second pipe, close-on-exec, carries execvp's
+ * start at its execve().  A second pipe, close-on-exec, carries execvpe's
  * errno back: a command that does not exist is a one-line error and exit
  * code 127 (126 when it cannot be executed), as shells say it
  * (exec_why()), values the front end says and returns.  While it runs,
@@ -48,6 +48,7 @@
 
 #include "cnntop/exec.h"
 #include "exec/pipes.h"
+#include "util/envp.h"
 #include "util/err.h"
 
 #define EXEC_DRAIN_S 5.0        /* the output read after the command exited */
@@ -89,7 +90,7 @@ static int child_null(int fd, int flags)
  * Captured (the dashboard), its stdin is /dev/null: the keys are the
  * dashboard's. */
 static void child_run(const ExecRun *x, const int gate[2], const int errpipe[2],
-                      const ExecProgress *p)
+                      const ExecProgress *p, char *const envp[])
 {
     char **argv = x->argv;
     int quiet = x->quiet, captured = x->output != NULL;
@@ -108,7 +109,7 @@ static void child_run(const ExecRun *x, const int gate[2], const int errpipe[2],
         x->child_reset();
     while (read(gate[0], &c, 1) < 0 && errno == EINTR)
         ;
-    execvp(argv[0], argv);
+    execvpe(argv[0], argv, envp);
     int e = errno;
     ssize_t w = write(errpipe[1], &e, sizeof e);
     (void)w;
@@ -116,7 +117,7 @@ static void child_run(const ExecRun *x, const int gate[2], const int errpipe[2],
 }
 
 /* Forks the command, held at its gate: *gate_w releases it (close it),
- * *err_r gives execvp's errno or EOF once the exec succeeded.  0 or -1
+ * *err_r gives execvpe's errno or EOF once the exec succeeded.  0 or -1
  * with err.  A stop signal that comes meanwhile waits, blocked, until
  * s->kill_pid is set: then exec_session_signal() passes it on. */
 static int child_fork(ExecSession *s, const ExecRun *x, pid_t *pid, int *gate_w, int *err_r,
@@ -124,12 +125,22 @@ static int child_fork(ExecSession *s, const ExecRun *x, pid_t *pid, int *gate_w,
 {
     int gate[2], ep[2];
     sigset_t stops, old;
+    /* The hook's variables, and none of a cnntop this one runs under
+     * (the hook names the process that claims it in CNNTOP_HOOK_PID). */
+    static const char *const unset[] = {"CNNTOP_HOOK_PID"};
+    char **envp = envp_with((const char *const *)s->hook.env, (size_t)s->hook.nenv, unset,
+                            s->hook.on ? 1 : 0);
 
-    if (pipe2(gate, O_CLOEXEC) != 0)
+    if (!envp)
+        return cn_fail(err, len, -CN_ENOMEM, "out of memory");
+    if (pipe2(gate, O_CLOEXEC) != 0) {
+        free(envp);
         return cn_fail(err, len, -CN_EIO, "pipe: %s", strerror(errno));
+    }
     if (pipe2(ep, O_CLOEXEC) != 0) {
         close(gate[0]);
         close(gate[1]);
+        free(envp);
         return cn_fail(err, len, -CN_EIO, "pipe: %s", strerror(errno));
     }
     sigemptyset(&stops);
@@ -139,8 +150,9 @@ static int child_fork(ExecSession *s, const ExecRun *x, pid_t *pid, int *gate_w,
     sigprocmask(SIG_BLOCK, &stops, &old);
     *pid = fork();
     if (*pid == 0)
-        child_run(x, gate, ep, &s->prog); /* its mask: cnntop's at start */
+        child_run(x, gate, ep, &s->prog, envp); /* its mask: cnntop's at start */
     int e = errno;
+    free(envp);
     if (*pid > 0)
         s->kill_pid = *pid;
     sigprocmask(SIG_SETMASK, &old, NULL);
@@ -157,7 +169,7 @@ static int child_fork(ExecSession *s, const ExecRun *x, pid_t *pid, int *gate_w,
 }
 
 /* Releases the command and learns whether its exec worked: 0, or the
- * errno execvp failed with. */
+ * errno execvpe failed with. */
 static int child_release(int gate_w, int err_r)
 {
     int e = 0;

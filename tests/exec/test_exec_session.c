@@ -8,11 +8,14 @@
  * --progress pattern and -e list -CN_EINVAL before anything runs; the
  * record filled once it ran and refused before; the kill function and the
  * stop signal a handler would give; the live verdict without the hook's
- * figures keeps the data wait unknown (NAN, its bound n/a), never 0.
+ * figures keeps the data wait unknown (NAN, its bound n/a), never 0; the
+ * hook's variables reach the command alone, the same on a second run, and
+ * cnntop's own environment is left as it was.
  */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -188,6 +191,48 @@ static void test_verdict_unknown_wait(void)
     proctree_free(t);
 }
 
+/* The hook's environment: PYTHONPATH with the hook first and the user's
+ * after, CNNTOP_HOOK_FD and CNNTOP_LAYERS set, an outer CNNTOP_HOOK_PID
+ * gone, in the command's environment; this process's unchanged, twice. */
+static void test_hook_env(void)
+{
+    static ExecSession s;
+    static Sink out[2];
+    char err[256] = "";
+    char *argv[] = {"/bin/sh", "-c",
+                    "echo \"$PYTHONPATH|${CNNTOP_HOOK_FD:+fd}|$CNNTOP_LAYERS|"
+                    "${CNNTOP_HOOK_PID:-none}\"",
+                    NULL};
+
+    CHECK_INT(setenv("PYTHONPATH", "/user/path", 1), ==, 0);
+    CHECK_INT(setenv("CNNTOP_HOOK_PID", "123", 1), ==, 0);
+    unsetenv("CNNTOP_HOOK_FD");
+    unsetenv("CNNTOP_LAYERS");
+    for (int k = 0; k < 2; k++) {
+        ExecRun x = {.argv = argv, .hook = 1, .layers = "2:3", .output = sink,
+                     .output_u = &out[k]};
+        memset(&out[k], 0, sizeof out[k]);
+        exec_session_init(&s);
+        CHECK_INT(exec_session_start(&s, &x, err, sizeof err), ==, 0);
+        while (exec_session_step(&s, 20, -1))
+            ;
+        CHECK_INT(s.rc, ==, 0);
+        if (s.hook.on) {
+            CHECK_STR_HAS(out[k].buf[0], ":/user/path|fd|2:3|none\n");
+            CHECK(strncmp(out[k].buf[0], "/user/path", 10) != 0);
+        } else /* the hook is not installed here: the user's alone */
+            CHECK(!strcmp(out[k].buf[0], "/user/path|||123\n"));
+        exec_session_close(&s);
+        CHECK(!strcmp(getenv("PYTHONPATH"), "/user/path"));
+        CHECK(!strcmp(getenv("CNNTOP_HOOK_PID"), "123"));
+        CHECK(getenv("CNNTOP_HOOK_FD") == NULL);
+        CHECK(getenv("CNNTOP_LAYERS") == NULL);
+    }
+    CHECK(!strcmp(out[0].buf[0], out[1].buf[0]));
+    unsetenv("PYTHONPATH");
+    unsetenv("CNNTOP_HOOK_PID");
+}
+
 int main(void)
 {
     test_verdict_unknown_wait();
@@ -198,5 +243,6 @@ int main(void)
     test_capture();
     test_bad_input();
     test_kill();
+    test_hook_env();
     return check_report();
 }

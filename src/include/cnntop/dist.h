@@ -68,8 +68,9 @@ int dist_cores_here(void);
  * when args[0] cannot run.  Returns its pid, or -errno. */
 int dist_launch(char *const args[], int *err_fd, int quiet, void (*child_reset)(void));
 
-/* dist_launch() with env ("NAME=VALUE", NULL: none) set in the child
- * alone, after child_reset(). */
+/* dist_launch() with env ("NAME=VALUE", NULL: none) set for the child
+ * alone.  The child's environment is made before the fork, so that the
+ * child of a threaded process changes none before its exec. */
 int dist_launch_env(char *const args[], int *err_fd, int quiet, void (*child_reset)(void),
                     const char *env);
 

@@ -29,10 +29,15 @@
 #define EXEC_RC_NOT_FOUND 127  /* execvp: ENOENT */
 #define EXEC_RC_NOT_RUN 126    /* any other reason */
 
+/* The most variables the hook sets for the command. */
+#define EXEC_HOOK_ENV_MAX 4
+
 /* The Python hook's pipe and what came through it (src/exec/hook.c). */
 typedef struct ExecHook {
     int on;                /* 1: the hook is offered to the command */
     int fd, wfd;           /* the pipe's read end (cnntop), write end (until forked) */
+    char *env[EXEC_HOOK_ENV_MAX]; /* "NAME=VALUE" for the command's environment alone */
+    int nenv;
     HookFeed feed;
 } ExecHook;
 

@@ -81,6 +81,8 @@ static void filter_pairs(vf u[WINO_P], const float *w, long p, int n)
 
 void wino_filter(float *U, const float *w, long npairs, long p0, long p1)
 {
+    /* Thread-local rather than on the stack: on the stack conv3's U took
+     * 0.156-0.164 ms against 0.142-0.145 (wino_rate, alternated). */
     static _Thread_local vf buf[FILTER_RUN / VL][WINO_P];
 
     for (long r = p0; r < p1; r += FILTER_RUN) {

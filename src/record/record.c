@@ -271,11 +271,16 @@ int record_add_layer(RunRecord *r, const LayerTime *lt)
     return PUSH(r, layers, &l);
 }
 
+int record_flops_differ(double flops, double flops_executed)
+{
+    if (!(flops_executed > 0.0) || isinf(flops_executed))
+        return 0;
+    return !(flops > 0.0) || isinf(flops) || fabs(flops_executed - flops) > 1e-9 * flops;
+}
+
 int record_layer_executed_differs(const RecordLayer *l)
 {
-    if (!isfinite(l->flops_executed))
-        return 0;
-    return !isfinite(l->flops) || fabs(l->flops_executed - l->flops) > 1e-9 * l->flops;
+    return record_flops_differ(l->flops, l->flops_executed);
 }
 
 long record_layer_steps(const RunRecord *r)

@@ -14,7 +14,8 @@
  * - a counter found by role and name, and NULL when absent;
  * - the verdict's input from a training record and an exec record, and the
  *   verdict of an unknown data wait saying n/a rather than compute-bound;
- * - a part's time on paper, and the parts of a record with one, summed.
+ * - a part's time on paper, and the parts of a record with one, summed;
+ *   where a layer's executed FLOPs differ from the model's.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -326,6 +327,12 @@ static void test_paper(void)
     CHECK(figures_paper(4e9, 0, 200, 10, &c, &m) != 0 && isnan(c) && isnan(m)); /* no bytes */
     CHECK(figures_paper(4e9, 2e9, NAN, 10, &c, &m) != 0);                      /* no rate */
     CHECK(figures_paper(4e9, 2e9, 200, 0, &c, &m) != 0);
+    /* Where the executed rate is shown: counts that differ, or executed
+     * FLOPs the model does not count; not where none ran (0 or NAN). */
+    CHECK(record_flops_differ(8e9, 2e9) && !record_flops_differ(8e9, 8e9));
+    CHECK(record_flops_differ(0, 2e9) && record_flops_differ(NAN, 2e9));
+    CHECK(!record_flops_differ(8e9, 0) && !record_flops_differ(8e9, NAN));
+    CHECK(!record_flops_differ(0, 0) && !record_flops_differ(NAN, NAN));
 
     record_init(&r);
     LayerTime lt[3] = {{.name = "conv2 fwd", .seconds = 0.5, .calls = 10, .flops = 8e9,

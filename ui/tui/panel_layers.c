@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cnntop/figures.h"
+#include "cnntop/record.h"
 #include "common/fmt.h"
 #include "tui/draw.h"
 #include "tui/panel.h"
@@ -40,10 +41,9 @@ static void layer_rates(const LayerTime *lt, char *model, char *exec, size_t len
         snprintf(model, len, "-");
     else
         snprintf(model, len, isnan(g) ? "n/a" : "%.1f", g);
-    /* As record_layer_executed_differs: where the counts differ, or the
-     * model counts none (bn1+relu+pool1 fwd runs conv1's convolution). */
-    if (lt->flops_executed > 0 &&
-        (lt->flops <= 0 || fabs(lt->flops_executed - lt->flops) > 1e-9 * lt->flops))
+    /* Where the counts differ, or the model counts none (bn1+relu+pool1
+     * fwd runs conv1's convolution): as the run summary shows it. */
+    if (record_flops_differ(lt->flops, lt->flops_executed))
         snprintf(exec, len, isnan(x) ? "n/a" : "%.1f", x);
 }
 

@@ -364,6 +364,10 @@ int record_add_layer(RunRecord *r, const LayerTime *lt); /* its flops: NAN where
  * runs): where the tables show the executed rate beside the model's. */
 int record_layer_executed_differs(const RecordLayer *l);
 
+/* The same test on a layer's counts as the engine gives them (a LayerTime:
+ * 0 where none), or as the record keeps them (NAN where none). */
+int record_flops_differ(double flops, double flops_executed);
+
 /* The steps the record's layer times are summed over: the training steps,
  * or an exec record's layer window's; 0 when there are none. */
 long record_layer_steps(const RunRecord *r);

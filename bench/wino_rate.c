@@ -5,19 +5,28 @@
  * planes where the transforms leave them, thread CPU time (so that other
  * programs on a shared machine add little), the best of REPS passes.
  *
- * usage: wino_rate [BATCH]   (default 64).  For conv2 and conv3 and each
- * path this CPU has (openblas, native, and auto where it is neither), one
- * line:
- *   conv2 openblas  fwd 3.33 ms (gemm 1.44)  bwd 7.70 ms (dU 1.99 dV 1.44)
- *       gemm at the peak 1.41 ms, in place 104 GFLOP/s
+ * usage: wino_rate [BATCH [GROUP2 GROUP3]]   (default 64, and the model's
+ * groups: 8 images for conv2, 32 for conv3).  For conv2 and conv3 and
+ * each path this CPU has (openblas, native, and auto where it is
+ * neither), one line:
+ *   conv2 native AVX2  fwd 2.26 ms (gemm 1.11)  bwd 4.04 ms (dU 1.11 dV 0.95)
+ *       transforms 1.15 / 1.98 ms  gemm at the peak 0.85 ms, in place 76/77/90 GFLOP/s
  * and for each layer the filter transforms' times: U = G g G^T (once a
  * step) and dg = G^T dU G (once a chunk).
  * fwd and bwd: the whole layer over the batch (transforms and GEMMs; the
  * backward without the BN/pool gradient that job_conv_bwd runs first);
  * gemm, dU, dV: the 81 products of one direction alone, over every group,
- * on the planes as the transforms left them; the peak: calibrate's FMA
- * peak per thread, given as CNNTOP_PEAK_GFLOPS (default 107, this
- * machine's 215 over 2 threads).
+ * on the planes as the transforms left them; transforms: fwd less gemm,
+ * bwd less dU and dV (the tile transforms and the copies into and out of
+ * the padded buffers); the peak: calibrate's FMA peak per thread, given
+ * as CNNTOP_PEAK_GFLOPS (default 107, this machine's 215 over 2 threads).
+ * Other group sizes show what a group's working set does: a group of one
+ * image keeps its V and M in L2 (conv2: 41 and 83 KB).
+ *
+ * Last, the tile transforms of wino_transform.h alone, on one tile of 32
+ * channels whose patch and planes (23 KB) stay in L1: the time of a call
+ * (VL channels) and its FLOPs' rate against the peak, the bound of their
+ * arithmetic with no memory traffic at all.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +35,7 @@
 #include "cnntop/machine.h"
 #include "nn/gemm.h"
 #include "nn/layer_wino.h"
+#include "nn/wino_transform.h"
 #include "util/arena.h"
 
 #define REPS 7
@@ -65,7 +75,7 @@ typedef struct Bufs {
 static void time_layer(const Layer *l, Bufs *m, int N, GemmPath p, double best[5])
 {
     const int C = l->C, OC = l->OC, g = l->group;
-    float *V = m->s, *M = V + WINO_P * m->pv, *dV = V; /* as in wino_backward */
+    float *V = m->s, *Mp = V + WINO_P * m->pv, *dV = V; /* as in wino_backward */
     const int T = (int)m->T;
 
     for (int k = 0; k < 5; k++)
@@ -84,16 +94,16 @@ static void time_layer(const Layer *l, Bufs *m, int N, GemmPath p, double best[5
         for (int n0 = 0; n0 + g <= N; n0 += g)
             for (int xi = 0; xi < WINO_P; xi++)
                 gemm_on(p, 0, 1, T, OC, C, 1.0f, V + xi * m->pv, C, m->U + (long)xi * OC * C, C,
-                        0.0f, M + xi * m->pm, OC);
+                        0.0f, Mp + xi * m->pm, OC);
         t[3] = cpu_now();
         for (int n0 = 0; n0 + g <= N; n0 += g)
             for (int xi = 0; xi < WINO_P; xi++)
-                gemm_on(p, 1, 0, OC, C, T, 1.0f, M + xi * m->pm, OC, V + xi * m->pv, C,
+                gemm_on(p, 1, 0, OC, C, T, 1.0f, Mp + xi * m->pm, OC, V + xi * m->pv, C,
                         n0 ? 1.0f : 0.0f, m->dU + xi * C, WINO_P * C);
         t[4] = cpu_now();
         for (int n0 = 0; n0 + g <= N; n0 += g)
             for (int xi = 0; xi < WINO_P; xi++)
-                gemm_on(p, 0, 0, T, C, OC, 1.0f, M + xi * m->pm, OC, m->U + (long)xi * OC * C, C,
+                gemm_on(p, 0, 0, T, C, OC, 1.0f, Mp + xi * m->pm, OC, m->U + (long)xi * OC * C, C,
                         0.0f, dV + xi * m->pv, C);
         t[5] = cpu_now();
         for (int k = 0; k < 5; k++)
@@ -131,6 +141,62 @@ static void bufs_free(Bufs *m)
     free(m->t);
 }
 
+/* The best time of REPS passes of CALLS calls of each tile transform, in
+ * seconds a call: on one tile of TC channels, in L1 (see the top). */
+enum { TC = 32, CALLS = 4000 };
+
+static void time_tiles(double best[4])
+{
+    const long pl = TC + VL; /* planes a vector apart, as plane_stride() */
+    float *patch = noise((long)A * A * TC), *planes = noise(WINO_P * pl);
+    const float *src[M * M];
+    vf s1 = {0}, s2 = {0}, sum = {0}, bv = {0};
+
+    for (int k = 0; k < 4; k++)
+        best[k] = 1e30;
+    if (!patch || !planes) {
+        mem_free(patch);
+        mem_free(planes);
+        return;
+    }
+    for (int p = 0; p < M * M; p++)
+        src[p] = patch + (long)(p / M * A + p % M) * TC;
+    for (int rep = 0; rep < REPS; rep++) {
+        double t[5];
+        t[0] = cpu_now();
+        for (int i = 0; i < CALLS; i++) {
+            tile_input(planes + i % (TC / VL) * VL, pl, patch + i % (TC / VL) * VL, A * TC, TC);
+            __asm__ __volatile__("" ::: "memory");
+        }
+        t[1] = cpu_now();
+        for (int i = 0; i < CALLS; i++) {
+            tile_output_sums(patch + i % (TC / VL) * VL, A * TC, TC,
+                             planes + i % (TC / VL) * VL, pl, bv, &s1, &s2);
+            __asm__ __volatile__("" ::: "memory");
+        }
+        t[2] = cpu_now();
+        for (int i = 0; i < CALLS; i++) {
+            sum += tile_output_adj(planes + i % (TC / VL) * VL, pl, src, i % (TC / VL) * VL);
+            __asm__ __volatile__("" ::: "memory"); /* each call is done in full */
+        }
+        t[3] = cpu_now();
+        for (int i = 0; i < CALLS; i++) {
+            tile_input_adj(patch + i % (TC / VL) * VL, A * TC, TC, 2, 2,
+                           planes + i % (TC / VL) * VL, pl);
+            __asm__ __volatile__("" ::: "memory");
+        }
+        t[4] = cpu_now();
+        for (int k = 0; k < 4; k++)
+            if ((t[k + 1] - t[k]) / CALLS < best[k])
+                best[k] = (t[k + 1] - t[k]) / CALLS;
+    }
+    /* So that the sums are not thrown away. */
+    volatile float sink = s1[0] + s2[0] + sum[0];
+    (void)sink;
+    mem_free(patch);
+    mem_free(planes);
+}
+
 int main(int argc, char **argv)
 {
     const int N = argc > 1 ? atoi(argv[1]) : 64;
@@ -139,16 +205,27 @@ int main(int argc, char **argv)
     /* Groups as model.c cuts the chunks at batch 64 (blocks 2 and 3:
      * chunks of 8 and 32 images) and 512 (32 and 32): conv2 8 images at
      * both (1 MiB groups), conv3 32 at both (one group a chunk). */
-    const Layer layers[] = {{"conv2", 32, 64, 14, 8, WINO_ROWS},
-                            {"conv3", 64, 128, 7, 32, WINO_LAST}};
+    Layer layers[] = {{"conv2", 32, 64, 14, 8, WINO_ROWS}, {"conv3", 64, 128, 7, 32, WINO_LAST}};
     const int choices[] = {CN_GEMM_OPENBLAS, CN_GEMM_NATIVE, CN_GEMM_AUTO};
 
-    if (N < 1 || N > 4096 || !(peak > 0)) {
-        fprintf(stderr, "wino_rate: BATCH wants 1..4096 (and CNNTOP_PEAK_GFLOPS a rate)\n");
+    if (argc == 4) {
+        layers[0].group = atoi(argv[2]);
+        layers[1].group = atoi(argv[3]);
+    }
+    if (N < 1 || N > 4096 || !(peak > 0) || (argc != 1 && argc != 2 && argc != 4)) {
+        fprintf(stderr, "usage: wino_rate [BATCH [GROUP2 GROUP3]]: BATCH 1..4096, each GROUP "
+                        "dividing it (and CNNTOP_PEAK_GFLOPS a rate)\n");
         return 1;
     }
+    for (int i = 0; i < 2; i++)
+        if (layers[i].group < 1 || N % layers[i].group != 0) {
+            fprintf(stderr, "wino_rate: %s's group of %d images does not divide the batch of "
+                            "%d\n", layers[i].name, layers[i].group, N);
+            return 1;
+        }
     gemm_init();
-    printf("batch %d, one thread, best of %d passes (CPU time)\n", N, REPS);
+    printf("batch %d, one thread, best of %d passes (CPU time); groups of %d and %d images\n", N,
+           REPS, layers[0].group, layers[1].group);
     for (int i = 0; i < 2; i++) {
         const Layer *l = &layers[i];
         Bufs m = {0};
@@ -165,10 +242,12 @@ int main(int argc, char **argv)
                 continue; /* no native kernel on this CPU, or auto is native */
             time_layer(l, &m, N, p, b);
             printf("%s %-19s fwd %6.3f ms (gemm %.3f)  bwd %6.3f ms (dU %.3f dV %.3f)  "
-                   "gemm at the peak %.3f ms, in place %.0f/%.0f/%.0f GFLOP/s\n",
+                   "transforms %.3f / %.3f ms  gemm at the peak %.3f ms, in place "
+                   "%.0f/%.0f/%.0f GFLOP/s\n",
                    l->name, gemm_path_name(p), 1e3 * b[0], 1e3 * b[2], 1e3 * b[1], 1e3 * b[3],
-                   1e3 * b[4], 1e3 * flop / (peak * 1e9), flop / b[2] * 1e-9,
-                   flop / b[3] * 1e-9, flop / b[4] * 1e-9);
+                   1e3 * b[4], 1e3 * (b[0] - b[2]), 1e3 * (b[1] - b[3] - b[4]),
+                   1e3 * flop / (peak * 1e9), flop / b[2] * 1e-9, flop / b[3] * 1e-9,
+                   flop / b[4] * 1e-9);
         }
         /* The filter transforms: U once a step, dg once a chunk. */
         const long P = (long)l->OC * l->C;
@@ -189,5 +268,21 @@ int main(int argc, char **argv)
         mem_free(w);
         bufs_free(&m);
     }
+    /* A tile transform's FLOPs a channel, as layer_wino.c counts them
+     * (one 7 x 7 tile). */
+    const double in = wino_transform_flops(M, M, 1, 0, 0, 0);
+    const double out = wino_transform_flops(M, M, 0, 1, 0, 0);
+    const double adj = wino_transform_flops(M, M, 0, 1, 1, 0);
+    const double in_adj = wino_transform_flops(M, M, 1, 0, 1, 1) - wino_transform_flops(M, M, 1, 0, 1, 0);
+    const double flops[4] = {in, out, adj, in_adj};
+    const char *names[4] = {"tile_input (V = B^T d B)", "tile_output_sums (y = A^T m A)",
+                            "tile_output_adj (DY = A dy A^T)", "tile_input_adj (dx = B dV B^T)"};
+    double tb[4];
+    time_tiles(tb);
+    printf("tile transforms alone, in L1, %d channels a call:\n", VL);
+    for (int k = 0; k < 4; k++)
+        printf("  %-32s %6.1f ns a call, %5.0f FLOPs: %5.1f GFLOP/s, %4.1f%% of the peak\n",
+               names[k], 1e9 * tb[k], VL * flops[k], VL * flops[k] / tb[k] * 1e-9,
+               100.0 * VL * flops[k] / tb[k] * 1e-9 / peak);
     return 0;
 }

@@ -161,7 +161,10 @@ static void transpose_block(float *const *o, int no, int nw, const float *const 
     for (int k = 0; k < no; k++)
         _mm512_mask_storeu_ps(o[k], mw, r[k]);
 #elif defined(__AVX2__)
-    /* Four 8 x 8 quarters: source rows qr.., floats qc.. */
+    /* 8 x 8 quarters: source rows qr.., floats qc..  Whole rows load and
+     * store unmasked: vmaskmovps's store is slow on AMD's cores, and with
+     * it for every row rows_to_lanes was 12% of conv2's forward (one
+     * thread, batch 64; 4.6% unmasked: bench/RESULTS.md, session 25). */
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
 
     for (int qr = 0; qr < VL; qr += 8)
@@ -170,12 +173,19 @@ static void transpose_block(float *const *o, int no, int nw, const float *const 
                 continue;
             const __m256i mk = _mm256_cmpgt_epi32(_mm256_set1_epi32(nk - qc), lane);
             const __m256i mw = _mm256_cmpgt_epi32(_mm256_set1_epi32(nw - qr), lane);
+            const int whole_k = nk - qc >= 8, whole_w = nw - qr >= 8;
             __m256 r[8];
             for (int i = 0; i < 8; i++)
-                r[i] = qr + i < ns ? _mm256_maskload_ps(s[qr + i] + qc, mk) : _mm256_setzero_ps();
+                r[i] = qr + i >= ns ? _mm256_setzero_ps()
+                       : whole_k    ? _mm256_loadu_ps(s[qr + i] + qc)
+                                    : _mm256_maskload_ps(s[qr + i] + qc, mk);
             vec_transpose8(r);
-            for (int k = 0; k < 8 && qc + k < no; k++)
-                _mm256_maskstore_ps(o[qc + k] + qr, mw, r[k]);
+            for (int k = 0; k < 8 && qc + k < no; k++) {
+                if (whole_w)
+                    _mm256_storeu_ps(o[qc + k] + qr, r[k]);
+                else
+                    _mm256_maskstore_ps(o[qc + k] + qr, mw, r[k]);
+            }
         }
 #else
     for (int k = 0; k < no; k++)

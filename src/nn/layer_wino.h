@@ -46,7 +46,7 @@
  * or, from channel rows, by VL x VL register transposes, and transformed
  * tile by tile.  The 81-point arrays are point-major, channels innermost:
  * V and dV (81, T, Cp), M and DY (81, T, OCp), with Cp and OCp the channel
- * counts rounded up to 16; U (81, OC, C); dU (OC, 81, C), so that a row's
+ * counts rounded up to whole vectors (wino_vec.h's VL); U (81, OC, C); dU (OC, 81, C), so that a row's
  * 81 points are one run for wino_filter_grad (each product's output
  * rows 81 C floats apart).  A group is images [n0, n0+nt) of the batch; its
  * tiles are t = n*TT + i*TJ + j.  The products per point are
@@ -69,7 +69,7 @@ typedef enum WinoLayout { WINO_ROWS, WINO_LAST } WinoLayout;
 typedef struct WinoShape {
     int H, W;             /* the image */
     int TI, TJ, TT;       /* tile rows, tile columns, tiles per image */
-    int PH, PW;           /* the padded image: 4*TI + 2 by 4*TJ + 2 */
+    int PH, PW;           /* the padded image: 7*TI + 2 by 7*TJ + 2 */
     int cap;              /* images per group at most */
 } WinoShape;
 

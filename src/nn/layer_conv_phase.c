@@ -134,8 +134,8 @@ void conv_phase_conv(float *z0, float *z1, const float *xq, const float *w, cons
 }
 
 /*
- * conv_phase_dw_routed2 and phase_dot3 keep their sums in registers, in
- * vectors of the CPU's width, DW_CH channels (or row parities) at a time:
+ * conv_phase_dw_routed2 keeps its sums in registers, in vectors of the
+ * CPU's width, DW_CH channels at a time:
  * with 32 vector registers (AVX-512) two channels' 20 sums fit and each
  * input load serves both; with 16 (AVX2, SSE) one channel's 10 do.  Two
  * channels of 16-float sums on AVX2 were 40 ymm registers: gcc kept them
@@ -160,42 +160,6 @@ typedef int32_t DwIdx __attribute__((vector_size(4 * DW_LANES)));
  */
 _Static_assert(CONV_PHASE_Q == SUMVEC_LANES, "a phase row is one SumVec");
 
-/* a0, a1, a2 (2Q lanes each) += g * s0, g * s1, g * s2 over n floats:
- * lanes l and l + Q take the even and the odd rows.  Three taps share each
- * load of g, and DW_CH row parities of the three taps at once keep six
- * independent vector sums in registers on AVX-512 (one parity on AVX2,
- * whose 16 registers held six 16-float sums only on the stack: the input's
- * moments, conv1 fwd, ran mostly on spills; session 22).  Each lane adds
- * its rows in the same order either way. */
-static void phase_dot3(float *restrict a0, float *restrict a1, float *restrict a2,
-                       const float *restrict g, const float *restrict s0,
-                       const float *restrict s1, const float *restrict s2, int n)
-{
-    enum { RV = CONV_PHASE_Q / DW_LANES }; /* vectors a row */
-    float *const a[3] = {a0, a1, a2};
-    const float *const src[3] = {s0, s1, s2};
-
-    for (int p0 = 0; p0 < 2; p0 += DW_CH) {
-        DwVec t[3][DW_CH][RV];
-        for (int k = 0; k < 3; k++)
-            for (int r = 0; r < DW_CH; r++)
-                for (int v = 0; v < RV; v++)
-                    t[k][r][v] = DWVEC_AT(a[k] + (p0 + r) * CONV_PHASE_Q + v * DW_LANES);
-        for (int i = 0; i < n; i += 2 * CONV_PHASE_Q)
-            for (int r = 0; r < DW_CH; r++)
-                for (int v = 0; v < RV; v++) {
-                    const int o = i + (p0 + r) * CONV_PHASE_Q + v * DW_LANES;
-                    const DwVec gv = DWVEC_AT(g + o);
-                    for (int k = 0; k < 3; k++)
-                        t[k][r][v] += gv * DWVEC_AT(src[k] + o);
-                }
-        for (int k = 0; k < 3; k++)
-            for (int r = 0; r < DW_CH; r++)
-                for (int v = 0; v < RV; v++)
-                    DWVEC_AT(a[k] + (p0 + r) * CONV_PHASE_Q + v * DW_LANES) = t[k][r][v];
-    }
-}
-
 /* The valid columns of lanes a: l and l + Q for l < PW. */
 static float phase_lanes(const float *a, int PW)
 {
@@ -204,19 +168,6 @@ static float phase_lanes(const float *a, int PW)
     for (int l = 0; l < PW; l++)
         sum += a[l] + a[l + CONV_PHASE_Q];
     return sum;
-}
-
-/* a (2Q lanes) += g over n floats, two rows at a time. */
-static void phase_sum(float *restrict a, const float *restrict g, int n)
-{
-    SumVec t = SUMVEC_AT(a), u = SUMVEC_AT(a + CONV_PHASE_Q);
-
-    for (int i = 0; i < n; i += 2 * CONV_PHASE_Q) {
-        t += SUMVEC_AT(g + i);
-        u += SUMVEC_AT(g + i + CONV_PHASE_Q);
-    }
-    SUMVEC_AT(a) = t;
-    SUMVEC_AT(a + CONV_PHASE_Q) = u;
 }
 
 void conv_phase_dw_fold(float *dw, float *db, const float *lanes, int W)
@@ -286,73 +237,116 @@ void conv_phase_dw_routed2(float *la, float *lb, const float *ga, const float *g
 #define MOM_S 0 /* S_t at mom[MOM_S + t] */
 #define MOM_G 9 /* G_st at mom[MOM_G + 9*s + t] */
 
-/* One image's moments in 2Q float lanes each (lanes as conv_phase_dw's):
- * S, and G_st for t >= s (the others are the same by symmetry).  Tap s
- * meets taps s..8 three at a time through phase_dot3; a group that would
- * run past tap 8 starts earlier, and its taps that an earlier group has
- * made already (at most its first two) go to junk lanes. */
-static void moments_lanes(float (*a)[2 * CONV_PHASE_Q], const float *xq, int H)
-{
-    const int n = (H / 2) * CONV_PHASE_Q;
-    float junk[2][2 * CONV_PHASE_Q] = {{0}}; /* two: phase_dot3's sums are restrict */
+/*
+ * The moments of one image from its padded copy xp ((H + 2) rows of RW
+ * floats, x at row 1 + i, column 1 + j, zero elsewhere): output position
+ * (r, c) sees tap t = 3 kh + kw at xp[r + kh][c + kw], so a vector of ML
+ * positions of a row is one unaligned load per tap.  Pass s makes S_s and
+ * G_st for t >= s (the others are the same by symmetry): 10 - s sums in
+ * registers, whatever the width (AVX2's 16 registers hold no more), the
+ * pass's s a constant (moments_image calls it so) so that they unroll.
+ * Lanes past the image's width in the last vector of a row are masked
+ * off.  Each float lane sums MOM_FOLD_ROWS rows (56 terms at 28 x 28) and
+ * is then added into double; the lanes are summed in double at the end,
+ * in one order.  The pass over the phase planes this replaced (three taps
+ * a call, two rows of phase lanes a vector) ran 6.1 us an image, this 2.4
+ * (one thread, 28 x 28; bench/RESULTS.md, session 25).
+ */
+typedef float MomVec __attribute__((vector_size(4 * REG_FLOATS)));
+typedef float MomVecAt __attribute__((vector_size(4 * REG_FLOATS), aligned(4), may_alias));
+#define MOMVEC_AT(p) (*(const MomVecAt *)(p))
+#define MOM_FOLD_ROWS 14
+enum { ML = REG_FLOATS };
 
-    memset(a, 0, CONV_PHASE_MOMENTS * sizeof *a);
-    for (int k = 0; k < 4; k++) {
-        const float *s[9];
-        phase_sources(s, xq, H, k);
-        for (int i = 0; i < 9; i++) {
-            phase_sum(a[MOM_S + i], s[i], n);
-            for (int t = i; t < 9; t += 3) {
-                const int t0 = t + 3 <= 9 ? t : 6;
-                float *d[3];
-                for (int j = 0; j < 3; j++)
-                    d[j] = t0 + j >= t ? a[MOM_G + 9 * i + t0 + j] : junk[j];
-                phase_dot3(d[0], d[1], d[2], s[i], s[t0], s[t0 + 1], s[t0 + 2], n);
+static inline __attribute__((always_inline)) void moments_pass(double *mom, const float *xp,
+                                                               int H, int nb, int RW,
+                                                               MomVec last, const int s)
+{
+    const int os = (s / 3) * RW + s % 3, nsums = 10 - s;
+    double d[10][ML];
+
+    memset(d, 0, sizeof d);
+    for (int r0 = 0; r0 < H; r0 += MOM_FOLD_ROWS) {
+        const int r1 = r0 + MOM_FOLD_ROWS < H ? r0 + MOM_FOLD_ROWS : H;
+        MomVec acc[10];
+        #pragma GCC unroll 10
+        for (int k = 0; k < 10; k++)
+            acc[k] = (MomVec){0};
+        for (int r = r0; r < r1; r++) {
+            const float *row = xp + (size_t)r * RW;
+            for (int v = 0; v < nb; v++) {
+                MomVec xs = MOMVEC_AT(row + v * ML + os);
+                if (v == nb - 1)
+                    xs *= last;
+                acc[0] += xs;
+                #pragma GCC unroll 9
+                for (int t = s; t < 9; t++)
+                    acc[1 + t - s] += xs * MOMVEC_AT(row + v * ML + (t / 3) * RW + t % 3);
             }
         }
+        #pragma GCC unroll 10
+        for (int k = 0; k < nsums; k++)
+            for (int l = 0; l < ML; l++)
+                d[k][l] += acc[k][l];
     }
-}
-
-void conv_phase_moments(double *mom, float *xq, const float *x, int nimg, int H, int W)
-{
-    const int PW = W / 2;
-    float a[CONV_PHASE_MOMENTS][2 * CONV_PHASE_Q];
-    double d[CONV_PHASE_MOMENTS][2 * CONV_PHASE_Q];
-
-    /* Float lanes per image (56 terms each at 28 x 28), double lanes over
-     * the images, one fold at the end: the fold is the costly part. */
-    memset(d, 0, sizeof d);
-    for (int n = 0; n < nimg; n++) {
-        conv_phase_split(xq, x + (size_t)n * H * W, H, W);
-        moments_lanes(a, xq, H);
-        for (int e = 0; e < CONV_PHASE_MOMENTS; e++)
-            for (int l = 0; l < 2 * CONV_PHASE_Q; l++)
-                d[e][l] += a[e][l];
-    }
-    for (int e = 0; e < CONV_PHASE_MOMENTS; e++) {
-        const int s = (e - MOM_G) / 9, t = (e - MOM_G) % 9;
-        if (e >= MOM_G && t < s)
-            continue;
+    for (int k = 0; k < nsums; k++) {
         double v = 0.0;
-        for (int l = 0; l < PW; l++)
-            v += d[e][l] + d[e][l + CONV_PHASE_Q];
-        mom[e] += v;
-        if (e >= MOM_G && t != s)
+        for (int l = 0; l < ML; l++)
+            v += d[k][l];
+        if (k == 0) {
+            mom[MOM_S + s] += v;
+            continue;
+        }
+        const int t = s + k - 1;
+        mom[MOM_G + 9 * s + t] += v;
+        if (t != s)
             mom[MOM_G + 9 * t + s] += v;
     }
 }
 
-double conv_phase_moments_flops(int H)
+/* Vectors a row of the moments' padded copy, and its length in floats. */
+static int moments_vectors(int W)
 {
-    const int rows = H / 2;                       /* of a phase plane */
-    const double n = (double)rows * CONV_PHASE_Q; /* lanes a phase plane */
-    int dots = 0; /* phase_dot3 calls a phase, each three dot products */
+    return (W + ML - 1) / ML;
+}
 
-    for (int i = 0; i < 9; i++)
-        dots += (9 - i + 2) / 3;
-    /* Four phases: a sum of each of 9 sources (an add a lane) and the
-     * dot products (a multiply-add a lane); then the fold. */
-    return 4 * (9 * n + dots * 3 * 2 * n) + (double)CONV_PHASE_MOMENTS * 2 * CONV_PHASE_Q;
+static void moments_image(double *mom, float *xp, const float *x, int H, int W)
+{
+    const int nb = moments_vectors(W), RW = (nb + 1) * ML;
+    MomVec last;
+
+    for (int l = 0; l < ML; l++)
+        last[l] = (nb - 1) * ML + l < W ? 1.0f : 0.0f;
+    memset(xp, 0, (size_t)(H + 2) * RW * sizeof *xp);
+    for (int i = 0; i < H; i++)
+        memcpy(xp + (size_t)(i + 1) * RW + 1, x + (size_t)i * W, (size_t)W * sizeof *xp);
+    moments_pass(mom, xp, H, nb, RW, last, 0);
+    moments_pass(mom, xp, H, nb, RW, last, 1);
+    moments_pass(mom, xp, H, nb, RW, last, 2);
+    moments_pass(mom, xp, H, nb, RW, last, 3);
+    moments_pass(mom, xp, H, nb, RW, last, 4);
+    moments_pass(mom, xp, H, nb, RW, last, 5);
+    moments_pass(mom, xp, H, nb, RW, last, 6);
+    moments_pass(mom, xp, H, nb, RW, last, 7);
+    moments_pass(mom, xp, H, nb, RW, last, 8);
+}
+
+void conv_phase_moments(double *mom, float *xq, const float *x, int nimg, int H, int W)
+{
+    /* The padded copy fits the scratch of the phase planes. */
+    assert((size_t)(H + 2) * (moments_vectors(W) + 1) * ML <= conv_phase_input_floats(H, W));
+    for (int n = 0; n < nimg; n++)
+        moments_image(mom, xq, x + (size_t)n * H * W, H, W);
+}
+
+double conv_phase_moments_flops(int H, int W)
+{
+    const double lanes = (double)H * moments_vectors(W) * ML; /* positions, masked ones too */
+    const double folds = (double)((H + MOM_FOLD_ROWS - 1) / MOM_FOLD_ROWS);
+
+    /* Per lane a sum of each of 9 taps (an add) and 45 products (a
+     * multiply-add); then the 54 sums' folds into double and lane sums. */
+    return lanes * (9 + 45 * 2) + 54.0 * ML * (folds + 1);
 }
 
 /* w.S and w'Gw of one channel's filter w (9). */

@@ -87,11 +87,10 @@ void conv_phase_dw_routed2(float *la, float *lb, const float *ga, const float *g
  * nimg images x (nimg, H, W); xq is scratch of conv_phase_input_floats(). */
 void conv_phase_moments(double *mom, float *xq, const float *x, int nimg, int H, int W);
 
-/* The FLOPs conv_phase_moments runs for one image of H rows (its width
- * fits the planes' CONV_PHASE_Q lanes): the sums and products over every
- * lane of the phase planes, padding lanes included, and the image's fold
- * into the double lanes. */
-double conv_phase_moments_flops(int H);
+/* The FLOPs conv_phase_moments runs for one H x W image: the sums and
+ * products over every lane of its rows' vectors, the masked lanes past W
+ * included, and their folds into double. */
+double conv_phase_moments_flops(int H, int W);
 
 /* acc (OC, 2) = {sum z, sum z^2} over the M outputs of z = conv(x, w) + b
  * for OC channels (w (OC, 9), b (OC)), from the moments mom of all M. */

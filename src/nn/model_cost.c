@@ -61,7 +61,7 @@ double model_op_flops_executed(ProfOp op)
      * the phase planes are left out) beside the BN, ReLU and pool. */
     const ConvSpec *c1 = &model_conv_specs[0];
     if (op == c1->fconv)
-        return conv_phase_moments_flops(c1->H);
+        return conv_phase_moments_flops(c1->H, c1->W);
     if (op == c1->fbn)
         return model_op_flops(c1->fconv);
     for (int l = 1; l < MODEL_NBLOCKS; l++) {

@@ -5,10 +5,11 @@
 # For batch 64 and 512: one epoch on the same slice of the data (BENCH_LIMIT
 # images, default 20000; 60000 for a whole epoch), cnntop and PyTorch with
 # its default threads and with both cores, and each against the machine's
-# FP32 FMA peak as `cnntop calibrate` measures it: MFU (46.2 MFLOP a
-# training image, as PyTorch counts it, over the peak) and, for cnntop, the
-# executed share (the 12.6 MFLOP it really computes: its Winograd convolutions'
-# products and transforms, and block 1's input moments).
+# FP32 FMA peak as `cnntop calibrate --recalibrate` measures it in the same
+# run: MFU (46.2 MFLOP a training image, as PyTorch counts it, over the
+# peak) and, for cnntop, the executed share (the 12.6 MFLOP it really
+# computes: its Winograd convolutions' products and transforms, and block
+# 1's input moments).
 # The first section runs everything as a user gets it: the environment as
 # it is, nothing set or unset (so cnntop's own choice of OpenBLAS kernel
 # applies).  The second forces a narrow kernel for comparison
@@ -85,7 +86,10 @@ mfu_of() {       # img/s peak -> MFU % (46.2 MFLOP a training image over the FMA
 section() {
     echo
     echo "== $1 (OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE-unset}), $LIMIT images, $(nproc) cores =="
-    cal=$("$CNNTOP" calibrate 2>/dev/null)
+    # Measured again here, not read from the cache: the peak is the
+    # yardstick of this run's MFU, and this machine's figures move by
+    # 20-30% over hours (memory bandwidth most: 31 and 55 GB/s the same day).
+    cal=$("$CNNTOP" calibrate --recalibrate 2>/dev/null)
     echo "$cal" | grep -E '^(OpenBLAS|note|warning|FMA peak) ' || true
     peak=$(echo "$cal" | sed -n 's/^ *\([0-9.]*\) GFLOP\/s (\([^)]*\)) is the yardstick.*/\1/p')
     isa=$(echo "$cal" | sed -n 's/^ *[0-9.]* GFLOP\/s (\([^)]*\)) is the yardstick.*/\1/p')

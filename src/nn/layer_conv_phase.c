@@ -243,7 +243,7 @@ void conv_phase_dw_routed2(float *la, float *lb, const float *ga, const float *g
  * (r, c) sees tap t = 3 kh + kw at xp[r + kh][c + kw], so a vector of ML
  * positions of a row is one unaligned load per tap.  Pass s makes S_s and
  * G_st for t >= s (the others are the same by symmetry): 10 - s sums in
- * registers, whatever the width (AVX2's 16 registers hold no more), the
+ * registers (AVX2's 16 hold no more; SSE splits each in two and spills), the
  * pass's s a constant (moments_image calls it so) so that they unroll.
  * Lanes past the image's width in the last vector of a row are masked
  * off.  Each float lane sums MOM_FOLD_ROWS rows (56 terms at 28 x 28) and
@@ -252,11 +252,11 @@ void conv_phase_dw_routed2(float *la, float *lb, const float *ga, const float *g
  * a call, two rows of phase lanes a vector) ran 6.1 us an image, this 2.4
  * (one thread, 28 x 28; bench/RESULTS.md, session 25).
  */
-typedef float MomVec __attribute__((vector_size(4 * REG_FLOATS)));
-typedef float MomVecAt __attribute__((vector_size(4 * REG_FLOATS), aligned(4), may_alias));
+#define ML 8 /* lanes a vector, on every CPU: what is executed, and so its count, is the same */
+typedef float MomVec __attribute__((vector_size(4 * ML)));
+typedef float MomVecAt __attribute__((vector_size(4 * ML), aligned(4), may_alias));
 #define MOMVEC_AT(p) (*(const MomVecAt *)(p))
 #define MOM_FOLD_ROWS 14
-enum { ML = REG_FLOATS };
 
 static inline __attribute__((always_inline)) void moments_pass(double *mom, const float *xp,
                                                                int H, int nb, int RW,

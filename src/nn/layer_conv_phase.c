@@ -313,7 +313,7 @@ static int moments_vectors(int W)
 static void moments_image(double *mom, float *xp, const float *x, int H, int W)
 {
     const int nb = moments_vectors(W), RW = (nb + 1) * ML;
-    MomVec last;
+    MomVec last = {0};
 
     for (int l = 0; l < ML; l++)
         last[l] = (nb - 1) * ML + l < W ? 1.0f : 0.0f;
@@ -342,11 +342,11 @@ void conv_phase_moments(double *mom, float *xq, const float *x, int nimg, int H,
 double conv_phase_moments_flops(int H, int W)
 {
     const double lanes = (double)H * moments_vectors(W) * ML; /* positions, masked ones too */
-    const double folds = (double)((H + MOM_FOLD_ROWS - 1) / MOM_FOLD_ROWS);
+    const int folds = (H + MOM_FOLD_ROWS - 1) / MOM_FOLD_ROWS; /* float lanes into double */
 
     /* Per lane a sum of each of 9 taps (an add) and 45 products (a
      * multiply-add); then the 54 sums' folds into double and lane sums. */
-    return lanes * (9 + 45 * 2) + 54.0 * ML * (folds + 1);
+    return lanes * (9 + 45 * 2) + 54.0 * ML * (double)(folds + 1);
 }
 
 /* w.S and w'Gw of one channel's filter w (9). */

@@ -304,7 +304,8 @@ static inline __attribute__((always_inline)) void moments_pass(double *mom, cons
     }
 }
 
-/* Vectors a row of the moments' padded copy, and its length in floats. */
+/* Vectors of ML positions a row of W: the padded copy's rows are one
+ * vector longer, so that every tap's load stays inside its row. */
 static int moments_vectors(int W)
 {
     return (W + ML - 1) / ML;

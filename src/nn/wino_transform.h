@@ -1,7 +1,8 @@
 /*
  * wino_transform.h: the Winograd F(7x7, 3x3) tile transforms, 1-D over
  * 9 (or 7) vectors `is` apart, then 2-D over a vector of a tile's channels (VL)
- * (private to layer_wino.c; inline, so that each call site unrolls them).
+ * (private to layer_wino.c, and bench/wino_rate.c, which times them alone;
+ * inline, so that each call site unrolls them).
  * The matrices and the points they come from are below; layer_wino.h
  * gives the algorithm.
  */

@@ -273,7 +273,8 @@ int main(int argc, char **argv)
     const double in = wino_transform_flops(M, M, 1, 0, 0, 0);
     const double out = wino_transform_flops(M, M, 0, 1, 0, 0);
     const double adj = wino_transform_flops(M, M, 0, 1, 1, 0);
-    const double in_adj = wino_transform_flops(M, M, 1, 0, 1, 1) - wino_transform_flops(M, M, 1, 0, 1, 0);
+    const double in_adj =
+        wino_transform_flops(M, M, 1, 0, 1, 1) - wino_transform_flops(M, M, 1, 0, 1, 0);
     const double flops[4] = {in, out, adj, in_adj};
     const char *names[4] = {"tile_input (V = B^T d B)", "tile_output_sums (y = A^T m A)",
                             "tile_output_adj (DY = A dy A^T)", "tile_input_adj (dx = B dV B^T)"};

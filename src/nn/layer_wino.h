@@ -48,8 +48,9 @@
  * V and dV (81, T, Cp), M and DY (81, T, OCp), with Cp and OCp the channel
  * counts rounded up to whole vectors (wino_vec.h's VL); U (81, OC, C); dU
  * (OC, 81, C), so that a row's 81 points are one run for wino_filter_grad
- * (each product's output rows 81 C floats apart).  A group is images [n0, n0+nt) of the batch; its
- * tiles are t = n*TT + i*TJ + j.  The products per point are
+ * (each product's output rows 81 C floats apart).  A group is images
+ * [n0, n0+nt) of the batch; its tiles are t = n*TT + i*TJ + j.  The
+ * products per point are
  *   M (T, OC) = V (T, C) U^T,  dU (OC, C) = DY^T V,  dV (T, C) = DY U.
  */
 #ifndef CNNTOP_LAYER_WINO_H

@@ -98,12 +98,12 @@ static int train_step(Engine *e, int *nb, double *loss_out, double *wait, char *
     Batch b;
     int rc;
 
-    if (e->prof.cs)
+    if (e->prof.want)
         profile_counters_mark(&e->prof);
     /* A rank never leaves a step alone: the others would wait for it. */
     if (loader_next(e->loader, &b, e->dist.on ? &e->never : &e->stop) != 0)
         return 1;
-    if (e->prof.cs)
+    if (e->prof.want)
         profile_counters_lap(&e->prof, PROF_DATA);
     if (e->trace)
         trace_add(e->trace, "wait", "data wait", t0, timer_now(), -1);
@@ -201,13 +201,8 @@ static int check_totals(const Engine *e, char *err, size_t errlen)
 /* Clears the last run's figures: stats, profile, evaluations. */
 static void run_reset(Engine *e)
 {
-    memset(&e->prof, 0, sizeof e->prof);
     e->prof.trace = e->trace;
-    e->prof.cs = e->cs;
-    if (e->cs) {
-        int n = counters_count(e->cs);
-        e->prof.nev = n < PROF_EVENTS ? n : PROF_EVENTS;
-    }
+    profile_reset(&e->prof, e->cs);
     e->nevals = 0;
     atomic_store(&e->stop, 0);
     distrun_run_reset(e);

@@ -501,7 +501,7 @@ void counters_sched(CounterSet *set, ThreadRole role, CounterSched *out)
     schedstat_summarise(out, &sum, threads, live, wall * 1e-9, span * 1e-9);
 }
 
-int counters_self_read(CounterSet *set, CounterRaw *values, int max)
+int counters_self_read(CounterSet *set, uint32_t want, CounterRaw *values, int max)
 {
     int tid = counters_gettid();
 
@@ -526,7 +526,7 @@ int counters_self_read(CounterSet *set, CounterRaw *values, int max)
     const CtrSlot *sl = &set->slot[self_cache.slot];
     int n = set->n < max ? set->n : max;
     for (int i = 0; i < n; i++) {
-        if (sl->fd[i] < 0 || counters_read_fd(sl->fd[i], &values[i]) != 0)
+        if (!(want >> i & 1u) || sl->fd[i] < 0 || counters_read_fd(sl->fd[i], &values[i]) != 0)
             memset(&values[i], 0, sizeof values[i]);
     }
     return n;

@@ -2,6 +2,8 @@
  * profile.c: the per-op step profiler (see profile.h): the ops' names,
  * the trace of each lap, and the trainer's counters per op.
  */
+#include <string.h>
+
 #include "cnntop/counters.h"
 #include "prof/profile.h"
 
@@ -29,9 +31,30 @@ void profile_trace(Profile *p, ProfOp op, double t0, double t1)
     trace_add(p->trace, "layer", profile_name(op), t0, t1, -1);
 }
 
+void profile_reset(Profile *p, CounterSet *cs)
+{
+    Trace *trace = p->trace;
+
+    memset(p, 0, sizeof *p);
+    p->trace = trace;
+    p->cs = cs;
+    if (!cs)
+        return;
+    int n = counters_count(cs);
+    p->nev = n < PROF_EVENTS ? n : PROF_EVENTS;
+    for (int i = 0; i < p->nev; i++) {
+        CounterEventInfo info;
+        if (counters_event_info(cs, i, &info) != 0 || info.status != CTR_OK)
+            continue;
+        if (info.kind == CTR_KIND_INSTRUCTIONS || info.kind == CTR_KIND_CYCLES ||
+            info.kind == CTR_KIND_CACHE_REFS || info.kind == CTR_KIND_CACHE_MISSES)
+            p->want |= 1u << i;
+    }
+}
+
 static int read_self(Profile *p, CounterRaw *now)
 {
-    int n = counters_self_read(p->cs, now, CTR_MAX_EVENTS);
+    int n = counters_self_read(p->cs, p->want, now, CTR_MAX_EVENTS);
     return n < 0 ? 0 : n < p->nev ? n : p->nev;
 }
 

@@ -39,13 +39,23 @@ typedef struct Profile {
     Trace *trace;              /* also record each op here, or NULL */
     /* Per-op counters of the trainer thread, when `cs` is set: each lap
      * reads the thread's own counters (counters_self_read) and adds the
-     * scaled difference since the last lap to the op. */
+     * scaled difference since the last lap to the op.  A lap reads only
+     * the events of the per-op figures, IPC and miss rate, that opened
+     * (`want`): each read is a system call of about a microsecond, and
+     * a step has some 20 laps while the compute threads wait (four
+     * software events read and never used cost about 1% of a step at
+     * batch 64: bench/RESULTS.md, session 26). */
     CounterSet *cs;
+    uint32_t want;             /* bit i: a lap reads event i */
     int nev;                   /* events kept, <= PROF_EVENTS */
     int ctr_ok[PROF_EVENTS];   /* 1: the event counted on this thread */
     double ctr[PROF_NOPS][PROF_EVENTS];
     uint64_t last[PROF_EVENTS][3]; /* value, enabled, running at the last lap */
 } Profile;
+
+/* Clears p and makes it count op by op into cs (NULL: no counters),
+ * its trace left as it was. */
+void profile_reset(Profile *p, CounterSet *cs);
 
 /* Takes the counters' baseline for the next lap (start of a step). */
 void profile_counters_mark(Profile *p);
@@ -65,7 +75,7 @@ static inline void profile_lap(Profile *p, ProfOp op, double *t0)
     p->calls[op]++;
     if (p->trace)
         profile_trace(p, op, *t0, t);
-    if (p->cs)
+    if (p->want)
         profile_counters_lap(p, op);
     *t0 = t;
 }

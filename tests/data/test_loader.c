@@ -441,25 +441,19 @@ static void test_engine(void)
             double step = st.split.data + st.split.forward + st.split.backward + st.split.optimizer;
             CHECK(fabs(secs - step) <= 0.03 * step);
             CHECK(step <= st.wall && step >= 0.9 * st.wall);
-            /* Per-layer counters: the trainer's task-clock in each op, which
-             * cannot exceed the op's wall time (how much of it the trainer
-             * got depends on the machine's load: not judged). */
-            double tc = 0.0;
-            int tc_ok = 1;
+            /* Per-layer counters: the events of the per-op figures are
+             * read lap by lap, instructions here, where a PMU counts them
+             * (NAN where none); task-clock, which no per-op figure uses, is
+             * not (each read costs the step a system call: profile.h). */
+            int counted = 0;
             for (int i = 0; i < n; i++) {
-                if (lt[i].ncounts != 2 || isnan(lt[i].counts[0])) {
-                    tc_ok = 0;
-                    continue;
-                }
-                tc += lt[i].counts[0] * 1e-9;
-                CHECK(lt[i].counts[0] * 1e-9 <= lt[i].seconds * 1.02 + 2e-4);
-                /* instructions: a count where a PMU exists, NAN where not */
+                CHECK_INT(lt[i].ncounts, ==, 2);
+                CHECK(isnan(lt[i].counts[0]));
                 CHECK(isnan(lt[i].counts[1]) || lt[i].counts[1] > 0);
+                counted += !isnan(lt[i].counts[1]);
             }
-            CHECK(tc_ok);
-            CHECK(tc <= secs * 1.02 && tc > 0);
-            fprintf(stderr, "  per-layer counters: trainer task-clock %.4f s over layers of %.4f s\n",
-                    tc, secs);
+            fprintf(stderr, "  per-layer counters: instructions counted in %d of %d ops\n",
+                    counted, n);
             fprintf(stderr, "  profile: %.1f MFLOP forward per image, layers %.4f s, steps %.4f s, "
                             "wall %.4f s\n", fwd / img * 1e-6, secs, step, st.wall);
         }

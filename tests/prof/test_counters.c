@@ -306,11 +306,11 @@ static void *self_thread(void *p)
     a->rc = counters_attach(a->cs, counters_gettid(), a->role, NULL, 0);
     burn_cpu(1); /* let the counters settle past the opens */
     double w0 = mono_ns();
-    a->n = counters_self_read(a->cs, a->before, CTR_MAX_EVENTS);
+    a->n = counters_self_read(a->cs, CTR_ALL, a->before, CTR_MAX_EVENTS);
     double t0 = thread_cpu_ns();
     burn_cpu(a->burn_ms);
     double t1 = thread_cpu_ns();
-    counters_self_read(a->cs, a->after, CTR_MAX_EVENTS);
+    counters_self_read(a->cs, CTR_ALL, a->after, CTR_MAX_EVENTS);
     a->wall_ns = mono_ns() - w0;
     a->cpu_ns = t1 - t0;
     counters_detach(a->cs, counters_gettid());
@@ -381,7 +381,7 @@ static void test_task_clock(int pmu)
     CHECK_INT(k->status, ==, CTR_NOT_COUNTED);
     CHECK_STR_HAS(k->reason, "no loader thread");
     CHECK(counters_role_wall_ns(cs, CN_ROLE_TRAIN) > 0);
-    CHECK_INT(counters_self_read(cs, a.before, CTR_MAX_EVENTS), ==, -CN_ESTATE);
+    CHECK_INT(counters_self_read(cs, CTR_ALL, a.before, CTR_MAX_EVENTS), ==, -CN_ESTATE);
     counters_free(cs);
 }
 
@@ -401,7 +401,7 @@ static void *peer_thread(void *p)
     while (!atomic_load(&pe->go))
         sched_yield();
     burn_cpu(80);
-    pe->self_n = counters_self_read(pe->cs, pe->vals, CTR_MAX_EVENTS);
+    pe->self_n = counters_self_read(pe->cs, CTR_ALL, pe->vals, CTR_MAX_EVENTS);
     atomic_store(&pe->done, 1);
     while (atomic_load(&pe->go) != 2)
         sched_yield();
@@ -557,7 +557,7 @@ static void *churn_worker(void *p)
     CounterRaw v[CTR_MAX_EVENTS];
     counters_attach(ch->cs, counters_gettid(), CN_ROLE_LOAD, NULL, 0);
     burn_cpu(0.2);
-    counters_self_read(ch->cs, v, CTR_MAX_EVENTS);
+    counters_self_read(ch->cs, CTR_ALL, v, CTR_MAX_EVENTS);
     counters_detach(ch->cs, counters_gettid());
     return NULL;
 }
@@ -606,6 +606,31 @@ static void test_churn(void)
     counters_free(ch.cs);
 }
 
+/* A read asks for some events: those it reads are valid, the rest not. */
+static void test_self_read_want(void)
+{
+    CounterSet *cs;
+    CounterRaw v[CTR_MAX_EVENTS];
+
+    counters_new(&cs, NULL, NULL, 0);
+    counters_attach(cs, counters_gettid(), CN_ROLE_TRAIN, NULL, 0);
+    int tc = find_name(cs, "task-clock"), n = counters_count(cs);
+    CHECK_INT(counters_self_read(cs, 1u << tc, v, CTR_MAX_EVENTS), ==, n);
+    for (int i = 0; i < n; i++)
+        CHECK_INT(v[i].valid, ==, i == tc);
+    CHECK_INT(counters_self_read(cs, 0, v, CTR_MAX_EVENTS), ==, n);
+    for (int i = 0; i < n; i++)
+        CHECK(!v[i].valid);
+    counters_self_read(cs, CTR_ALL, v, CTR_MAX_EVENTS);
+    for (int i = 0; i < n; i++) {
+        CounterEventInfo info;
+        counters_event_info(cs, i, &info);
+        CHECK_INT(v[i].valid, ==, info.status == CTR_OK);
+    }
+    counters_detach(cs, counters_gettid());
+    counters_free(cs);
+}
+
 static double self_read_cost(int *nev)
 {
     CounterSet *cs;
@@ -620,10 +645,10 @@ static double self_read_cost(int *nev)
         counters_event_info(cs, i, &info);
         *nev += info.status == CTR_OK;
     }
-    counters_self_read(cs, v, CTR_MAX_EVENTS);
+    counters_self_read(cs, CTR_ALL, v, CTR_MAX_EVENTS);
     double t0 = mono_ns();
     for (int i = 0; i < iters; i++)
-        counters_self_read(cs, v, CTR_MAX_EVENTS);
+        counters_self_read(cs, CTR_ALL, v, CTR_MAX_EVENTS);
     double per = (mono_ns() - t0) / iters;
     CHECK(v[find_name(cs, "task-clock")].valid);
     counters_detach(cs, counters_gettid());
@@ -649,13 +674,14 @@ int main(void)
     test_by_tid_and_roles();
     test_contention();
     test_churn();
+    test_self_read_want();
     int nev;
     double cost = self_read_cost(&nev);
     fprintf(stderr, "  counters_self_read: %.0f ns per call for %d open event(s) (%.0f ns each)\n",
             cost, nev, nev ? cost / nev : 0.0);
 
     fprintf(stderr, "checked: errno reasons; reads, the PMU probe and a missing thread through the kernel; libpfm4 encoding of the defaults; each default event's "
-            "status on this kernel (%s); task-clock vs the thread CPU clock; opening by tid "
+            "status on this kernel (%s); task-clock vs the thread CPU clock; a read of some events; opening by tid "
             "from another thread; role split and totals kept after exit; context switches "
             "and run-queue wait under contention; %d threads through the slots with a "
             "sampler reading; self-read cost\n", pmu ? "hardware counting" : "no PMU",

@@ -233,8 +233,10 @@ void counters_sched(CounterSet *set, ThreadRole role, CounterSched *out);
 
 /*
  * Reads the calling thread's own counters: values[i] for event i, raw
- * (subtract two readings, then counters_scale() the difference).  One
- * read() per available event and no lock: meant for layer boundaries.
+ * (subtract two readings, then counters_scale() the difference), for the
+ * events whose bit (1u << i) is set in `want` (CTR_ALL: every one); the
+ * others are left not valid.  One read() per available event asked for
+ * and no lock: meant for layer boundaries.
  * The thread must be attached (by itself or by another thread) and must
  * not be detached by another thread meanwhile.  Returns the number of
  * events, or -CN_ESTATE if the calling thread is not attached.
@@ -242,7 +244,8 @@ void counters_sched(CounterSet *set, ThreadRole role, CounterSched *out);
  * 4 software events open): 1.1-2.8 us per call, 0.3-0.7 us per event;
  * budget about 0.5 us per open event.
  */
-int counters_self_read(CounterSet *set, CounterRaw *values, int max);
+#define CTR_ALL 0xffffffffu
+int counters_self_read(CounterSet *set, uint32_t want, CounterRaw *values, int max);
 
 /*
  * perf's scaling: *value = raw->value * enabled / running, *fraction =

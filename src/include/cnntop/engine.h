@@ -266,8 +266,10 @@ typedef struct LayerTime {
                          _step); 0: none */
     /* With engine_set_counters(): the trainer thread's counts in this op,
      * for the set's first CN_LAYER_EVENTS events in order; NAN where the
-     * event did not count on that thread.  (Compute threads work on the
-     * op too; their counts are in the role totals, not here.) */
+     * event did not count on that thread, or is not read op by op: only
+     * instructions, cycles, cache-references and cache-misses are, the
+     * events of ipc and miss_rate.  (Compute threads work on the op too;
+     * their counts are in the role totals, not here.) */
     int ncounts;
     double counts[8];
     double ipc;       /* the trainer thread's instructions / cycles in it; NAN: not counted */

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
 
 #include "util/arena.h"
 #include "data/augment.h"
@@ -25,14 +28,38 @@ void loader_lut(float lut[256])
     }
 }
 
+/* The images come from all over a data set larger than the cache, one at
+ * a time: each is asked for FILL_AHEAD images before its turn, and
+ * looked up 8 pixels to a gather where the CPU has one.  At batch 64 the
+ * fill took 65-70 us, 42 so (the same floats; session 26). */
+#define FILL_AHEAD 2
+
+static void image_prefetch(const uint8_t *img, int npix)
+{
+    for (int k = 0; k < npix; k += 64)
+        __builtin_prefetch(img + k);
+    __builtin_prefetch(img + npix - 1);
+}
+
 void loader_fill(float *x, uint8_t *labels, const uint8_t *images,
                  const uint8_t *all_labels, const uint32_t *idx, int n,
                  int npix, const float lut[256])
 {
+    for (int i = 0; i < n && i < FILL_AHEAD; i++)
+        image_prefetch(images + (size_t)idx[i] * npix, npix);
     for (int i = 0; i < n; i++) {
         const uint8_t *src = images + (size_t)idx[i] * npix;
         float *dst = x + (size_t)i * npix;
-        for (int k = 0; k < npix; k++)
+        int k = 0;
+        if (i + FILL_AHEAD < n)
+            image_prefetch(images + (size_t)idx[i + FILL_AHEAD] * npix, npix);
+#ifdef __AVX2__
+        for (; k + 8 <= npix; k += 8) {
+            __m256i p = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(src + k)));
+            _mm256_storeu_ps(dst + k, _mm256_i32gather_ps(lut, p, 4));
+        }
+#endif
+        for (; k < npix; k++)
             dst[k] = lut[src[k]];
         labels[i] = all_labels[idx[i]];
     }

@@ -325,6 +325,42 @@ static void draw(const float *img, const char *title)
     }
 }
 
+/* loader_fill: each image's pixels through the table and its label, for
+ * any image size (whole vectors of pixels or not) and batches shorter and
+ * longer than its look-ahead. */
+static void test_fill(void)
+{
+    enum { NI = 40, MAXPIX = 800 };
+    static uint8_t img[NI * MAXPIX], labs[NI];
+    static float x[NI * MAXPIX];
+    float lut[256];
+    uint32_t idx[NI];
+    uint8_t lab[NI];
+    const int npixes[] = {1, 7, 8, 9, 784, 789};
+
+    loader_lut(lut);
+    for (int i = 0; i < NI * MAXPIX; i++)
+        img[i] = (uint8_t)(i * 131 + i / 7);
+    for (int i = 0; i < NI; i++)
+        labs[i] = (uint8_t)(i % 10);
+    for (int t = 0; t < (int)(sizeof npixes / sizeof *npixes); t++)
+        for (int n = 1; n <= NI; n += 13) {
+            const int npix = npixes[t];
+            for (int i = 0; i < n; i++)
+                idx[i] = (uint32_t)((i * 17 + 5) % NI);
+            memset(x, 0xff, sizeof x);
+            loader_fill(x, lab, img, labs, idx, n, npix, lut);
+            int ok = 1;
+            for (int i = 0; i < n; i++) {
+                for (int k = 0; k < npix; k++)
+                    ok &= memcmp(&x[i * npix + k], &lut[img[idx[i] * npix + k]], sizeof *x) == 0;
+                ok &= lab[i] == labs[idx[i]];
+            }
+            ok &= x[n * npix] != x[n * npix]; /* nothing past the batch: still NaN */
+            CHECK(ok);
+        }
+}
+
 static void test_augment(const uint8_t *img, long n)
 {
     static AugParams ap;
@@ -483,6 +519,7 @@ int main(void)
     test_live_changes(&src);
     test_clean_stop(&src);
     test_trace_late();
+    test_fill();
     Dataset ds;
     char err[256];
     if (dataset_load(&ds, CN_DEFAULT_DATA_DIR, err, sizeof err) == 0 && ds.rows == R &&

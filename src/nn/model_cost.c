@@ -257,11 +257,14 @@ static void fc_shapes(ShapeList *sl, int l, int N, int back)
         {"fc3 fwd", "fc3 dW", "fc3 dX"}};
     const FcSpec *fs = &model_fc_specs[l];
     const int nw = model_ceil_div(fs->OUT, FC_OUT_BLOCK), ni = model_ceil_div(fs->IN, FC_IN_BLOCK);
+    const int rc = model_fc_row_chunks(fs, N);
 
     for (int o0 = 0; o0 < fs->OUT; o0 += FC_OUT_BLOCK) {
         int no = fs->OUT - o0 < FC_OUT_BLOCK ? fs->OUT - o0 : FC_OUT_BLOCK;
         if (!back)
-            shape_add(sl, names[l][0], 0, 1, N, no, fs->IN, nw);
+            for (int r = 0; r < rc; r++)
+                shape_add(sl, names[l][0], 0, 1, (r + 1) * N / rc - r * N / rc, no, fs->IN,
+                          nw * rc);
         else
             shape_add(sl, names[l][1], 1, 0, no, fs->IN, N, nw + ni);
     }

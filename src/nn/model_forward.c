@@ -224,17 +224,22 @@ void model_job_flatten(void *jp, int c, int tid)
             }
 }
 
+/* An fc layer's forward: column blocks of FC_OUT_BLOCK outputs, each in
+ * model_fc_row_chunks() runs of images. */
 static void job_fc_fwd(void *jp, int item, int tid)
 {
     StepJob *j = jp;
     const FcSpec *fs = &model_fc_specs[j->l];
     Acts *a = j->s->a;
-    int o0 = item * FC_OUT_BLOCK;
+    const int rc = model_fc_row_chunks(fs, j->N);
+    int o0 = item / rc * FC_OUT_BLOCK;
     int o1 = o0 + FC_OUT_BLOCK < fs->OUT ? o0 + FC_OUT_BLOCK : fs->OUT;
+    int n0 = (int)((long)(item % rc) * j->N / rc), n1 = (int)((long)(item % rc + 1) * j->N / rc);
 
     (void)tid;
-    fc_forward(model_fc_output(a, j->l), model_fc_input(a, j->l), j->s->ps->p[fs->tw],
-               j->s->ps->p[fs->tb], j->N, fs->IN, fs->OUT, o0, o1);
+    fc_forward(model_fc_output(a, j->l) + (size_t)n0 * fs->OUT,
+               model_fc_input(a, j->l) + (size_t)n0 * fs->IN, j->s->ps->p[fs->tw],
+               j->s->ps->p[fs->tb], n1 - n0, fs->IN, fs->OUT, o0, o1);
 }
 
 static void job_relu_drop_fwd(void *jp, int c, int tid)
@@ -254,7 +259,10 @@ static void fc_layer_forward(StepCtx *s, int l, int N, int train, long step)
 {
     StepJob j = {.s = s, .N = N, .l = l, .train = train};
 
-    workpool_run(s->pool, model_ceil_div(model_fc_specs[l].OUT, FC_OUT_BLOCK), job_fc_fwd, &j);
+    workpool_run(s->pool,
+                 model_ceil_div(model_fc_specs[l].OUT, FC_OUT_BLOCK) *
+                     model_fc_row_chunks(&model_fc_specs[l], N),
+                 job_fc_fwd, &j);
     if (l < 2) {
         j.key = rng_key(s->seed, RNG_DROPOUT, (uint64_t)step * 4 + (uint64_t)l);
         workpool_run(s->pool, model_nchunks(N), job_relu_drop_fwd, &j);

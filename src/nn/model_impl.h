@@ -130,6 +130,15 @@ static inline int model_group_start(int n0, int n1, int most, int k)
     return n0 + (int)((long)k * (n1 - n0) / model_group_count(n0, n1, most));
 }
 
+/* The runs of images an fc layer's forward takes each column block in:
+ * two where it has a single block (fc2, fc3), so that two threads share
+ * it (fc2 alone on the trainer thread was 1% of a step at batch 64), else
+ * one, since each run packs the block's weights anew. */
+static inline int model_fc_row_chunks(const FcSpec *fs, int N)
+{
+    return fs->OUT <= FC_OUT_BLOCK && N >= 2 ? 2 : 1;
+}
+
 static inline int model_spec_ckk(const ConvSpec *cs)
 {
     return cs->C * MODEL_K * MODEL_K;

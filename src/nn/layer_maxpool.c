@@ -175,6 +175,7 @@ void maxpool_backward_sums_rows(double *acc, const float *dout, const uint8_t *i
 
 typedef int32_t PoolMask __attribute__((vector_size(4 * SUMVEC_LANES)));
 typedef uint8_t PoolBytes __attribute__((vector_size(SUMVEC_LANES)));
+typedef int8_t PoolFlags __attribute__((vector_size(SUMVEC_LANES)));
 
 /* a where m is set, else b, lane by lane. */
 static inline SumVec pool_sel(PoolMask m, SumVec a, SumVec b)
@@ -212,8 +213,12 @@ void maxpool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
                     memcpy(&kb, idx + i, sizeof kb);
                 else
                     memcpy(&kb, idx + i, (size_t)nc);
-                /* a window without gradient adds zero */
-                const PoolMask on = __builtin_convertvector(kb, PoolMask) != MAXPOOL_NOGRAD;
+                /* a window without gradient adds zero; compared as bytes,
+                 * then widened (bytes widened first, gcc built the lanes
+                 * one by one through the stack: bench/RESULTS.md,
+                 * session 26) */
+                const PoolMask on =
+                    __builtin_convertvector((PoolFlags)(kb != MAXPOOL_NOGRAD), PoolMask);
                 const SumVec gk = pool_sel(on, g, zero);
                 a[v] += gk;
                 b[v] += gk * (ym - mu[v]);
@@ -240,6 +245,7 @@ void maxpool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
 typedef float UpVec __attribute__((vector_size(4 * UP_LANES)));
 typedef int32_t UpMask __attribute__((vector_size(4 * UP_LANES)));
 typedef uint8_t UpBytes __attribute__((vector_size(UP_LANES)));
+typedef int8_t UpFlags __attribute__((vector_size(UP_LANES)));
 #define UP_MAX_C 128
 
 typedef struct UnpoolK {
@@ -268,7 +274,8 @@ static void unpool_channels(float *restrict d, const float *restrict g,
         if (g) {
             UpBytes kb;
             memcpy(&kb, ix + k, sizeof kb);
-            const UpMask at = __builtin_convertvector(kb, UpMask) == kp;
+            /* compared as bytes, then widened (as in maxpool_backward_sums) */
+            const UpMask at = __builtin_convertvector((UpFlags)(kb == (uint8_t)kp), UpMask);
             v += (UpVec)((UpMask)(up_ld(f->k1 + k) * up_ld(g + k)) & at);
         }
         memcpy(d + k, &v, sizeof v);

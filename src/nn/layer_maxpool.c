@@ -174,8 +174,33 @@ void maxpool_backward_sums_rows(double *acc, const float *dout, const uint8_t *i
 }
 
 typedef int32_t PoolMask __attribute__((vector_size(4 * SUMVEC_LANES)));
-typedef uint8_t PoolBytes __attribute__((vector_size(SUMVEC_LANES)));
-typedef int8_t PoolFlags __attribute__((vector_size(SUMVEC_LANES)));
+typedef uint8_t PoolBytes8 __attribute__((vector_size(8)));
+typedef int8_t PoolFlags8 __attribute__((vector_size(8)));
+typedef int32_t PoolMask8 __attribute__((vector_size(32)));
+
+/*
+ * -1 in the lanes of the 8 window indices at p that are k, else 0:
+ * compared as bytes, then widened.  The int32 lanes widened first, or the
+ * second 8 of 16 bytes widened, gcc built lane by lane through the stack
+ * (cmpb, vpextrb, vpinsrd); 8 bytes compared and widened are vmovq,
+ * vpcmpeqb, vpmovsxbd (bench/RESULTS.md, session 26).
+ */
+static inline PoolMask8 pool_eq8(const uint8_t *p, uint8_t k)
+{
+    PoolBytes8 b;
+
+    memcpy(&b, p, sizeof b);
+    return __builtin_convertvector((PoolFlags8)(b == k), PoolMask8);
+}
+
+/* The same for 16 indices (the sums' SumVec lanes, as many). */
+typedef int32_t PoolMask16 __attribute__((vector_size(64)));
+_Static_assert(SUMVEC_LANES == 16, "maxpool_backward_sums's masks are pool_eq16's");
+static inline PoolMask16 pool_eq16(const uint8_t *p, uint8_t k)
+{
+    return __builtin_shufflevector(pool_eq8(p, k), pool_eq8(p + 8, k), 0, 1, 2, 3, 4, 5, 6, 7, 8,
+                                   9, 10, 11, 12, 13, 14, 15);
+}
 
 /* a where m is set, else b, lane by lane. */
 static inline SumVec pool_sel(PoolMask m, SumVec a, SumVec b)
@@ -206,19 +231,14 @@ void maxpool_backward_sums(double *acc, const float *dout, const uint8_t *idx,
                 const int nc = C - c0 < SUMVEC_LANES ? C - c0 : SUMVEC_LANES;
                 const long i = o + q * C + c0;
                 SumVec g, ym, zero = {0};
-                PoolBytes kb = {0};
+                uint8_t part[SUMVEC_LANES] = {0};
+                const uint8_t *kb = idx + i;
                 sums_load_n(&g, dout + i, nc);
                 sums_load_n(&ym, ymax + i, nc);
-                if (nc == SUMVEC_LANES) /* a fixed size: one load, not a call */
-                    memcpy(&kb, idx + i, sizeof kb);
-                else
-                    memcpy(&kb, idx + i, (size_t)nc);
-                /* a window without gradient adds zero; compared as bytes,
-                 * then widened (bytes widened first, gcc built the lanes
-                 * one by one through the stack: bench/RESULTS.md,
-                 * session 26) */
-                const PoolMask on =
-                    __builtin_convertvector((PoolFlags)(kb != MAXPOOL_NOGRAD), PoolMask);
+                if (nc < SUMVEC_LANES) /* the lanes past C: g is 0 there */
+                    kb = memcpy(part, idx + i, (size_t)nc);
+                /* a window without gradient adds zero */
+                const PoolMask on = ~pool_eq16(kb, MAXPOOL_NOGRAD);
                 const SumVec gk = pool_sel(on, g, zero);
                 a[v] += gk;
                 b[v] += gk * (ym - mu[v]);
@@ -272,10 +292,15 @@ static void unpool_channels(float *restrict d, const float *restrict g,
         UpVec v = up_ld(f->a + k) +
                   up_ld(f->bx + k) * ((y - up_ld(f->mean + k)) * up_ld(f->invstd + k));
         if (g) {
+#if UP_LANES == 16
+            const UpMask at = pool_eq16(ix + k, (uint8_t)kp);
+#elif UP_LANES == 8
+            const UpMask at = pool_eq8(ix + k, (uint8_t)kp);
+#else
             UpBytes kb;
             memcpy(&kb, ix + k, sizeof kb);
-            /* compared as bytes, then widened (as in maxpool_backward_sums) */
             const UpMask at = __builtin_convertvector((UpFlags)(kb == (uint8_t)kp), UpMask);
+#endif
             v += (UpVec)((UpMask)(up_ld(f->k1 + k) * up_ld(g + k)) & at);
         }
         memcpy(d + k, &v, sizeof v);

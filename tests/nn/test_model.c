@@ -6,10 +6,13 @@
  * gradient and 2 random ones are perturbed by +-eps (eps = 1e-3, float),
  * the loss recomputed with the same batch and the same dropout masks (the
  * same step number keys them), and (L+ - L-)/2eps compared with the
- * analytic gradient: |fd - g| <= 5% |g| + 3e-4 (float noise of a loss near
- * 2.3 divided by 2eps is about 1e-4).  A perturbation that flips a ReLU or
- * a pooling choice can break the bound for one element; at most one miss
- * per tensor is allowed and reported.  Conv biases feed BatchNorm, so their
+ * analytic gradient: |fd - g| <= 5% |g| + 3e-4.  The float loss's rounding
+ * noise divided by 2eps reached 3e-3 at eps 1e-3 (bn1's weights, on a Xeon
+ * whose build sums conv1's moments in other lanes than the AVX2 one), so
+ * an element outside the bound is measured again at 3 eps, a third of the
+ * noise, and misses only when both are outside.  A perturbation that flips
+ * a ReLU or a pooling choice can break the bound for one element; at most
+ * one miss per tensor is allowed and reported.  Conv biases feed BatchNorm, so their
  * true gradient is 0: they must be within 1e-4 of the largest weight
  * gradient of their layer.
  *
@@ -91,15 +94,19 @@ static void check_tensor(StepCtx *s, const float *gsave, int t)
     top_k(g, n, pick, 3);
     pick[3] = rng_at(rng_key(1, 2, (uint64_t)t), 0) % n;
     pick[4] = rng_at(rng_key(1, 2, (uint64_t)t), 1) % n;
-    const GradCheck gc = {.loss = loss_at, .ctx = s, .eps = EPS};
+    const GradCheck gc = {.loss = loss_at, .ctx = s, .eps = EPS},
+                    wide = {.loss = loss_at, .ctx = s, .eps = 3 * EPS};
     const GradInput in = {.f = ps->p[t], .n = n, .grad = g};
 
     for (int j = 0; j < 5; j++) {
-        double fd = gradcheck_diff(&gc, &in, pick[j], NULL), an = g[pick[j]];
-        if (fabs(fd - an) > 0.05 * fabs(an) + 3e-4) {
+        double an = g[pick[j]], tol = 0.05 * fabs(an) + 3e-4;
+        double fd = gradcheck_diff(&gc, &in, pick[j], NULL), fdw = NAN;
+        if (fabs(fd - an) > tol)
+            fdw = gradcheck_diff(&wide, &in, pick[j], NULL);
+        if (!isnan(fdw) && fabs(fdw - an) > tol) {
             misses++;
-            fprintf(stderr, "%s[%zu]: analytic %.6g, finite difference %.6g\n", d->name,
-                    pick[j], an, fd);
+            fprintf(stderr, "%s[%zu]: analytic %.6g, finite difference %.6g (eps %g), %.6g "
+                    "(eps %g)\n", d->name, pick[j], an, fd, (double)EPS, fdw, 3.0 * EPS);
         }
     }
     CHECK_INT(misses, <=, 1);

@@ -23,6 +23,7 @@
 #include "cnntop/calibrate.h"
 #include "cnntop/fileio.h"
 #include "cnntop/limits.h"
+#include "cnntop/machine.h"
 #include "prof/sysinfo.h"
 #include "util/err.h"
 
@@ -277,7 +278,10 @@ int calibrate_parse(const char *buf, size_t len, Calibration *out, char *err, si
     return 0;
 }
 
-int calibrate_cache_path(char *buf, size_t len, int threads, char *err, size_t errlen)
+/* calibrate_cache_path() for OpenBLAS kernel `core` (NULL: the running
+ * one). */
+static int cache_path_for(char *buf, size_t len, int threads, const char *core_name, char *err,
+                          size_t errlen)
 {
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     Calibration key;
@@ -291,7 +295,7 @@ int calibrate_cache_path(char *buf, size_t len, int threads, char *err, size_t e
      * differs (cores), and sharing one file would make each kind measure
      * again over the other's figures, run after run. */
     memset(&key, 0, sizeof key);
-    key_fill(&key, threads);
+    key_fill(&key, threads, core_name);
     snprintf(core, sizeof core, "%s", key.blas_core[0] ? key.blas_core : "unknown");
     for (char *q = core; *q; q++)
         if (!isalnum((unsigned char)*q) && *q != '.' && *q != '_' && *q != '-')
@@ -313,10 +317,16 @@ int calibrate_cache_path(char *buf, size_t len, int threads, char *err, size_t e
     return 0;
 }
 
-/* Loads the cache; 0 when it holds this machine's figures.  Otherwise -1,
- * with a warning unless there simply is no file yet. */
-static int cache_load(const char *path, int threads, Calibration *out, char *warn,
-                      size_t warnlen)
+int calibrate_cache_path(char *buf, size_t len, int threads, char *err, size_t errlen)
+{
+    return cache_path_for(buf, len, threads, NULL, err, errlen);
+}
+
+/* Loads the cache; 0 when it holds this machine's figures for OpenBLAS
+ * kernel `core` (NULL: the running one).  Otherwise -1, with a warning
+ * unless there simply is no file yet. */
+static int cache_load(const char *path, int threads, const char *core, Calibration *out,
+                      char *warn, size_t warnlen)
 {
     unsigned char *buf = NULL;
     size_t len = 0;
@@ -337,7 +347,7 @@ static int cache_load(const char *path, int threads, Calibration *out, char *war
                 path, msg);
         return -1;
     }
-    if (!calibrate_key_matches(out, threads, msg, sizeof msg)) {
+    if (!key_matches(out, threads, core, msg, sizeof msg)) {
         cn_fail(warn, warnlen, -1, "calibration cache %s is for another machine or setup "
                 "(%s); measuring again", path, msg);
         return -1;
@@ -363,10 +373,20 @@ static void cache_store(const char *path, const Calibration *c, char *warn, size
 int calibrate_load(int threads, Calibration *out)
 {
     char path[4096];
+    BlasPlan plan;
 
-    if (calibrate_cache_path(path, sizeof path, threads, NULL, 0) != 0)
+    if (calibrate_cache_path(path, sizeof path, threads, NULL, 0) == 0 &&
+        cache_load(path, threads, NULL, out, NULL, 0) == 0)
+        return 0;
+    /* A process that runs no OpenBLAS of its own (exec, which profiles
+     * the user's job) keeps OpenBLAS's fallback kernel where the compute
+     * commands switch to the CPU's (blas_auto.h): their calibration is
+     * the one made for that kernel. */
+    machine_blas_plan(0, &plan);
+    if (plan.action != CN_BLAS_SWITCH ||
+        cache_path_for(path, sizeof path, threads, plan.kernel, NULL, 0) != 0)
         return -1;
-    return cache_load(path, threads, out, NULL, 0);
+    return cache_load(path, threads, plan.kernel, out, NULL, 0);
 }
 
 /* c's figures as the cache file holds them (3 decimals), so that a run
@@ -396,7 +416,7 @@ int calibrate_get(const CalibOpts *opts, Calibration *out, int force,
         p = path;
     else if (!p && warn && warnlen)
         snprintf(warn, warnlen, "calibration not cached: %s", msg);
-    if (p && !force && cache_load(p, threads, out, warn, warnlen) == 0)
+    if (p && !force && cache_load(p, threads, NULL, out, warn, warnlen) == 0)
         return 0;
     rc = calibrate_measure(opts, out, err, errlen);
     if (rc != 0)

@@ -17,13 +17,13 @@ void key_sanitize(char *s)
             *s = '?';
 }
 
-void key_fill(Calibration *c, int threads)
+void key_fill(Calibration *c, int threads, const char *core)
 {
     MachineInfo mi;
 
     machine_info(&mi);
     snprintf(c->cpu_model, sizeof c->cpu_model, "%s", mi.cpu_model);
-    snprintf(c->blas_core, sizeof c->blas_core, "%s", mi.blas_core);
+    snprintf(c->blas_core, sizeof c->blas_core, "%s", core ? core : mi.blas_core);
     key_sanitize(c->cpu_model);
     key_sanitize(c->blas_core);
     c->cores = mi.cores;
@@ -31,12 +31,12 @@ void key_fill(Calibration *c, int threads)
     c->llc_mib = (double)mi.l3_bytes / MIB;
 }
 
-int calibrate_key_matches(const Calibration *c, int threads, char *why, size_t whylen)
+int key_matches(const Calibration *c, int threads, const char *core, char *why, size_t whylen)
 {
     Calibration now;
 
     memset(&now, 0, sizeof now);
-    key_fill(&now, threads);
+    key_fill(&now, threads, core);
     const char *what = strcmp(c->cpu_model, now.cpu_model) ? "CPU model"
                        : c->cores != now.cores             ? "cores"
                        : strcmp(c->blas_core, now.blas_core) ? "OpenBLAS core"
@@ -50,4 +50,9 @@ int calibrate_key_matches(const Calibration *c, int threads, char *why, size_t w
         snprintf(why, whylen, "its %s differs: %s, cores %d, %s, threads %d here", what,
                  now.cpu_model, now.cores, now.blas_core, now.threads);
     return 0;
+}
+
+int calibrate_key_matches(const Calibration *c, int threads, char *why, size_t whylen)
+{
+    return key_matches(c, threads, NULL, why, whylen);
 }

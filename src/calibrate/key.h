@@ -10,8 +10,13 @@
 #include "cnntop/calibrate.h"
 
 /* Fills c's key (and llc_mib) for this machine with `threads` compute
- * threads (0: the cores this process may use). */
-void key_fill(Calibration *c, int threads);
+ * threads (0: the cores this process may use) and OpenBLAS kernel `core`
+ * (NULL: the one running in this process). */
+void key_fill(Calibration *c, int threads, const char *core);
+
+/* calibrate_key_matches() for OpenBLAS kernel `core` (NULL: the running
+ * one). */
+int key_matches(const Calibration *c, int threads, const char *core, char *why, size_t whylen);
 
 /* Replaces every byte of s outside printable ASCII with '?', so that keys
  * and quoted text stay one line and compare exactly. */

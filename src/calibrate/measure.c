@@ -69,7 +69,7 @@ int calibrate_measure(const CalibOpts *opts, Calibration *out, char *err, size_t
     int rc;
 
     memset(out, 0, sizeof *out);
-    key_fill(out, opts ? opts->threads : 0);
+    key_fill(out, opts ? opts->threads : 0, NULL);
     if (out->threads > CN_MAX_THREADS)
         return cn_fail(err, errlen, -CN_EINVAL, "calibration: %d threads, at most %d",
                        out->threads, CN_MAX_THREADS);

@@ -184,7 +184,10 @@ int calibrate_get(const CalibOpts *opts, Calibration *out, int force,
 
 /* This setup's cached figures for `threads` compute threads (0: the
  * cores), without measuring: 0 when the cache holds a valid file for this
- * machine and setup, else -1 (*out then undefined). */
+ * machine and setup, else -1 (*out then undefined).  Where this process
+ * runs OpenBLAS's fallback kernel and the compute commands would switch
+ * to the CPU's (machine_blas_plan(): exec does not switch), the file
+ * made for that kernel serves when this one's is missing. */
 int calibrate_load(int threads, Calibration *out);
 
 /*

@@ -37,33 +37,26 @@ void gemm(int ta, int tb, int M, int N, int K, float alpha,
 
 /* Where a product runs. */
 typedef enum GemmPath {
-    GEMM_PATH_OPENBLAS,   /* cblas_sgemm */
-    GEMM_PATH_SPLIT512,   /* A B^T (the Winograd forward, M = V U^T) on gemm_native(AVX512),
-                             every other product on cblas_sgemm */
-    GEMM_PATH_AVX2,       /* gemm_native(GEMM_ISA_AVX2, ..) */
-    GEMM_PATH_AVX512      /* gemm_native(GEMM_ISA_AVX512, ..) */
+    GEMM_PATH_OPENBLAS, /* cblas_sgemm */
+    GEMM_PATH_AVX2,     /* gemm_native(GEMM_ISA_AVX2, ..) */
+    GEMM_PATH_AVX512    /* gemm_native(GEMM_ISA_AVX512, ..) */
 } GemmPath;
 
 /* The path for a CN_GEMM_* choice on this CPU: OPENBLAS for openblas;
- * the widest native kernel (cpuid) for native, OPENBLAS where there is
- * none; for auto, the fastest measured (bench/RESULTS.md, sessions 11,
- * 12, 14 and 23): the native kernel where its vectors are wider than
- * OpenBLAS's running kernel's (OpenBLAS's AVX2 and SSE kernels run the
- * Winograd products 1.2-4x slower than it on an AVX-512 CPU) and on a CPU
- * whose widest set is AVX2 (1.2-1.4x OpenBLAS's Zen kernel at these
- * shapes); where both run AVX-512, SPLIT512 (OpenBLAS runs A B and A^T B
- * as fast as the native kernel or faster, A B^T as fast on a Zen 4 and
- * 1.25-1.7x slower on a Xeon); else OpenBLAS.  It depends on the choice,
- * cpuid and OpenBLAS's kernel only, never on timing. */
+ * for native and auto, the widest native kernel the CPU has (cpuid), and
+ * OPENBLAS where it has none.  auto is the fastest measured (bench/
+ * RESULTS.md, sessions 14, 23 and 27): the native kernels ran the
+ * Winograd products faster than OpenBLAS's kernel of the same width on a
+ * Zen 3 (AVX2, 1.2-1.4x) and on a Xeon (AVX-512: the forward's 1.4-1.7x,
+ * the backward's 1.04-1.19x), and faster still than a narrower one.  It
+ * depends on the choice and cpuid only, never on timing. */
 GemmPath gemm_path_of(int choice);
 
-/* "openblas", "openblas, forward native" (SPLIT512), "native AVX-512" or
- * "native AVX2". */
+/* "openblas", "native AVX-512" or "native AVX2". */
 const char *gemm_path_name(GemmPath p);
 
 /* gemm() on path p; the native kernels take alpha 1 and not both
- * transposed, OpenBLAS runs anything else (and, on SPLIT512, all but
- * A B^T). */
+ * transposed, OpenBLAS runs anything else. */
 void gemm_on(GemmPath p, int ta, int tb, int M, int N, int K, float alpha,
              const float *A, int lda, const float *B, int ldb,
              float beta, float *C, int ldc);

@@ -197,17 +197,15 @@ void conv_bwd_ref(double *dx, double *dxm, double *dw, double *dwm, double *db, 
                 }
 }
 
-void nntest_gemm_paths(GemmPath out[4], int *n)
+void nntest_gemm_paths(GemmPath out[3], int *n)
 {
-    static const GemmPath all[] = {GEMM_PATH_OPENBLAS, GEMM_PATH_AVX2, GEMM_PATH_AVX512,
-                                   GEMM_PATH_SPLIT512};
+    static const GemmPath all[] = {GEMM_PATH_OPENBLAS, GEMM_PATH_AVX2, GEMM_PATH_AVX512};
     const GemmPath native = gemm_path_of(CN_GEMM_NATIVE);
 
     *n = 0;
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
         /* A native path runs only where the CPU has its vectors. */
-        GemmPath needs = all[i] == GEMM_PATH_SPLIT512 ? GEMM_PATH_AVX512 : all[i];
-        if (needs != GEMM_PATH_OPENBLAS && (native == GEMM_PATH_OPENBLAS || needs > native))
+        if (all[i] != GEMM_PATH_OPENBLAS && (native == GEMM_PATH_OPENBLAS || all[i] > native))
             continue;
         out[(*n)++] = all[i];
     }

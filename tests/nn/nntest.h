@@ -109,7 +109,7 @@ void conv_bwd_ref(double *dx, double *dxm, double *dw, double *dwm, double *db, 
 /* ---- GEMM paths ---- */
 
 /* The GEMM paths this CPU runs, in the order openblas, native AVX2,
- * native AVX-512, "openblas, forward native": the first *n of `out` (4). */
-void nntest_gemm_paths(GemmPath out[4], int *n);
+ * native AVX-512: the first *n of `out` (3). */
+void nntest_gemm_paths(GemmPath out[3], int *n);
 
 #endif

@@ -164,7 +164,7 @@ int main(void)
 #ifdef SANITIZED
     check_skip("a sanitizer build replaces malloc and faults on its shadow memory");
 #endif
-    GemmPath paths[4];
+    GemmPath paths[3];
     int npaths;
 
     gemm_init(); /* one OpenBLAS thread, as in training */

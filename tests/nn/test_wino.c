@@ -554,7 +554,7 @@ static void test_all(void)
 
 int main(void)
 {
-    GemmPath paths[4];
+    GemmPath paths[3];
     int npaths;
 
     gemm_init(); /* one OpenBLAS thread, as in training */

@@ -40,19 +40,18 @@ long machine_peak_rss_kib(void);
 
 /* Where the Winograd convolutions' GEMMs run (RunConfig.gemm). */
 typedef enum CnGemm {
-    CN_GEMM_AUTO,     /* the fastest measured: native where its vectors are wider than
-                         OpenBLAS's running kernel's (e.g. OpenBLAS on Haswell or
-                         Prescott kernels on an AVX-512 CPU); where both are
-                         AVX-512, OpenBLAS but the forward's products native; else
-                         OpenBLAS */
+    CN_GEMM_AUTO,     /* the fastest measured: today what native runs (the native
+                         kernels beat OpenBLAS's at these shapes on AVX2 and on
+                         AVX-512 CPUs); the name stays so that a later rule may
+                         differ from native */
     CN_GEMM_OPENBLAS, /* OpenBLAS's SGEMM */
     CN_GEMM_NATIVE    /* cnntop's own kernels, the widest the CPU has (cpuid); OpenBLAS
                          where it has neither AVX2 nor AVX-512 */
 } CnGemm;
 
-/* What a CN_GEMM_* choice runs on this machine: "openblas", "openblas,
- * forward native", "native AVX-512" or "native AVX2" (a static string of
- * fewer than CN_GEMM_PATH_LEN bytes). */
+/* What a CN_GEMM_* choice runs on this machine: "openblas", "native
+ * AVX-512" or "native AVX2" (a static string of fewer than
+ * CN_GEMM_PATH_LEN bytes). */
 #define CN_GEMM_PATH_LEN 32
 const char *machine_gemm_path(int choice);
 

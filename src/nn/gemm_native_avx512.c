@@ -12,8 +12,11 @@
 
 #define KERN_VW 16
 #define KERN_NV_MAX 4
-/* 24 or 16 sums, the strip's vectors and a broadcast: within the 32 registers. */
-#define KERN_MR(nv) ((nv) == 4 ? 4 : 8)
+/* 24 sums (8 for a strip of one vector), the strip's vectors and a
+ * broadcast: within the 32 registers.  Blocks of 4 rows of 4 vectors and
+ * 8 of 2 (16 sums) ran the products 2-6% slower on a Xeon (bench/
+ * wino_rate, session 27). */
+#define KERN_MR(nv) ((nv) == 4 ? 6 : (nv) == 2 ? 12 : 8)
 #define KERN_FN gemm_native_avx512
 
 typedef __m512 KernVec;

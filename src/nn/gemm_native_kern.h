@@ -32,7 +32,7 @@
 
 #define KERN_KB 128  /* rows of B^T gathered at a time */
 #define KERN_NB 128  /* columns of B^T gathered at a time */
-#define KERN_MR_MAX 8
+#define KERN_MR_MAX 12
 
 #define KERN_INLINE static inline __attribute__((always_inline))
 
@@ -48,7 +48,7 @@ KERN_INLINE void kern_block(int mr, int nv, int tail, KernMask mt, int K, const 
 {
     KernVec acc[KERN_MR_MAX][KERN_NV_MAX];
 
-    #pragma GCC unroll 8
+    #pragma GCC unroll 12
     for (int r = 0; r < mr; r++)
         #pragma GCC unroll 4
         for (int v = 0; v < nv; v++)
@@ -59,7 +59,7 @@ KERN_INLINE void kern_block(int mr, int nv, int tail, KernMask mt, int K, const 
         for (int v = 0; v < nv; v++)
             b[v] = v + 1 < nv || !tail ? kern_loadu(B + k * ldb + v * KERN_VW)
                                        : kern_load(B + k * ldb + v * KERN_VW, mt);
-        #pragma GCC unroll 8
+        #pragma GCC unroll 12
         for (int r = 0; r < mr; r++) {
             const KernVec a = kern_bcast(A + r * ars + k * acs);
             #pragma GCC unroll 4
@@ -68,7 +68,7 @@ KERN_INLINE void kern_block(int mr, int nv, int tail, KernMask mt, int K, const 
         }
     }
     const KernVec vb = kern_set1(beta);
-    #pragma GCC unroll 8
+    #pragma GCC unroll 12
     for (int r = 0; r < mr; r++)
         #pragma GCC unroll 4
         for (int v = 0; v < nv; v++) {
@@ -92,8 +92,9 @@ KERN_INLINE void kern_block(int mr, int nv, int tail, KernMask mt, int K, const 
  * loops. */
 #define KERN_ROWS_CASE(MR, NV, TAIL)                                                     \
     case MR:                                                                           \
-        kern_block(MR, NV, TAIL, mt, K, A + i * ars, ars, acs, B, ldb, beta, C + i * ldc, \
-                   ldc);                                                               \
+        if (MR <= KERN_MR(NV)) /* no instance for blocks the strip never makes */      \
+            kern_block(MR, NV, TAIL, mt, K, A + i * ars, ars, acs, B, ldb, beta,         \
+                       C + i * ldc, ldc);                                              \
         break;
 
 #define KERN_ROWS(NV, TAIL)                                                                 \
@@ -109,6 +110,8 @@ KERN_INLINE void kern_block(int mr, int nv, int tail, KernMask mt, int K, const 
                 KERN_ROWS_CASE(3, NV, TAIL) KERN_ROWS_CASE(4, NV, TAIL)                     \
                 KERN_ROWS_CASE(5, NV, TAIL) KERN_ROWS_CASE(6, NV, TAIL)                     \
                 KERN_ROWS_CASE(7, NV, TAIL) KERN_ROWS_CASE(8, NV, TAIL)                     \
+                KERN_ROWS_CASE(9, NV, TAIL) KERN_ROWS_CASE(10, NV, TAIL)                    \
+                KERN_ROWS_CASE(11, NV, TAIL) KERN_ROWS_CASE(12, NV, TAIL)                   \
             default: break;                                                                 \
             }                                                                               \
             i += mr;                                                                        \

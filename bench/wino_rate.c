@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_cpu.h"
 #include "cnntop/machine.h"
 #include "nn/gemm.h"
 #include "nn/layer_wino.h"
@@ -39,23 +40,6 @@
 #include "util/arena.h"
 
 #define REPS 7
-
-static double cpu_now(void)
-{
-    struct timespec t;
-
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static float *noise(long n)
-{
-    float *p = mem_alloc((size_t)n * sizeof *p);
-
-    for (long i = 0; p && i < n; i++)
-        p[i] = (float)rand() / (float)RAND_MAX - 0.5f;
-    return p;
-}
 
 typedef struct Layer {
     const char *name;

@@ -52,6 +52,16 @@ typedef enum GemmPath {
  * depends on the choice and cpuid only, never on timing. */
 GemmPath gemm_path_of(int choice);
 
+/* The path of the fully connected layers' products where the Winograd
+ * convolutions' run on p: p on AVX-512, else OpenBLAS.  On a Xeon the
+ * native AVX-512 kernel ran fc1's three products 1.2-1.35x as fast as
+ * OpenBLAS's Cooperlake kernel at batch 64 and within 5% either way at
+ * 512, fc2's 1.1-1.4x at both (bench/fc_rate, session 27); on a Zen 3
+ * the native AVX2 kernel ran fc1's weight gradient slower than OpenBLAS
+ * at batch 512 (session 23), so AVX2 keeps OpenBLAS until fc_rate says
+ * otherwise there. */
+GemmPath gemm_path_dense(GemmPath p);
+
 /* "openblas", "native AVX-512" or "native AVX2". */
 const char *gemm_path_name(GemmPath p);
 

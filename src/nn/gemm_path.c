@@ -24,6 +24,11 @@ GemmPath gemm_path_of(int choice)
                                   : GEMM_PATH_OPENBLAS;
 }
 
+GemmPath gemm_path_dense(GemmPath p)
+{
+    return p == GEMM_PATH_AVX512 ? p : GEMM_PATH_OPENBLAS;
+}
+
 const char *gemm_path_name(GemmPath p)
 {
     return p == GEMM_PATH_AVX512 ? "native AVX-512"

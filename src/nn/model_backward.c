@@ -74,12 +74,13 @@ static void job_fc_bwd(void *jp, int item, int tid)
         int o0 = item * FC_OUT_BLOCK;
         int o1 = o0 + FC_OUT_BLOCK < fs->OUT ? o0 + FC_OUT_BLOCK : fs->OUT;
         fc_backward_weights(ps->g[fs->tw], ps->g[fs->tb], model_fc_doutput(a, j->l),
-                            model_fc_input(a, j->l), j->N, fs->IN, fs->OUT, o0, o1, 0.0f);
+                            model_fc_input(a, j->l), j->N, fs->IN, fs->OUT, o0, o1, 0.0f,
+                            gemm_path_dense(j->s->gemm));
     } else {
         int i0 = (item - j->nw) * FC_IN_BLOCK;
         int i1 = i0 + FC_IN_BLOCK < fs->IN ? i0 + FC_IN_BLOCK : fs->IN;
         fc_backward_input(model_fc_dinput(a, j->l), model_fc_doutput(a, j->l), ps->p[fs->tw],
-                          j->N, fs->IN, fs->OUT, i0, i1);
+                          j->N, fs->IN, fs->OUT, i0, i1, gemm_path_dense(j->s->gemm));
     }
 }
 

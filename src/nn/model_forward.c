@@ -239,7 +239,8 @@ static void job_fc_fwd(void *jp, int item, int tid)
     (void)tid;
     fc_forward(model_fc_output(a, j->l) + (size_t)n0 * fs->OUT,
                model_fc_input(a, j->l) + (size_t)n0 * fs->IN, j->s->ps->p[fs->tw],
-               j->s->ps->p[fs->tb], n1 - n0, fs->IN, fs->OUT, o0, o1);
+               j->s->ps->p[fs->tb], n1 - n0, fs->IN, fs->OUT, o0, o1,
+               gemm_path_dense(j->s->gemm));
 }
 
 static void job_relu_drop_fwd(void *jp, int c, int tid)

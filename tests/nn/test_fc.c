@@ -1,9 +1,9 @@
 /*
- * test_fc.c: the fully connected layer (layer_fc.h): the forward against a
- * loop, the backward against central differences, column-block splits
- * against one block (float tolerance: the BLAS kernel depends on the block
- * width), the engine's split repeated in another order (bitwise), and
- * beta 0/1 of the weight gradient.
+ * test_fc.c: the fully connected layer (layer_fc.h), on each GEMM path this
+ * CPU runs: the forward against a loop, the backward against central
+ * differences, column-block splits against one block (float tolerance: the
+ * BLAS kernel depends on the block width), the engine's split repeated in
+ * another order (bitwise), and beta 0/1 of the weight gradient.
  */
 #include <math.h>
 #include <stdint.h>
@@ -16,6 +16,9 @@
 #include "nn/gemm.h"
 #include "nn/layer_fc.h"
 #include "nntest.h"
+
+/* The path the layer's products run on (each the tests run on). */
+static GemmPath path;
 
 /* out = inp w^T + b in double; mag (optional) = |b| + sum |inp||w|. */
 static void fc_ref(double *out, double *mag, const double *inp, const double *w,
@@ -99,13 +102,13 @@ static void fc_blocks(const Fc *f, float *out, float *dw, float *db, float *dinp
     for (int jj = 0; jj < no; jj++) {
         int j = reverse ? no - 1 - jj : jj, o0 = j * oblk;
         int o1 = o0 + oblk < f->OUT ? o0 + oblk : f->OUT;
-        fc_forward(out, f->inp, f->w, f->b, f->N, f->IN, f->OUT, o0, o1);
-        fc_backward_weights(dw, db, f->R, f->inp, f->N, f->IN, f->OUT, o0, o1, 0.0f);
+        fc_forward(out, f->inp, f->w, f->b, f->N, f->IN, f->OUT, o0, o1, path);
+        fc_backward_weights(dw, db, f->R, f->inp, f->N, f->IN, f->OUT, o0, o1, 0.0f, path);
     }
     for (int jj = 0; jj < ni; jj++) {
         int j = reverse ? ni - 1 - jj : jj, i0 = j * iblk;
         int i1 = i0 + iblk < f->IN ? i0 + iblk : f->IN;
-        fc_backward_input(dinp, f->R, f->w, f->N, f->IN, f->OUT, i0, i1);
+        fc_backward_input(dinp, f->R, f->w, f->N, f->IN, f->OUT, i0, i1, path);
     }
 }
 
@@ -117,7 +120,7 @@ static void check_forward(Fc *f)
 
     for (size_t i = 0; i < f->no; i++)
         f->out[i] = NAN;
-    fc_forward(f->out, f->inp, f->w, f->b, f->N, f->IN, f->OUT, 0, f->OUT);
+    fc_forward(f->out, f->inp, f->w, f->b, f->N, f->IN, f->OUT, 0, f->OUT, path);
     fc_ref(f->od, f->mag, f->id, f->wd, f->bd, f->N, f->IN, f->OUT);
     for (size_t i = 0; i < f->no; i++)
         worst = maxerr(worst, fabs(f->out[i] - f->od[i]) / (f->mag[i] + 1e-30));
@@ -232,12 +235,12 @@ static void check_beta(const Fc *f)
         dw2[i] = -2.0e30f;
     for (int i = 0; i < f->OUT; i++)
         db2[i] = 2.0e30f;
-    fc_backward_weights(dw2, db2, f->R, f->inp, f->N, f->IN, f->OUT, 0, f->OUT, 0.0f);
+    fc_backward_weights(dw2, db2, f->R, f->inp, f->N, f->IN, f->OUT, 0, f->OUT, 0.0f, path);
     for (size_t i = 0; i < f->nw; i++)
         worst_add(&e0, (long)i, dw2[i], f->dw[i]);
     for (int i = 0; i < f->OUT; i++)
         worst_add(&e0, (long)(f->nw + i), db2[i], f->db[i]);
-    fc_backward_weights(dw2, db2, f->R, f->inp, f->N, f->IN, f->OUT, 0, f->OUT, 1.0f);
+    fc_backward_weights(dw2, db2, f->R, f->inp, f->N, f->IN, f->OUT, 0, f->OUT, 1.0f, path);
     for (size_t i = 0; i < f->nw; i++)
         worst_add(&e1, (long)i, dw2[i], 2.0 * f->dw[i]);
     for (int i = 0; i < f->OUT; i++)
@@ -255,8 +258,8 @@ static void test_fc_case(int N, int IN, int OUT, int fd)
     Fc f = fc_make(N, IN, OUT);
 
     check_forward(&f);
-    fc_backward_weights(f.dw, f.db, f.R, f.inp, N, IN, OUT, 0, OUT, 0.0f);
-    fc_backward_input(f.dinp, f.R, f.w, N, IN, OUT, 0, IN);
+    fc_backward_weights(f.dw, f.db, f.R, f.inp, N, IN, OUT, 0, OUT, 0.0f, path);
+    fc_backward_input(f.dinp, f.R, f.w, N, IN, OUT, 0, IN, path);
     check_blocks(&f);
     if (fd) {
         check_fd(&f);
@@ -267,11 +270,20 @@ static void test_fc_case(int N, int IN, int OUT, int fd)
 
 int main(void)
 {
+    GemmPath paths[3];
+    int npaths;
+
     gemm_init(); /* one OpenBLAS thread, as in training */
-    test_fc_case(5, 37, 23, 1);
-    test_fc_case(3, 70, 10, 1);
-    test_fc_case(8, 1152, 256, 0); /* the model's first fc */
-    test_fc_case(8, 256, 128, 0);
-    test_fc_case(8, 128, 10, 0);
+    nntest_gemm_paths(paths, &npaths);
+    for (int i = 0; i < npaths; i++) {
+        path = paths[i];
+        printf("test_fc: products on %s\n", gemm_path_name(path));
+        test_fc_case(5, 37, 23, 1);
+        test_fc_case(3, 70, 10, 1);
+        test_fc_case(8, 1152, 256, 0); /* the model's first fc */
+        test_fc_case(8, 256, 128, 0);
+        test_fc_case(8, 128, 10, 0);
+        test_fc_case(64, 1152, 256, 0); /* its batch 64: K = 64 in the weights' product */
+    }
     return check_report();
 }

@@ -92,7 +92,7 @@ KERN_INLINE void kern_block(int mr, int nv, int tail, KernMask mt, int K, const 
  * loops. */
 #define KERN_ROWS_CASE(MR, NV, TAIL)                                                     \
     case MR:                                                                           \
-        if (MR <= KERN_MR(NV)) /* no instance for blocks the strip never makes */      \
+        if ((MR) <= KERN_MR(NV)) /* no instance for blocks the strip never makes */    \
             kern_block(MR, NV, TAIL, mt, K, A + i * ars, ars, acs, B, ldb, beta,         \
                        C + i * ldc, ldc);                                              \
         break;

@@ -36,8 +36,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "fc_rate: BATCH must be 1..4096\n");
         return 2;
     }
+    char core[64], config[128];
+
     gemm_init(); /* one OpenBLAS thread, as in training */
-    printf("batch %d, one thread, best of %d passes (CPU time)\n", N, REPS);
+    gemm_describe(core, sizeof core, config, sizeof config);
+    printf("batch %d, one thread, best of %d passes (CPU time), OpenBLAS's %s kernels\n", N, REPS,
+           core);
     for (int l = 0; l < 3; l++) {
         const int IN = shape[l][0], OUT = shape[l][1];
         float *x = noise((long)N * IN), *w = noise((long)OUT * IN), *b = noise(OUT);

@@ -52,7 +52,7 @@ static void filter_pairs(vf u[WINO_P], const float *w, long p, int n)
 
 #if defined(__AVX512F__)
     if (n == VL) { /* tap k of the 16 pairs, 9 floats apart: a gather each
-                      (U 1.13-1.25x as fast as through the copy below; dg's
+                      (U 1.11-1.33x as fast as through the copy below; dg's
                       stores as scatters were 1.05x slower than its copy) */
         const __m512i idx = tap_lanes();
         for (int k = 0; k < 9; k++)

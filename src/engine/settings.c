@@ -71,7 +71,7 @@ const Setting settings_run[] = {
      .dflt = 1, .help = "seed for initial weights, shuffling and dropout"},
     {.key = "gemm", .what = "GEMM path", .arg = "PATH", .type = SETTING_CHOICE,
      .offset = F(gemm), .dflt = CN_GEMM_AUTO, .names = gemm_names,
-     .help = "where the Winograd convolutions' GEMMs run; auto: the fastest measured, native on a CPU with AVX2 or AVX-512"},
+     .help = "where the Winograd convolutions' GEMMs run (on AVX-512 the fc layers' too); auto: the fastest measured, native on a CPU with AVX2 or AVX-512"},
     {.key = "bn", .what = "BatchNorm statistics", .arg = "MODE", .type = SETTING_CHOICE,
      .offset = F(bn_local), .dflt = CN_BN_SYNC, .names = bn_names,
      .help = "with several ranks: sync (over every rank's images, as one process) or local "

@@ -12,9 +12,9 @@
  * an element outside the bound is measured again at 3 eps, a third of the
  * noise, and misses only when both are outside.  A perturbation that flips
  * a ReLU or a pooling choice can break the bound for one element; at most
- * one miss per tensor is allowed and reported.  Conv biases feed BatchNorm, so their
- * true gradient is 0: they must be within 1e-4 of the largest weight
- * gradient of their layer.
+ * one miss per tensor is allowed and reported.  Conv biases feed
+ * BatchNorm, so their true gradient is 0: they must be within 1e-4 of the
+ * largest weight gradient of their layer.
  *
  * Then the Winograd groups: with groups of one image (CNNTOP_GROUP_KB=1,
  * read when the Acts are made) every chunk sums its dU over one group per

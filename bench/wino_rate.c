@@ -8,9 +8,10 @@
  * usage: wino_rate [BATCH [GROUP2 GROUP3]]   (default 64, and the model's
  * groups: 8 images for conv2, 32 for conv3).  For conv2 and conv3 and
  * each path this CPU has (openblas, native, and auto where it is
- * neither), one line:
- *   conv2 native AVX2  fwd 2.26 ms (gemm 1.11)  bwd 4.04 ms (dU 1.11 dV 0.95)
- *       transforms 1.15 / 1.98 ms  gemm at the peak 0.85 ms, in place 76/77/90 GFLOP/s
+ * neither), two lines:
+ *   conv2 native AVX-512  fwd 1.81 ms (gemm 0.78)  bwd 2.44 ms (dU 0.68 dV 0.62)
+ *       transforms 1.03 / 1.14 ms  gemm at the peak 0.47 ms, in place 109/126/137 GFLOP/s
+ *     products in place 63/73/79% of the FMA rate, on one point's planes 80/84/88%
  * and for each layer the filter transforms' times: U = G g G^T (once a
  * step) and dg = G^T dU G (once a chunk).
  * fwd and bwd: the whole layer over the batch (transforms and GEMMs; the
@@ -18,8 +19,14 @@
  * gemm, dU, dV: the 81 products of one direction alone, over every group,
  * on the planes as the transforms left them; transforms: fwd less gemm,
  * bwd less dU and dV (the tile transforms and the copies into and out of
- * the padded buffers); the peak: calibrate's FMA peak per thread, given
- * as CNNTOP_PEAK_GFLOPS (default 107, this machine's 215 over 2 threads).
+ * the padded buffers).  On one point's planes: the same number of
+ * products, each on point 0's planes, which then stay in the cache: the
+ * kernel's own rate, so that the gap to "in place" is what the 81 planes'
+ * traffic costs and the gap to 100% what the kernel does.
+ * The peak: this thread's FMA rate, measured here first and again last
+ * by calibrate's register-only loop of the widest vectors (fmapeak.h), as
+ * a shared machine's rate moves by 20-30% in minutes; or
+ * CNNTOP_PEAK_GFLOPS, given.
  * Other group sizes show what a group's working set does: a group of one
  * image keeps its V and M in L2 (conv2: 41 and 83 KB).
  *
@@ -33,6 +40,8 @@
 #include <time.h>
 
 #include "bench_cpu.h"
+#include "calibrate/fmapeak.h"
+#include "prof/sysinfo.h"
 #include "cnntop/machine.h"
 #include "nn/gemm.h"
 #include "nn/layer_wino.h"
@@ -54,18 +63,36 @@ typedef struct Bufs {
     long T, pv, pm; /* tiles of a group, the plane strides of V and M (layer_wino.c) */
 } Bufs;
 
+/* Point xi's product of direction d (0 the forward's, 1 dU's, 2 dV's)
+ * for one group, as layer_wino.c runs it; first: the group that starts
+ * dU's sum. */
+static void product(const Layer *l, Bufs *m, GemmPath p, int d, int xi, int first)
+{
+    const int C = l->C, OC = l->OC, T = (int)m->T;
+    float *V = m->s, *Mp = V + WINO_P * m->pv, *dV = V; /* as in wino_backward */
+
+    if (d == 0)
+        gemm_on(p, 0, 1, T, OC, C, 1.0f, V + xi * m->pv, C, m->U + (long)xi * OC * C, C, 0.0f,
+                Mp + xi * m->pm, OC);
+    else if (d == 1)
+        gemm_on(p, 1, 0, OC, C, T, 1.0f, Mp + xi * m->pm, OC, V + xi * m->pv, C,
+                first ? 0.0f : 1.0f, m->dU + xi * C, WINO_P * C);
+    else
+        gemm_on(p, 0, 0, T, C, OC, 1.0f, Mp + xi * m->pm, OC, m->U + (long)xi * OC * C, C, 0.0f,
+                dV + xi * m->pv, C);
+}
+
 /* The best times of REPS passes over the batch: fwd, bwd, then the
- * forward's, dU's and dV's products alone. */
-static void time_layer(const Layer *l, Bufs *m, int N, GemmPath p, double best[5])
+ * forward's, dU's and dV's products alone, then the same three on point
+ * 0's planes every time (x = 0: the planes stay in the cache). */
+static void time_layer(const Layer *l, Bufs *m, int N, GemmPath p, double best[8])
 {
     const int C = l->C, OC = l->OC, g = l->group;
-    float *V = m->s, *Mp = V + WINO_P * m->pv, *dV = V; /* as in wino_backward */
-    const int T = (int)m->T;
 
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < 8; k++)
         best[k] = 1e30;
     for (int rep = 0; rep < REPS; rep++) {
-        double t[6];
+        double t[3];
         t[0] = cpu_now();
         for (int n0 = 0; n0 + g <= N; n0 += g)
             wino_forward(m->y, m->x, l->xl, m->U, m->b, m->stats, m->s, m->t, C, OC, N, n0, g,
@@ -75,24 +102,19 @@ static void time_layer(const Layer *l, Bufs *m, int N, GemmPath p, double best[5
             wino_backward(m->dx, m->dU, m->db, m->dy, m->x, l->xl, m->U, m->s, m->t, C, OC, N,
                           n0, g, n0 ? 1.0f : 0.0f, p);
         t[2] = cpu_now();
-        for (int n0 = 0; n0 + g <= N; n0 += g)
-            for (int xi = 0; xi < WINO_P; xi++)
-                gemm_on(p, 0, 1, T, OC, C, 1.0f, V + xi * m->pv, C, m->U + (long)xi * OC * C, C,
-                        0.0f, Mp + xi * m->pm, OC);
-        t[3] = cpu_now();
-        for (int n0 = 0; n0 + g <= N; n0 += g)
-            for (int xi = 0; xi < WINO_P; xi++)
-                gemm_on(p, 1, 0, OC, C, T, 1.0f, Mp + xi * m->pm, OC, V + xi * m->pv, C,
-                        n0 ? 1.0f : 0.0f, m->dU + xi * C, WINO_P * C);
-        t[4] = cpu_now();
-        for (int n0 = 0; n0 + g <= N; n0 += g)
-            for (int xi = 0; xi < WINO_P; xi++)
-                gemm_on(p, 0, 0, T, C, OC, 1.0f, Mp + xi * m->pm, OC, m->U + (long)xi * OC * C, C,
-                        0.0f, dV + xi * m->pv, C);
-        t[5] = cpu_now();
-        for (int k = 0; k < 5; k++)
+        for (int k = 0; k < 2; k++)
             if (t[k + 1] - t[k] < best[k])
                 best[k] = t[k + 1] - t[k];
+        for (int one = 0; one < 2; one++)
+            for (int d = 0; d < 3; d++) {
+                double t0 = cpu_now();
+                for (int n0 = 0; n0 + g <= N; n0 += g)
+                    for (int i = 0; i < WINO_P; i++)
+                        product(l, m, p, d, one ? 0 : i, n0 == 0);
+                double dt = cpu_now() - t0;
+                if (dt < best[2 + 3 * one + d])
+                    best[2 + 3 * one + d] = dt;
+            }
     }
 }
 
@@ -181,11 +203,37 @@ static void time_tiles(double best[4])
     mem_free(planes);
 }
 
+/* This thread's FMA rate now, GFLOP/s: the best of 0.1 s of calibrate's
+ * register-only loop of the widest vectors the CPU runs (0: none). */
+static double fma_rate(void)
+{
+    const unsigned f = sysinfo_cpu_features();
+    double best = 0.0;
+
+    for (int w = 0; w < PEAK_NWIDTHS; w++) {
+        if (!fmapeak_available((PeakWidth)w, f))
+            continue;
+        const PeakLoop *l = fmapeak_loop((PeakWidth)w);
+        const long iters = 20000;
+        volatile double sink = 0.0;
+        for (double t_end = cpu_now() + 0.1; cpu_now() < t_end;) {
+            double t0 = cpu_now();
+            sink += l->run(iters);
+            double g = l->flops_per_iter * (double)iters / (cpu_now() - t0) * 1e-9;
+            best = g > best ? g : best;
+        }
+        (void)sink;
+        break;
+    }
+    return best;
+}
+
 int main(int argc, char **argv)
 {
     const int N = argc > 1 ? atoi(argv[1]) : 64;
     const char *pk = getenv("CNNTOP_PEAK_GFLOPS");
-    const double peak = pk ? atof(pk) : 107.0;
+    const double first = pk ? 0.0 : fma_rate();
+    const double peak = pk ? atof(pk) : first;
     /* Groups as model.c cuts the chunks at batch 64 (blocks 2 and 3:
      * chunks of 8 and 32 images) and 512 (32 and 32): conv2 8 images at
      * both (1 MiB groups), conv3 32 at both (one group a chunk). */
@@ -196,9 +244,16 @@ int main(int argc, char **argv)
         layers[0].group = atoi(argv[2]);
         layers[1].group = atoi(argv[3]);
     }
-    if (N < 1 || N > 4096 || !(peak > 0) || (argc != 1 && argc != 2 && argc != 4)) {
+    if (N < 1 || N > 4096 || (argc != 1 && argc != 2 && argc != 4)) {
         fprintf(stderr, "usage: wino_rate [BATCH [GROUP2 GROUP3]]: BATCH 1..4096, each GROUP "
-                        "dividing it (and CNNTOP_PEAK_GFLOPS a rate)\n");
+                        "dividing it\n");
+        return 1;
+    }
+    if (!(peak > 0)) {
+        fprintf(stderr, pk ? "wino_rate: CNNTOP_PEAK_GFLOPS=%s is not a rate in GFLOP/s\n"
+                           : "wino_rate: no FMA loop runs on this CPU%s: give its rate as "
+                             "CNNTOP_PEAK_GFLOPS\n",
+                pk ? pk : "");
         return 1;
     }
     for (int i = 0; i < 2; i++)
@@ -210,6 +265,10 @@ int main(int argc, char **argv)
     gemm_init();
     printf("batch %d, one thread, best of %d passes (CPU time); groups of %d and %d images\n", N,
            REPS, layers[0].group, layers[1].group);
+    if (pk)
+        printf("the peak: %.1f GFLOP/s a thread (CNNTOP_PEAK_GFLOPS)\n", peak);
+    else
+        printf("the peak: this thread's FMA rate, %.1f GFLOP/s (measured now)\n", peak);
     for (int i = 0; i < 2; i++) {
         const Layer *l = &layers[i];
         Bufs m = {0};
@@ -221,7 +280,7 @@ int main(int argc, char **argv)
         const double flop = 2.0 * WINO_P * l->OC * l->C * (double)m.T * (N / l->group);
         for (int c = 0; c < 3; c++) {
             GemmPath p = gemm_path_of(choices[c]);
-            double b[5];
+            double b[8];
             if (c > 0 && (p == GEMM_PATH_OPENBLAS || (c == 2 && p == gemm_path_of(choices[1]))))
                 continue; /* no native kernel on this CPU, or auto is native */
             time_layer(l, &m, N, p, b);
@@ -232,6 +291,11 @@ int main(int argc, char **argv)
                    1e3 * b[4], 1e3 * (b[0] - b[2]), 1e3 * (b[1] - b[3] - b[4]),
                    1e3 * flop / (peak * 1e9), flop / b[2] * 1e-9, flop / b[3] * 1e-9,
                    flop / b[4] * 1e-9);
+            printf("  products in place %.0f/%.0f/%.0f%% of the peak, on one point's planes "
+                   "%.0f/%.0f/%.0f%%\n",
+                   100.0 * flop / b[2] * 1e-9 / peak, 100.0 * flop / b[3] * 1e-9 / peak,
+                   100.0 * flop / b[4] * 1e-9 / peak, 100.0 * flop / b[5] * 1e-9 / peak,
+                   100.0 * flop / b[6] * 1e-9 / peak, 100.0 * flop / b[7] * 1e-9 / peak);
         }
         /* The filter transforms: U once a step, dg once a chunk. */
         const long P = (long)l->OC * l->C;
@@ -269,5 +333,7 @@ int main(int argc, char **argv)
         printf("  %-32s %6.1f ns a call, %5.0f FLOPs: %5.1f GFLOP/s, %4.1f%% of the peak\n",
                names[k], 1e9 * tb[k], VL * flops[k], VL * flops[k] / tb[k] * 1e-9,
                100.0 * VL * flops[k] / tb[k] * 1e-9 / peak);
+    if (!pk)
+        printf("this thread's FMA rate again, last: %.1f GFLOP/s\n", fma_rate());
     return 0;
 }

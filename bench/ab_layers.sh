@@ -1,6 +1,8 @@
 #!/bin/sh
 # ab_layers.sh OLD NEW [BATCH] [RUNS]: two cnntop binaries alternated
-# (old, new, old, new, ...) on `cnntop run --batch BATCH --limit LIMIT`, and
+# (old, new, new, old, old, new, ...: each goes first as often, since on a
+# shared machine the second of a pair ran faster or slower by itself, as a
+# neighbour came or went) on `cnntop run --batch BATCH --limit LIMIT`, and
 # per layer the median and the least ms/step of each and their ratios
 # new/old, plus the step (STEP: training wall time / steps).  Alternation in
 # one sitting is the only fair comparison on a shared machine; the medians
@@ -22,14 +24,24 @@ one() {    # binary tag run
         /Steps, images/      { steps = $3 }
         /^  Layer /          { on = 1; next }
         on && NF == 0        { on = 0 }
-        on { name = $1; for (i = 2; i <= NF - 3; i++) name = name "_" $i; print tag, name, $(NF - 2) }
+        on && /^  \(/       { on = 0 }
+        on {    # the name, then ms/step: the first field that is a number
+            name = $1
+            for (i = 2; i <= NF && $i !~ /^[0-9]+[.][0-9]+$/; i++) name = name "_" $i
+            if (i <= NF) print tag, name, $i
+        }
         END { print tag, "STEP", wall * 1000 / steps }' "$TMP/out" >>"$TMP/all"
 }
 
 r=0
 while [ "$r" -lt "$RUNS" ]; do
-    one "$OLD" old
-    one "$NEW" new
+    if [ $((r % 2)) -eq 0 ]; then
+        one "$OLD" old
+        one "$NEW" new
+    else
+        one "$NEW" new
+        one "$OLD" old
+    fi
     r=$((r + 1))
 done
 echo "batch $BATCH, $RUNS runs each alternated, --limit $LIMIT ${AB_ARGS:-}: ms/step, median and least"

@@ -11,7 +11,7 @@
  * neither), two lines:
  *   conv2 native AVX-512  fwd 1.81 ms (gemm 0.78)  bwd 2.44 ms (dU 0.68 dV 0.62)
  *       transforms 1.03 / 1.14 ms  gemm at the peak 0.47 ms, in place 109/126/137 GFLOP/s
- *     products in place 63/73/79% of the FMA rate, on one point's planes 80/84/88%
+ *     products in place 67/73/80% of the peak, on one point's planes 73/88/93%
  * and for each layer the filter transforms' times: U = G g G^T (once a
  * step) and dg = G^T dU G (once a chunk).
  * fwd and bwd: the whole layer over the batch (transforms and GEMMs; the
@@ -41,11 +41,11 @@
 
 #include "bench_cpu.h"
 #include "calibrate/fmapeak.h"
-#include "prof/sysinfo.h"
 #include "cnntop/machine.h"
 #include "nn/gemm.h"
 #include "nn/layer_wino.h"
 #include "nn/wino_transform.h"
+#include "prof/sysinfo.h"
 #include "util/arena.h"
 
 #define REPS 7

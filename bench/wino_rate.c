@@ -23,9 +23,9 @@
  * products, each on point 0's planes, which then stay in the cache: the
  * kernel's own rate, so that the gap to "in place" is what the 81 planes'
  * traffic costs and the gap to 100% what the kernel does.
- * The peak: this thread's FMA rate, measured here first and again last
- * by calibrate's register-only loop of the widest vectors (fmapeak.h), as
- * a shared machine's rate moves by 20-30% in minutes; or
+ * The peak: one thread's FMA rate, measured here first and again last
+ * as `cnntop calibrate` measures it (peak_measure(), one thread), as a
+ * shared machine's rate moves by 20-30% in minutes; or
  * CNNTOP_PEAK_GFLOPS, given.
  * Other group sizes show what a group's working set does: a group of one
  * image keeps its V and M in L2 (conv2: 41 and 83 KB).
@@ -40,12 +40,12 @@
 #include <time.h>
 
 #include "bench_cpu.h"
-#include "calibrate/fmapeak.h"
+#include "calibrate/measure.h"
+#include "cnntop/calibrate.h"
 #include "cnntop/machine.h"
 #include "nn/gemm.h"
 #include "nn/layer_wino.h"
 #include "nn/wino_transform.h"
-#include "prof/sysinfo.h"
 #include "util/arena.h"
 
 #define REPS 7
@@ -203,29 +203,15 @@ static void time_tiles(double best[4])
     mem_free(planes);
 }
 
-/* This thread's FMA rate now, GFLOP/s: the best of 0.1 s of calibrate's
- * register-only loop of the widest vectors the CPU runs (0: none). */
+/* One thread's FMA rate now, GFLOP/s: calibrate's measurement of the
+ * peak (peak.c: the best of short windows of the register-only loops),
+ * on one thread (0: no loop runs on this CPU, or it failed). */
 static double fma_rate(void)
 {
-    const unsigned f = sysinfo_cpu_features();
-    double best = 0.0;
+    Calibration c = {0};
+    char err[160];
 
-    for (int w = 0; w < PEAK_NWIDTHS; w++) {
-        if (!fmapeak_available((PeakWidth)w, f))
-            continue;
-        const PeakLoop *l = fmapeak_loop((PeakWidth)w);
-        const long iters = 20000;
-        volatile double sink = 0.0;
-        for (double t_end = cpu_now() + 0.1; cpu_now() < t_end;) {
-            double t0 = cpu_now();
-            sink += l->run(iters);
-            double g = l->flops_per_iter * (double)iters / (cpu_now() - t0) * 1e-9;
-            best = g > best ? g : best;
-        }
-        (void)sink;
-        break;
-    }
-    return best;
+    return peak_measure(&c, 1, 0.2, err, sizeof err) == 0 ? calibrate_peak(&c, NULL) : 0.0;
 }
 
 int main(int argc, char **argv)
@@ -250,10 +236,11 @@ int main(int argc, char **argv)
         return 1;
     }
     if (!(peak > 0)) {
-        fprintf(stderr, pk ? "wino_rate: CNNTOP_PEAK_GFLOPS=%s is not a rate in GFLOP/s\n"
-                           : "wino_rate: no FMA loop runs on this CPU%s: give its rate as "
-                             "CNNTOP_PEAK_GFLOPS\n",
-                pk ? pk : "");
+        if (pk)
+            fprintf(stderr, "wino_rate: CNNTOP_PEAK_GFLOPS=%s is not a rate in GFLOP/s\n", pk);
+        else
+            fprintf(stderr, "wino_rate: the FMA rate could not be measured on this CPU: give "
+                            "it as CNNTOP_PEAK_GFLOPS\n");
         return 1;
     }
     for (int i = 0; i < 2; i++)
@@ -268,7 +255,7 @@ int main(int argc, char **argv)
     if (pk)
         printf("the peak: %.1f GFLOP/s a thread (CNNTOP_PEAK_GFLOPS)\n", peak);
     else
-        printf("the peak: this thread's FMA rate, %.1f GFLOP/s (measured now)\n", peak);
+        printf("the peak: one thread's FMA rate, %.1f GFLOP/s (measured now)\n", peak);
     for (int i = 0; i < 2; i++) {
         const Layer *l = &layers[i];
         Bufs m = {0};
@@ -334,6 +321,6 @@ int main(int argc, char **argv)
                names[k], 1e9 * tb[k], VL * flops[k], VL * flops[k] / tb[k] * 1e-9,
                100.0 * VL * flops[k] / tb[k] * 1e-9 / peak);
     if (!pk)
-        printf("this thread's FMA rate again, last: %.1f GFLOP/s\n", fma_rate());
+        printf("one thread's FMA rate again, last: %.1f GFLOP/s\n", fma_rate());
     return 0;
 }

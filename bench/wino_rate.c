@@ -13,13 +13,14 @@
  *       transforms 1.03 / 1.14 ms  gemm at the peak 0.47 ms, in place 109/126/137 GFLOP/s
  *     products in place 67/73/80% of the peak, on one point's planes 73/88/93%
  * and for each layer the filter transforms' times: U = G g G^T (once a
- * step) and dg = G^T dU G (once a chunk).
+ * step) and dg = E G (once a chunk; E = G^T dU is made in the backward,
+ * a column of dU's points at a time: layer_wino.h).
  * fwd and bwd: the whole layer over the batch (transforms and GEMMs; the
  * backward without the BN/pool gradient that job_conv_bwd runs first);
  * gemm, dU, dV: the 81 products of one direction alone, over every group,
  * on the planes as the transforms left them; transforms: fwd less gemm,
- * bwd less dU and dV (the tile transforms and the copies into and out of
- * the padded buffers).  On one point's planes: the same number of
+ * bwd less dU and dV (the tile transforms, E's columns and the copies into
+ * and out of the padded buffers).  On one point's planes: the same number of
  * products, each on point 0's planes, which then stay in the cache: the
  * kernel's own rate, so that the gap to "in place" is what the 81 planes'
  * traffic costs and the gap to 100% what the kernel does.
@@ -64,9 +65,9 @@ typedef struct Bufs {
 } Bufs;
 
 /* Point xi's product of direction d (0 the forward's, 1 dU's, 2 dV's)
- * for one group, as layer_wino.c runs it; first: the group that starts
- * dU's sum. */
-static void product(const Layer *l, Bufs *m, GemmPath p, int d, int xi, int first)
+ * for one group, as layer_wino.c runs it (dU's into its column of
+ * points, (OC, 9, C), over the zeros there on OpenBLAS's path). */
+static void product(const Layer *l, Bufs *m, GemmPath p, int d, int xi)
 {
     const int C = l->C, OC = l->OC, T = (int)m->T;
     float *V = m->s, *Mp = V + WINO_P * m->pv, *dV = V; /* as in wino_backward */
@@ -76,7 +77,7 @@ static void product(const Layer *l, Bufs *m, GemmPath p, int d, int xi, int firs
                 Mp + xi * m->pm, OC);
     else if (d == 1)
         gemm_on(p, 1, 0, OC, C, T, 1.0f, Mp + xi * m->pm, OC, V + xi * m->pv, C,
-                first ? 0.0f : 1.0f, m->dU + xi * C, WINO_P * C);
+                p == GEMM_PATH_OPENBLAS ? 1.0f : 0.0f, m->dU + xi / WINO_A * C, WINO_A * C);
     else
         gemm_on(p, 0, 0, T, C, OC, 1.0f, Mp + xi * m->pm, OC, m->U + (long)xi * OC * C, C, 0.0f,
                 dV + xi * m->pv, C);
@@ -110,7 +111,7 @@ static void time_layer(const Layer *l, Bufs *m, int N, GemmPath p, double best[8
                 double t0 = cpu_now();
                 for (int n0 = 0; n0 + g <= N; n0 += g)
                     for (int i = 0; i < WINO_P; i++)
-                        product(l, m, p, d, one ? 0 : i, n0 == 0);
+                        product(l, m, p, d, one ? 0 : i);
                 double dt = cpu_now() - t0;
                 if (dt < best[2 + 3 * one + d])
                     best[2 + 3 * one + d] = dt;
@@ -298,7 +299,7 @@ int main(int argc, char **argv)
             bg = t2 - t1 < bg ? t2 - t1 : bg;
         }
         if (w)
-            printf("%s filters: U = G g G^T %.3f ms, dg = G^T dU G %.3f ms\n", l->name,
+            printf("%s filters: U = G g G^T %.3f ms, dg = E G %.3f ms\n", l->name,
                    1e3 * bf, 1e3 * bg);
         mem_free(w);
         bufs_free(&m);

@@ -79,14 +79,16 @@ static long plane_stride(int rows, long T)
  *       the zeros dy_group reads past the image);
  *   R4  the bias, or the sums of db (OC);
  *   R5  the offsets of the group's positions in a channels-last buffer
- *       (an input in channel rows only, WINO_ROWS).
+ *       (an input in channel rows only, WINO_ROWS);
+ *   R6  in the backward, dU's products of one column of the 9 x 9
+ *       points, (OC, 9, C).
  * The transposes into and out of R2 run over the whole group, so that
  * each channel's rows are read and written in one run of nt*H*W floats
  * (an image at a time, the 64 rows of conv2's output were 784 bytes each,
  * written in 16-row blocks that missed the cache).
  */
 typedef struct Regions {
-    long r1, r2, r3, r4, r5;
+    long r1, r2, r3, r4, r5, r6;
 } Regions;
 
 static long whole_vectors(long n)
@@ -101,7 +103,8 @@ static Regions regions(const WinoShape *s, int C, int OC, int nt)
     const long xp = nt * padded * pad_vl(C);
     Regions r = {.r1 = whole_vectors(v), .r2 = whole_vectors(m > xp ? m : xp),
                  .r3 = grid * pad_vl(OC), .r4 = whole_vectors(OC),
-                 .r5 = whole_vectors((long)nt * s->H * s->W * (long)(sizeof(long) / sizeof(float)))};
+                 .r5 = whole_vectors((long)nt * s->H * s->W * (long)(sizeof(long) / sizeof(float))),
+                 .r6 = whole_vectors((long)A * OC * C)};
     return r;
 }
 
@@ -135,7 +138,7 @@ long wino_scratch_floats(int H, int W, int C, int OC, int cap)
 
     wino_shape_init(&s, H, W, cap);
     Regions r = regions(&s, C, OC, cap);
-    return r.r1 + r.r2 + r.r3 + r.r4 + r.r5;
+    return r.r1 + r.r2 + r.r3 + r.r4 + r.r5 + r.r6;
 }
 
 /* ---- between channel rows and channels-last vectors ---- */
@@ -481,7 +484,7 @@ static void dx_group(float *dx, WinoLayout xl, const float *restrict dV, long pv
                                zp + n * img + (h + 1) * rs + Cp, Cp, s->W, C);
 }
 
-void wino_backward(float *dx, float *dU, float *db, const float *dy, const float *x,
+void wino_backward(float *dx, float *dE, float *db, const float *dy, const float *x,
                    WinoLayout xl, const float *U, float *scratch, const WinoShape *s, int C,
                    int OC, int N, int n0, int nt, float beta, GemmPath path)
 {
@@ -492,23 +495,29 @@ void wino_backward(float *dx, float *dU, float *db, const float *dy, const float
      * once the dV products have read DY. */
     float *V = scratch, *DY = V + R.r1, *dq = DY + R.r2, *dbs = dq + R.r3, *dV = V, *zp = DY;
     long *off = (long *)(void *)(dbs + R.r4);
+    float *col = (float *)(void *)off + R.r5;
 
     assert(nt >= 1 && nt <= s->cap);
     input_group(V, pv, x, xl, DY, off, s, C, N, n0, nt);
     dy_group(DY, pm, dbs, dy, dq, s, OC, n0, nt);
     for (int oc = 0; oc < OC; oc++)
         db[oc] = beta == 0.0f ? dbs[oc] : beta * db[oc] + dbs[oc];
-    /* dU's rows lie 81 C floats apart, where gemm() would zero them one by
-     * one for beta 0 on OpenBLAS's path (81 x OC memsets): zeroed here in
-     * one pass instead.  The native kernels write beta 0 without reading. */
-    float bu = beta;
-    if (beta == 0.0f && path == GEMM_PATH_OPENBLAS) {
-        memset(dU, 0, (size_t)OC * WINO_P * C * sizeof *dU);
-        bu = 1.0f;
+    /* dU's products a column of the 9 x 9 at a time into R6, each column
+     * reduced to E's three points at once while it is in L2.  A column's
+     * rows lie 9 C floats apart, where gemm() would zero them one by one
+     * for beta 0 on OpenBLAS's path (9 x OC memsets): zeroed here in one
+     * pass instead.  The native kernels write beta 0 without reading. */
+    const int zero = path == GEMM_PATH_OPENBLAS;
+    for (int k = 0; k < A; k++) {
+        if (zero)
+            memset(col, 0, (size_t)A * OC * C * sizeof *col);
+        for (int r = 0; r < A; r++) {
+            const int xi = A * r + k;
+            gemm_on(path, 1, 0, OC, C, (int)T, 1.0f, DY + xi * pm, OCp, V + xi * pv, Cp,
+                    zero ? 1.0f : 0.0f, col + r * C, A * C);
+        }
+        wino_filter_grad_column(dE, col, C, OC, k, beta);
     }
-    for (int xi = 0; xi < WINO_P; xi++)
-        gemm_on(path, 1, 0, OC, C, (int)T, 1.0f, DY + xi * pm, OCp, V + xi * pv, Cp, bu,
-                dU + xi * C, WINO_P * C);
     if (!dx)
         return;
     for (int xi = 0; xi < WINO_P; xi++)

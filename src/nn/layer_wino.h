@@ -46,9 +46,11 @@
  * or, from channel rows, by VL x VL register transposes, and transformed
  * tile by tile.  The 81-point arrays are point-major, channels innermost:
  * V and dV (81, T, Cp), M and DY (81, T, OCp), with Cp and OCp the channel
- * counts rounded up to whole vectors (wino_vec.h's VL); U (81, OC, C); dU
- * (OC, 81, C), so that a row's 81 points are one run for wino_filter_grad
- * (each product's output rows 81 C floats apart).  A group is images
+ * counts rounded up to whole vectors (wino_vec.h's VL); U (81, OC, C).
+ * dU is made a column of the 9 x 9 points at a time, (OC, 9, C), so that
+ * a filter pair's 9 points of the column are one run, and reduced at
+ * once to E = G^T dU (below, wino_filter_grad_column): the whole dU
+ * (2.65 MB at conv3) went out to L3 and back before dg.  A group is images
  * [n0, n0+nt) of the batch; its tiles are t = n*TT + i*TJ + j.  The
  * products per point are
  *   M (T, OC) = V (T, C) U^T,  dU (OC, C) = DY^T V,  dV (T, C) = DY U.
@@ -62,6 +64,7 @@
 #define WINO_A 9          /* input patch side, WINO_M + 2 */
 #define WINO_P 81         /* points of the transform domain, WINO_A^2 */
 #define WINO_SUM_POINT 0  /* the point (+1, +1): A dy A^T there is the tile's sum of dy */
+#define WINO_E 27         /* points of E = G^T dU, 3 x WINO_A (wino_filter_grad) */
 
 /* How x and dx lie: channel rows (C, N, H, W) or channels-last (N, H, W, C). */
 typedef enum WinoLayout { WINO_ROWS, WINO_LAST } WinoLayout;
@@ -99,12 +102,27 @@ void wino_filter(float *U, const float *w, long npairs, long p0, long p1);
  * filters' transforms (wino_filter_grad_flops). */
 double wino_transform_flops(int H, int W, int C, int OC, int backward, int dx);
 
-/* FLOPs of dg = G^T dU G for `pairs` filter pairs (wino_filter_grad). */
+/*
+ * The weight gradient dg = G^T dU G of each filter pair (out-channel oc,
+ * in-channel c: pair oc*C + c) in two halves, E = G^T dU (3 x 9) and
+ * dg = E G.  wino_backward makes E as dU's products are made, a column
+ * of the 9 x 9 points at a time, and sums it over a chunk's groups;
+ * wino_filter_grad makes dg from E once a chunk.  E is (OC, 27, C): pair
+ * (oc, c)'s point (i, k) of its 3 x 9 at ((oc*27 + 9 i + k) C + c).
+ */
+
+/* FLOPs of one column of E (wino_filter_grad_column) for `pairs` pairs. */
+double wino_filter_grad_column_flops(long pairs);
+
+/* FLOPs of dg = E G for `pairs` pairs (wino_filter_grad). */
 double wino_filter_grad_flops(long pairs);
 
-/* dw (OC, C, 3, 3) for pairs [p0, p1) (pair oc*C + c) from dU (OC, 81,
- * C): dw = G^T dU G. */
-void wino_filter_grad(float *dw, const float *dU, int C, long p0, long p1);
+/* Column k of E = beta * E + G^T (column k of dU) for every pair, from
+ * col (OC, 9, C): pair (oc, c)'s point (r, k) of dU at ((oc*9 + r) C + c). */
+void wino_filter_grad_column(float *E, const float *col, int C, int OC, int k, float beta);
+
+/* dw (OC, C, 3, 3) for pairs [p0, p1) from E (OC, 27, C): dw = E G. */
+void wino_filter_grad(float *dw, const float *E, int C, long p0, long p1);
 
 /* Images [n0, n0+nt) of y (N, H, W, OC) = conv(x, w) + b, with
  * U = wino_filter(w); x laid out as xl says.  stats, when not NULL:
@@ -117,12 +135,13 @@ void wino_forward(float *y, const float *x, WinoLayout xl, const float *U, const
 
 /*
  * Backward over one group, images [n0, n0+nt), given dy (N, H, W, OC):
- *   dU (OC, 81, C) = beta * dU + DY^T V,  db (OC) = beta * db + sum(dy),
+ *   dE (OC, 27, C) = beta * dE + G^T dU with dU = DY^T V (E above),
+ *   db (OC) = beta * db + sum(dy),
  *   dx's images (laid out as x, as xl says) = the input gradient, when
  *   dx is not NULL (overwritten).
  * path: where the 162 GEMMs run.
  */
-void wino_backward(float *dx, float *dU, float *db, const float *dy, const float *x,
+void wino_backward(float *dx, float *dE, float *db, const float *dy, const float *x,
                    WinoLayout xl, const float *U, float *scratch, const WinoShape *s, int C,
                    int OC, int N, int n0, int nt, float beta, GemmPath path);
 

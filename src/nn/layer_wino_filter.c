@@ -143,42 +143,77 @@ static inline void gt9(vf *o, int os, const vf *i, int is)
 }
 
 /*
- * dw[p0:p1] (n, 9) = G^T dU G for each pair, dU (OC, 81, C): VL pairs in
- * the lanes (a row's 81 points are one run of memory, read as one
- * stream), G^T applied down the columns
- * and then along the rows (a third of the operations of the 81 x 9
- * matrix of both).  A GEMM with 9 columns ran at 47 GFLOP/s here
- * (OpenBLAS, one thread, 8192 pairs), and the backward makes one per
- * chunk.  The copy out of the lanes into the filters' order is a transpose
- * in registers on AVX2 (as 144 scalar copies it cost about what the
- * arithmetic does).  With dU's 81 planes apart (81, OC, C), their loads
- * were 77% of the function's samples, 81 streams that no prefetcher
- * follows (bench/RESULTS.md, session 24).
+ * dg = G^T dU G for each filter pair, in two halves (layer_wino.h):
+ * wino_backward reduces each column of dU's 9 x 9 as the column's 9
+ * products are made, E (3 x 9) = G^T dU (wino_filter_grad_column), and
+ * wino_filter_grad makes dw = E G from E once a chunk.  VL pairs in the
+ * lanes, one out-channel's run of a row's points read as one stream.  A
+ * GEMM with 9 columns ran at 47 GFLOP/s here (OpenBLAS, one thread, 8192
+ * pairs), and the backward makes one per chunk.  The copy out of the
+ * lanes into the filters' order is a transpose in registers on AVX2 (as
+ * 144 scalar copies it cost about what the arithmetic does).  With dU's
+ * 81 planes apart (81, OC, C), their loads were 77% of the function's
+ * samples, 81 streams that no prefetcher follows (bench/RESULTS.md,
+ * session 24); with dU whole, (OC, 81, C), its 2.65 MB at conv3 went out
+ * to L3 and back between the products and dg (session 29).
  */
-/* gt9: per pair, the sum and difference and three multiply-adds. */
-double wino_filter_grad_flops(long pairs)
+/* gt9: per pair, the sum and difference and three multiply-adds; 9 of
+ * them a pair for E, 3 for dw. */
+double wino_filter_grad_column_flops(long pairs)
 {
-    return (double)pairs * (A + 3) * WINO_PAIRS * (2 + 3 * 2);
+    return (double)pairs * WINO_PAIRS * (2 + 3 * 2);
 }
 
-void wino_filter_grad(float *dw, const float *dU, int C, long p0, long p1)
+double wino_filter_grad_flops(long pairs)
+{
+    return (double)pairs * 3 * WINO_PAIRS * (2 + 3 * 2);
+}
+
+/* d[x] for x < np = point x of pairs [p, p+n) (n <= VL; the lanes past n
+ * zero) of a (OC, np, C): pair p's point x at a[(p / C * np + x) C + p % C]. */
+static void pairs_load(vf *d, const float *a, int np, int C, long p, int n)
+{
+    if (n == VL && p % C + VL <= C) { /* the VL pairs in one row */
+        const float *q = a + (p / C * np) * C + p % C;
+        for (int x = 0; x < np; x++)
+            d[x] = vld(q + (long)x * C);
+    } else
+        for (int x = 0; x < np; x++)
+            for (int l = 0; l < VL; l++)
+                d[x][l] = l < n ? a[((p + l) / C * np + x) * C + (p + l) % C] : 0.0f;
+}
+
+void wino_filter_grad_column(float *E, const float *col, int C, int OC, int k, float beta)
+{
+    const long P = (long)OC * C;
+
+    for (long p = 0; p < P; p += VL) {
+        const int n = P - p < VL ? (int)(P - p) : VL;
+        const long oc = p / C, c = p % C;
+        vf d[A], e[3];
+        pairs_load(d, col, A, C, p, n);
+        gt9(e, 1, d, 1);
+        for (int i = 0; i < 3; i++) {
+            if (n == VL && c + VL <= C) {
+                float *o = E + (oc * WINO_E + i * A + k) * C + c;
+                vst(o, beta == 0.0f ? e[i] : beta * vld(o) + e[i]);
+                continue;
+            }
+            for (int l = 0; l < n; l++) {
+                float *o = E + ((p + l) / C * WINO_E + i * A + k) * C + (p + l) % C;
+                *o = beta == 0.0f ? e[i][l] : beta * *o + e[i][l];
+            }
+        }
+    }
+}
+
+void wino_filter_grad(float *dw, const float *E, int C, long p0, long p1)
 {
     for (long p = p0; p < p1; p += VL) {
         const int n = p1 - p < VL ? (int)(p1 - p) : VL;
-        vf d[WINO_P], e[3 * A], g[9];
+        vf e[WINO_E], g[9];
         float t[9][VL];
-        /* pair p's point x at dU[(p / C * 81 + x) * C + p % C] */
-        if (n == VL && p % C + VL <= C) { /* the VL pairs in one row */
-            const float *q = dU + (p / C * WINO_P) * C + p % C;
-            for (int x = 0; x < WINO_P; x++)
-                d[x] = vld(q + (long)x * C);
-        } else
-            for (int x = 0; x < WINO_P; x++)
-                for (int l = 0; l < VL; l++)
-                    d[x][l] = l < n ? dU[((p + l) / C * WINO_P + x) * C + (p + l) % C] : 0.0f;
-        #pragma GCC unroll 9
-        for (int c = 0; c < A; c++) /* e (3 x 9) = G^T dU */
-            gt9(e + c, A, d + c, A);
+        pairs_load(e, E, WINO_E, C, p, n);
         #pragma GCC unroll 3
         for (int r = 0; r < 3; r++) /* g (3 x 3) = e G */
             gt9(g + 3 * r, 1, e + A * r, 1);

@@ -132,10 +132,10 @@ static void job_pool_sums(void *jp, int c, int tid)
  * channels-last, and stay in the cache for the transform that reads them
  * next: over the whole chunk first, a chunk of 32 images at batch 512
  * came back from memory, conv2 bwd 1.04x), then by Winograd the input
- * gradient and the chunk's dU, summed
- * in the thread's scratch, from which the chunk's dW = G^T dU G goes to
- * dwpart: a quarter of dU's floats.  (dU in dwpart for every chunk held
- * 16 MiB more at batch 64 and 512, at the same speed.) */
+ * gradient and the chunk's E = G^T dU (layer_wino.h), summed in the
+ * thread's scratch, from which the chunk's dW = E G goes to dwpart: a
+ * third of E's floats.  (dU in dwpart for every chunk held 16 MiB more
+ * at batch 64 and 512, at the same speed.) */
 static void job_conv_bwd(void *jp, int c, int tid)
 {
     StepJob *j = jp;
@@ -145,7 +145,7 @@ static void job_conv_bwd(void *jp, int c, int tid)
     Params *ps = j->s->ps;
     const long P = model_spec_pairs(cs);
     float *dwp = bb->dwpart + (size_t)c * model_spec_dwlen(j->l);
-    float *dU = a->scratch[tid] + model_wino_scratch_floats(cs, bb->group);
+    float *dE = a->scratch[tid] + model_wino_scratch_floats(cs, bb->group);
     float *dx = j->l > 0 ? a->blk[j->l - 1].dout : NULL;
     int n0, n1;
 
@@ -155,11 +155,11 @@ static void job_conv_bwd(void *jp, int c, int tid)
         int nt = model_group_start(n0, n1, bb->group, k + 1) - t;
         maxpool_backward(bb->y, bb->dout, bb->idx, ps->p[cs->tg], bb->mean, bb->invstd, bb->mdz,
                          bb->mdzx, cs->OC, cs->H, cs->W, t, nt);
-        wino_backward(dx, dU, dwp + 9 * P, bb->y, model_block_input(a, j->l), cs->xl, bb->U,
+        wino_backward(dx, dE, dwp + 9 * P, bb->y, model_block_input(a, j->l), cs->xl, bb->U,
                       a->scratch[tid], bb->ws, cs->C, cs->OC, j->N, t, nt,
                       t == n0 ? 0.0f : 1.0f, j->s->gemm);
     }
-    wino_filter_grad(dwp, dU, cs->C, 0, P);
+    wino_filter_grad(dwp, dE, cs->C, 0, P);
 }
 
 /* sum (n) = the sum over the k chunks' parts (chunk c at part + c*L), in

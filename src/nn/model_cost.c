@@ -70,10 +70,15 @@ double model_op_flops_executed(ProfOp op)
         if (op == cs->fconv)
             return wino + wino_transform_flops(cs->H, cs->W, cs->C, cs->OC, 0, 0);
         /* dW and dX (every Winograd block passes its input gradient on),
-         * and dg = G^T dU G once a chunk (model_backward.c). */
-        if (op == cs->bconv)
+         * and dg = G^T dU G: its 9 columns of E = G^T dU once a group (of
+         * the chunk's images at most), dg = E G once a chunk
+         * (model_backward.c, layer_wino.h). */
+        if (op == cs->bconv) {
+            const int g = model_spec_group(cs) < cs->chunk ? model_spec_group(cs) : cs->chunk;
             return 2.0 * wino + wino_transform_flops(cs->H, cs->W, cs->C, cs->OC, 1, 1) +
+                   WINO_A * wino_filter_grad_column_flops(model_spec_pairs(cs)) / g +
                    wino_filter_grad_flops(model_spec_pairs(cs)) / cs->chunk;
+        }
     }
     return model_op_flops(op); /* conv1 runs direct; the fc layers as counted */
 }

@@ -160,8 +160,8 @@ static inline size_t model_spec_dwlen(int l)
     return (size_t)cs->OC * model_spec_ckk(cs) + (size_t)cs->OC;
 }
 
-/* Blocks 2 and 3: the Winograd scratch of a group, then the chunk's dU
- * (OC, 81, C), in each thread's scratch. */
+/* Blocks 2 and 3: the Winograd scratch of a group, then the chunk's
+ * E = G^T dU (OC, 27, C: layer_wino.h), in each thread's scratch. */
 static inline size_t model_wino_scratch_floats(const ConvSpec *cs, int group)
 {
     return (size_t)wino_scratch_floats(cs->H, cs->W, cs->C, cs->OC, group);
@@ -169,7 +169,7 @@ static inline size_t model_wino_scratch_floats(const ConvSpec *cs, int group)
 
 static inline size_t model_wino_thread_floats(const ConvSpec *cs, int group)
 {
-    return model_wino_scratch_floats(cs, group) + (size_t)WINO_P * cs->OC * cs->C;
+    return model_wino_scratch_floats(cs, group) + (size_t)WINO_E * cs->OC * cs->C;
 }
 
 /* ---- block 1's scratch (layer_conv_phase.h), carved from a thread's scratch ---- */

@@ -10,8 +10,9 @@
  * backward, dW and dX, twice the forward.  Every other op executes what
  * the model counts.  The executed count adds Winograd's transforms
  * (layer_wino.c: FLOPs a tile and channel, input 1386, output 977, dy
- * 832, dx 1386) and, in the backward, the filters' gradient (384 a pair,
- * once a chunk of 8 images in conv2, 32 in conv3).  Block 1's forward
+ * 832, dx 1386) and, in the backward, the filters' gradient (384 a pair:
+ * E = G^T dU's 288 once a group and dg = E G's 96 once a chunk, one
+ * group of 8 images a chunk in conv2, of 32 in conv3).  Block 1's forward
  * runs in two passes: conv1 fwd its input's moments (90000, derived in
  * tests/calibrate/test_sketch.c), bn1+relu+pool1 fwd its convolution.
  * The per-op counts sum

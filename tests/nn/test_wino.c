@@ -33,12 +33,12 @@ static WinoLayout layout = WINO_ROWS;
 
 /*
  * The engine's Winograd convolution set up for groups of up to cap images
- * of H x W: its shape, its scratch, U from w and a dU.  The scratch
+ * of H x W: its shape, its scratch, U from w and an E (layer_wino.h).  The scratch
  * starts as NaN: a read of anything not written first shows.
  */
 typedef struct WConv {
     WinoShape *t;
-    float *U, *dU, *scratch;
+    float *U, *dE, *scratch;
     int C, OC, H, W;
 } WConv;
 
@@ -50,7 +50,7 @@ static WConv wconv_make(const float *w, int C, int OC, int cap, int H, int W)
     c.t = xcalloc(1, sizeof *c.t);
     wino_shape_init(c.t, H, W, cap);
     c.U = fvec(WINO_P * (size_t)P);
-    c.dU = fvec(WINO_P * (size_t)OC * C);
+    c.dE = fvec(WINO_E * (size_t)OC * C);
     c.scratch = fvec((size_t)ns);
     for (long i = 0; i < ns; i++)
         c.scratch[i] = NAN;
@@ -62,7 +62,7 @@ static void wconv_free(WConv *c)
 {
     free(c->t);
     free(c->U);
-    free(c->dU);
+    free(c->dE);
     free(c->scratch);
 }
 
@@ -113,8 +113,9 @@ static void wconv_forward(WConv *c, float *y, const float *x, const float *b, in
     free(xl);
 }
 
-/* One group's backward, dy the whole batch's; dw = G^T dU G after it.
- * Before beta 0, dU is poisoned with NaN: beta 0 must overwrite it, not
+/* One group's backward, dy the whole batch's; dw = E G after it (E =
+ * G^T dU, summed by wino_backward: layer_wino.h).
+ * Before beta 0, E is poisoned with NaN: beta 0 must overwrite it, not
  * scale it. */
 static void wconv_backward(WConv *c, float *dx, float *dw, float *db, const float *dy,
                            const float *x, int N, int n0, int nt, float beta)
@@ -126,11 +127,11 @@ static void wconv_backward(WConv *c, float *dx, float *dw, float *db, const floa
     float *dxl = dx && layout == WINO_LAST ? batch_last(dx, c->C, N, HW) : NULL;
 
     if (beta == 0.0f)
-        for (long i = 0; i < WINO_P * P; i++)
-            c->dU[i] = NAN;
-    wino_backward(dxl ? dxl : dx, c->dU, db, dyl, xl ? xl : x, layout, c->U, c->scratch, c->t,
+        for (long i = 0; i < WINO_E * P; i++)
+            c->dE[i] = NAN;
+    wino_backward(dxl ? dxl : dx, c->dE, db, dyl, xl ? xl : x, layout, c->U, c->scratch, c->t,
                   c->C, c->OC, N, n0, nt, beta, path);
-    wino_filter_grad(dw, c->dU, c->C, 0, P);
+    wino_filter_grad(dw, c->dE, c->C, 0, P);
     if (dxl)
         batch_back(dx, dxl, c->C, N, HW);
     free(dyl);
@@ -349,14 +350,14 @@ static void check_bwd_fd(Bwd *b)
 
 /* As the engine runs it: a shape for groups of 2 and groups that fill it
  * (the last may be smaller), [0,2), [2,4), ...  The same dx, dw, db up to
- * rounding (rel 1e-3, as for beta below: other group sizes sum dU in
- * another order).  Some dw cancel to near zero, and below 1 the error is
+ * rounding (rel 1e-3, as for beta below: other group sizes sum E = G^T dU
+ * in another order).  Some dw cancel to near zero, and below 1 the error is
  * taken against 1.  A dw sums up to N*H*W = 168 products of size up to 1,
  * but by way of dU, whose 81 points weigh the inputs by B^T's entries (up
  * to 7.2, squared) before G^T dU G (entries down to 1/162) cancels them
  * again: F(7x7, 3x3) leaves up to 6.7e-5 here and 1.05e-4 for beta below
  * (F(4x4, 3x3): 1.2e-5), on some of main()'s draws (each pass draws its
- * own inputs).  A group's dU lost or added twice is off by the size of a
+ * own inputs).  A group's E lost or added twice is off by the size of a
  * dw, 0.05 to 10. */
 static void check_bwd_pairs(const Bwd *b, float *dw2, float *db2)
 {
@@ -384,7 +385,7 @@ static void check_bwd_pairs(const Bwd *b, float *dw2, float *db2)
     free(dx2);
 }
 
-/* beta: the whole batch as one group with beta 0 over garbage (NaN in dU
+/* beta: the whole batch as one group with beta 0 over garbage (NaN in E
  * and db: any leak shows) matches the grouped sum (rel 1e-3: the two sum
  * in different orders and some dw cancel, check_bwd_pairs); again with
  * beta 1 on top gives twice the first (rel 1e-6: only the final additions

@@ -89,6 +89,70 @@ static void report(const char *what, const Layer *l, double t[2][MAX_ROUNDS], in
            same ? "outputs identical" : "outputs differ");
 }
 
+/* One layer's buffers, shared by both variants but for the outputs. */
+typedef struct Run {
+    const Layer *l;
+    WinoShape s;
+    GemmPath path;
+    int N, chunk, group;
+    long P;
+    float *x, *dy, *U, *b, *sc, *E, *y[2], *dx[2], *dw[2], *db[2];
+    double st[2][2 * 128];
+} Run;
+
+/* The forward over the batch, group by group: the old code (v 0) or the new. */
+static void pass_fwd(Run *u, int v)
+{
+    const Layer *l = u->l;
+
+    memset(u->st[v], 0, sizeof u->st[v]);
+    for (int n0 = 0; n0 < u->N; n0 += u->group) {
+        const int nt = u->N - n0 < u->group ? u->N - n0 : u->group;
+        (v ? wino_forward : old_wino_forward)(u->y[v], u->x, l->xl, u->U, u->b, u->st[v], u->sc,
+                                              &u->s, l->C, l->OC, u->N, n0, nt, u->path);
+    }
+}
+
+/* The backward chunk by chunk, its groups summed, then the chunk's dg. */
+static void pass_bwd(Run *u, int v)
+{
+    const Layer *l = u->l;
+
+    for (int k = 0, c0 = 0; c0 < u->N; k++, c0 += u->chunk) {
+        const int c1 = u->N - c0 < u->chunk ? u->N : c0 + u->chunk;
+        for (int n0 = c0; n0 < c1; n0 += u->group) {
+            const int nt = c1 - n0 < u->group ? c1 - n0 : u->group;
+            (v ? wino_backward : old_wino_backward)(u->dx[v], u->E, u->db[v] + k * l->OC, u->dy,
+                                                    u->x, l->xl, u->U, u->sc, &u->s, l->C,
+                                                    l->OC, u->N, n0, nt,
+                                                    n0 == c0 ? 0.0f : 1.0f, u->path);
+        }
+        (v ? wino_filter_grad : old_wino_filter_grad)(u->dw[v] + k * 9 * u->P, u->E, l->C, 0,
+                                                      u->P);
+    }
+}
+
+/* t[v][r]: round r's best of 3 passes of variant v, the order swapped
+ * every round, the caches filled with junk before each pass. */
+static void alternate(Run *u, void (*pass)(Run *, int), float *junk, int rounds,
+                      double t[2][MAX_ROUNDS])
+{
+    for (int r = 0; r < rounds; r++)
+        for (int q = 0; q < 2; q++) {
+            const int v = r % 2 ? 1 - q : q;
+            double best = 1e30;
+            for (int rep = 0; rep < 3; rep++) {
+                for (long i = 0; i < JUNK; i += 16)
+                    junk[i] += 1.0f;
+                const double t0 = cpu_now();
+                pass(u, v);
+                const double dt = cpu_now() - t0;
+                best = dt < best ? dt : best;
+            }
+            t[v][r] = best;
+        }
+}
+
 int main(int argc, char **argv)
 {
     const int N = argc > 1 ? atoi(argv[1]) : 64, rounds = argc > 2 ? atoi(argv[2]) : 11;
@@ -106,75 +170,37 @@ int main(int argc, char **argv)
     for (int li = 0; li < 2; li++) {
         const Layer *l = &layers[li];
         const int C = l->C, OC = l->OC, HW = l->H * l->H;
-        const int chunk = N <= 16 * l->chunk ? l->chunk : (N + 15) / 16;
-        const int group = l->group < chunk ? l->group : chunk;
-        const long P = (long)C * OC, nc = (N + chunk - 1) / chunk;
-        WinoShape s;
-        wino_shape_init(&s, l->H, l->H, group);
-        const long sn = wino_scratch_floats(l->H, l->H, C, OC, group);
-        const long so = old_wino_scratch_floats(l->H, l->H, C, OC, group);
-        float *x = noise((long)N * C * HW), *dy = noise((long)N * OC * HW);
-        float *U = noise(WINO_P * P), *b = noise(OC), *sc = noise(sn > so ? sn : so);
-        float *E = noise(WINO_P * P), *y[2], *dx[2], *dw[2], *db[2];
-        double st[2][2 * 128], t[2][MAX_ROUNDS];
+        Run u = {.l = l, .path = path, .N = N, .P = (long)C * OC};
+        u.chunk = N <= 16 * l->chunk ? l->chunk : (N + 15) / 16;
+        u.group = l->group < u.chunk ? l->group : u.chunk;
+        const long nc = (N + u.chunk - 1) / u.chunk;
+        wino_shape_init(&u.s, l->H, l->H, u.group);
+        const long sn = wino_scratch_floats(l->H, l->H, C, OC, u.group);
+        const long so = old_wino_scratch_floats(l->H, l->H, C, OC, u.group);
+        u.x = noise((long)N * C * HW);
+        u.dy = noise((long)N * OC * HW);
+        u.U = noise(WINO_P * u.P);
+        u.b = noise(OC);
+        u.sc = noise(sn > so ? sn : so);
+        u.E = noise(WINO_P * u.P);
         for (int v = 0; v < 2; v++) {
-            y[v] = noise((long)N * OC * HW);
-            dx[v] = noise((long)N * C * HW);
-            dw[v] = noise(nc * 9 * P);
-            db[v] = noise(nc * OC);
+            u.y[v] = noise((long)N * OC * HW);
+            u.dx[v] = noise((long)N * C * HW);
+            u.dw[v] = noise(nc * 9 * u.P);
+            u.db[v] = noise(nc * OC);
         }
-        for (int r = 0; r < rounds; r++)
-            for (int q = 0; q < 2; q++) {
-                const int v = r % 2 ? 1 - q : q;
-                double best = 1e30;
-                for (int rep = 0; rep < 3; rep++) {
-                    for (long i = 0; i < JUNK; i += 16)
-                        junk[i] += 1.0f;
-                    memset(st[v], 0, sizeof st[v]);
-                    const double t0 = cpu_now();
-                    for (int n0 = 0; n0 < N; n0 += group) {
-                        const int nt = N - n0 < group ? N - n0 : group;
-                        (v ? wino_forward : old_wino_forward)(y[v], x, l->xl, U, b, st[v], sc,
-                                                              &s, C, OC, N, n0, nt, path);
-                    }
-                    const double dt = cpu_now() - t0;
-                    best = dt < best ? dt : best;
-                }
-                t[v][r] = best;
-            }
+        double t[2][MAX_ROUNDS];
+        alternate(&u, pass_fwd, junk, rounds, t);
         report("fwd", l, t, rounds,
-               !memcmp(y[0], y[1], (size_t)N * OC * HW * sizeof(float)) &&
-                   !memcmp(st[0], st[1], 2 * (size_t)OC * sizeof(double)));
-        for (int r = 0; r < rounds; r++)
-            for (int q = 0; q < 2; q++) {
-                const int v = r % 2 ? 1 - q : q;
-                double best = 1e30;
-                for (int rep = 0; rep < 3; rep++) {
-                    for (long i = 0; i < JUNK; i += 16)
-                        junk[i] += 1.0f;
-                    const double t0 = cpu_now();
-                    for (int k = 0, c0 = 0; c0 < N; k++, c0 += chunk) {
-                        const int c1 = N - c0 < chunk ? N : c0 + chunk;
-                        for (int n0 = c0; n0 < c1; n0 += group) {
-                            const int nt = c1 - n0 < group ? c1 - n0 : group;
-                            const float beta = n0 == c0 ? 0.0f : 1.0f;
-                            (v ? wino_backward : old_wino_backward)(
-                                dx[v], E, db[v] + k * OC, dy, x, l->xl, U, sc, &s, C, OC, N, n0,
-                                nt, beta, path);
-                        }
-                        (v ? wino_filter_grad : old_wino_filter_grad)(dw[v] + k * 9 * P, E, C, 0,
-                                                                      P);
-                    }
-                    const double dt = cpu_now() - t0;
-                    best = dt < best ? dt : best;
-                }
-                t[v][r] = best;
-            }
+               !memcmp(u.y[0], u.y[1], (size_t)N * OC * HW * sizeof(float)) &&
+                   !memcmp(u.st[0], u.st[1], 2 * (size_t)OC * sizeof(double)));
+        alternate(&u, pass_bwd, junk, rounds, t);
         report("bwd+dg", l, t, rounds,
-               !memcmp(dx[0], dx[1], (size_t)N * C * HW * sizeof(float)) &&
-                   !memcmp(dw[0], dw[1], (size_t)nc * 9 * P * sizeof(float)) &&
-                   !memcmp(db[0], db[1], (size_t)nc * OC * sizeof(float)));
-        float *all[] = {x, dy, U, b, sc, E, y[0], y[1], dx[0], dx[1], dw[0], dw[1], db[0], db[1]};
+               !memcmp(u.dx[0], u.dx[1], (size_t)N * C * HW * sizeof(float)) &&
+                   !memcmp(u.dw[0], u.dw[1], (size_t)nc * 9 * u.P * sizeof(float)) &&
+                   !memcmp(u.db[0], u.db[1], (size_t)nc * OC * sizeof(float)));
+        float *all[] = {u.x,     u.dy,    u.U,     u.b,     u.sc,    u.E,     u.y[0],
+                        u.y[1],  u.dx[0], u.dx[1], u.dw[0], u.dw[1], u.db[0], u.db[1]};
         for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
             free(all[i]);
     }

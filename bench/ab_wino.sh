@@ -13,7 +13,10 @@ BATCH=${2:-64} ROUNDS=${3:-11} BUILD=${4:-build}
 ROOT=$(git rev-parse --show-toplevel)
 DB=$BUILD/compile_commands.json
 LIB=$BUILD/src/libcnntop_engine.a
-[ -f "$DB" ] && [ -f "$LIB" ] || { echo "ab_wino: build first ($DB, $LIB)" >&2; exit 1; }
+if [ ! -f "$DB" ] || [ ! -f "$LIB" ]; then
+    echo "ab_wino: build first ($DB, $LIB)" >&2
+    exit 1
+fi
 git rev-parse --verify -q "$REV^{commit}" >/dev/null || { echo "ab_wino: no revision $REV" >&2; exit 1; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -23,7 +26,7 @@ mkdir -p "$TMP/inc/nn"
 for f in layer_wino.c layer_wino_filter.c; do
     git show "$REV:src/nn/$f" >"$TMP/old_$f"
 done
-for h in $(sed -n 's|^#include "nn/\(.*\)"|\1|p' "$TMP"/old_*.c | sort -u); do
+sed -n 's|^#include "nn/\(.*\)"|\1|p' "$TMP"/old_*.c | sort -u | while read -r h; do
     git show "$REV:src/nn/$h" >"$TMP/inc/nn/$h" 2>/dev/null || true
 done
 

@@ -69,10 +69,10 @@ typedef struct BlockBufs {
     double *mom;    /* (MODEL_MAX_CHUNKS + 1, CONV_PHASE_MOMENTS) block 1: each
                        chunk's input moments, then their sum (layer_conv_phase.h;
                        none for blocks 2-3) */
-    float *dwpart;  /* (MODEL_MAX_CHUNKS, L) per-chunk weight and bias gradients
-                       dW (OC, C, 3, 3), db: L = OC*C*9 + OC (blocks 2-3: each
-                       chunk's dU, summed in its thread's scratch, turned into
-                       dW there, so that a quarter of the floats is stored) */
+    float *dwpart;  /* (chunks of the capacity B, L) per-chunk weight and bias
+                       gradients dW (OC, C, 3, 3), db: L = OC*C*9 + OC (blocks
+                       2-3: each chunk's E = G^T dU, summed in its thread's
+                       scratch, turned into dW there: a third of E's floats) */
     int group;      /* images per Winograd group, e.g. 9 (0 for block 1) */
     float *U;       /* (81, OC, C) the filters, Winograd-transformed each step */
     WinoShape *ws; /* (layer_wino.h; none for block 1) */

@@ -58,7 +58,7 @@ static void acts_carve(Acts *a, int B, int T)
                         : arena_push(ar, (MODEL_MAX_CHUNKS + 1) * CONV_PHASE_MOMENTS * sizeof(double));
         /* As many chunks as a batch of B has (no more at a smaller one):
          * the arena's 2 MiB pages keep every slot resident, used or not
-         * (MODEL_MAX_CHUNKS slots held 4.5 MiB more at batch 64). */
+         * (MODEL_MAX_CHUNKS slots held 5.2 MiB more at batch 64). */
         bb->dwpart = arena_push(ar, (size_t)model_block_chunks(l, B) * model_spec_dwlen(l) * f);
         if (l > 0) {
             size_t need = model_wino_thread_floats(cs, bb->group);

@@ -17,8 +17,11 @@
  * the least and the median of ROUNDS rounds (each the best of 3 passes,
  * the caches first filled with 8 MiB of other data, as the step's other
  * phases leave them), their ratios new/old, and whether the outputs (y
- * and the BN sums; dx, db and dw) are the same bit for bit.  The old API
- * must be the new one's (the script fails to link otherwise).
+ * and the BN sums; dx, db and dw) are the same bit for bit.  REV's
+ * wino_scratch_floats, wino_forward, wino_backward and wino_filter_grad
+ * must take the arguments this tree's take: they are called as these,
+ * and nothing checks it (a missing one fails the link, a changed one
+ * does not).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,14 +33,11 @@
 #include "nn/gemm.h"
 #include "nn/layer_wino.h"
 
-long old_wino_scratch_floats(int H, int W, int C, int OC, int cap);
-void old_wino_forward(float *y, const float *x, WinoLayout xl, const float *U, const float *b,
-                      double *stats, float *scratch, const WinoShape *s, int C, int OC, int N,
-                      int n0, int nt, GemmPath path);
-void old_wino_backward(float *dx, float *dE, float *db, const float *dy, const float *x,
-                       WinoLayout xl, const float *U, float *scratch, const WinoShape *s, int C,
-                       int OC, int N, int n0, int nt, float beta, GemmPath path);
-void old_wino_filter_grad(float *dw, const float *dE, int C, long p0, long p1);
+/* The old functions, of the new ones' types (ab_wino.sh renames them). */
+extern __typeof__(wino_scratch_floats) old_wino_scratch_floats;
+extern __typeof__(wino_forward) old_wino_forward;
+extern __typeof__(wino_backward) old_wino_backward;
+extern __typeof__(wino_filter_grad) old_wino_filter_grad;
 
 #define MAX_ROUNDS 64
 #define JUNK (8L << 20) /* floats through the caches before each pass */

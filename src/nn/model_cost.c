@@ -74,7 +74,7 @@ double model_op_flops_executed(ProfOp op)
          * the chunk's images at most), dg = E G once a chunk
          * (model_backward.c, layer_wino.h). */
         if (op == cs->bconv) {
-            const int g = model_spec_group(cs) < cs->chunk ? model_spec_group(cs) : cs->chunk;
+            const int sg = model_spec_group(cs), g = sg < cs->chunk ? sg : cs->chunk;
             return 2.0 * wino + wino_transform_flops(cs->H, cs->W, cs->C, cs->OC, 1, 1) +
                    WINO_A * wino_filter_grad_column_flops(model_spec_pairs(cs)) / g +
                    wino_filter_grad_flops(model_spec_pairs(cs)) / cs->chunk;

@@ -1,7 +1,8 @@
 /*
  * test_dropout.c: ReLU fused with dropout (layer_dropout.h): the mask bits
  * and the kept share, forward and backward values, row blocks and in place,
- * central differences, evaluation.
+ * rows offset in the step (forward_at), NaN, infinities and -0, central
+ * differences, evaluation.
  */
 #include <math.h>
 #include <stdint.h>
@@ -22,7 +23,7 @@ static void test_forward(uint64_t key, const float *z, float *h, uint8_t *mask)
     const size_t ne = (size_t)N * F;
     float *h2 = fvec(ne);
     uint8_t *mask2 = xcalloc(ne, 1);
-    long kept = 0, badmask = 0, badh = 0;
+    long kept = 0, badmask = 0, badh = 0, negzero = 0;
 
     dropout_relu_forward(h, mask, z, F, 0, N, key);
     for (size_t e = 0; e < ne; e++) {
@@ -31,9 +32,11 @@ static void test_forward(uint64_t key, const float *z, float *h, uint8_t *mask)
         badmask += mask[e] != (keep && z[e] > 0.0f);
         float want = keep && z[e] > 0.0f ? z[e] * 2.0f : 0.0f; /* 1/(1-p) = 2 */
         badh += h[e] != want;
+        negzero += signbit(h[e]) != 0;
     }
     CHECK_INT(badmask, ==, 0);
     CHECK_INT(badh, ==, 0);
+    CHECK_INT(negzero, ==, 0); /* a dropped or negative input gives +0 */
     /* binomial(100000, 0.5): sd 0.0016, so +-0.01 is 6 sd */
     CHECK_NEAR((double)kept / (double)ne, 0.5, 0.01);
     /* the bits themselves: keep is bit e%64 of draw e/64 */
@@ -47,6 +50,13 @@ static void test_forward(uint64_t key, const float *z, float *h, uint8_t *mask)
     dropout_relu_forward(h2, mask2, h2, F, 38, N, key);
     CHECK(memcmp(h, h2, ne * sizeof *h) == 0);
     CHECK(memcmp(mask, mask2, ne) == 0);
+
+    /* rows first + n of the step's: rows [37, 100) from a block whose
+     * first is 37 are those of the whole forward's (each row starts at a
+     * different bit of a draw: 1000 % 64 = 40) */
+    dropout_relu_forward_at(h2, mask2, z + 37 * (size_t)F, F, 0, N - 37, key, 37);
+    CHECK(memcmp(h + 37 * (size_t)F, h2, (N - 37) * (size_t)F * sizeof *h) == 0);
+    CHECK(memcmp(mask + 37 * (size_t)F, mask2, (N - 37) * (size_t)F) == 0);
 
     /* another key: other masks */
     dropout_relu_forward(h2, mask2, z, F, 0, N, key + 1);
@@ -125,6 +135,14 @@ int main(void)
     fill(z, ne, -1.0f, 1.0f);
     for (size_t e = 0; e < ne; e += 997)
         z[e] = 0.0f; /* ReLU's edge: 0 is not > 0 */
+    /* values a select by bit masks must treat as the comparisons do: NaN
+     * and -0 and -inf are not > 0 (h = +0, no gradient), +inf is */
+    for (size_t e = 501; e < ne; e += 4999) {
+        z[e] = NAN;
+        z[e + 1] = -0.0f;
+        z[e + 2] = -INFINITY;
+        z[e + 3] = INFINITY;
+    }
     test_forward(key, z, h, mask);
     test_backward(mask);
     test_fd(key);

@@ -75,61 +75,52 @@ static void phase_sources(const float *src[9], const float *xq, int H, int k)
         }
 }
 
-/* One output phase: zk = b + sum over t of w[t] * s_t, n values. */
-static void phase_taps(float *restrict zk, const float *restrict s0, const float *restrict s1,
-                       const float *restrict s2, const float *restrict s3,
-                       const float *restrict s4, const float *restrict s5,
-                       const float *restrict s6, const float *restrict s7,
-                       const float *restrict s8, const float *restrict w, float b, int n)
+/* Vectors of one register (sums.h's REG_FLOATS floats), loaded and
+ * stored at any alignment. */
+typedef float RegVec __attribute__((vector_size(4 * REG_FLOATS)));
+typedef float RegVecAt __attribute__((vector_size(4 * REG_FLOATS), aligned(4), may_alias));
+#define REGVEC_AT(p) (*(RegVecAt *)(p))
+_Static_assert(CONV_PHASE_Q % REG_FLOATS == 0, "a phase row is whole vectors");
+
+/*
+ * One output phase of nc channels: z[c] = b[c] + sum over taps t of
+ * w[9c + t] * s_t, n values, each channel's sum in the order one channel
+ * alone would take.  One load of each source serves every channel: with
+ * two channels a pass the 9 loads and the weights' broadcasts per 18
+ * multiply-adds bound it at about 60 GFLOP/s a thread on the Xeon of
+ * session 30; four ran it 1.25x as fast (bench/RESULTS.md, session 30).
+ */
+static void phase_taps(float *const z[], int nc, const float *const s[9], const float *w,
+                       const float *b, int n)
 {
-    const float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6],
-                w7 = w[7], w8 = w[8];
-
-    for (int q = 0; q < n; q++)
-        zk[q] = b + w0 * s0[q] + w1 * s1[q] + w2 * s2[q] + w3 * s3[q] + w4 * s4[q] +
-                w5 * s5[q] + w6 * s6[q] + w7 * s7[q] + w8 * s8[q];
-}
-
-/* Two output channels' phase, zk as phase_taps makes it, from one load of
- * each source: the 9 loads per 16 outputs were what bound phase_taps (the
- * stats pass took 0.27-0.29 ms a step at batch 64, 0.22-0.24 so). */
-static void phase_taps2(float *restrict za, float *restrict zb, const float *restrict s0,
-                        const float *restrict s1, const float *restrict s2,
-                        const float *restrict s3, const float *restrict s4,
-                        const float *restrict s5, const float *restrict s6,
-                        const float *restrict s7, const float *restrict s8,
-                        const float *restrict w, float ba, float bb, int n)
-{
-    const float a0 = w[0], a1 = w[1], a2 = w[2], a3 = w[3], a4 = w[4], a5 = w[5], a6 = w[6],
-                a7 = w[7], a8 = w[8];
-    const float c0 = w[9], c1 = w[10], c2 = w[11], c3 = w[12], c4 = w[13], c5 = w[14],
-                c6 = w[15], c7 = w[16], c8 = w[17];
-
-    for (int q = 0; q < n; q++) {
-        const float v0 = s0[q], v1 = s1[q], v2 = s2[q], v3 = s3[q], v4 = s4[q], v5 = s5[q],
-                    v6 = s6[q], v7 = s7[q], v8 = s8[q];
-        za[q] = ba + a0 * v0 + a1 * v1 + a2 * v2 + a3 * v3 + a4 * v4 + a5 * v5 + a6 * v6 +
-                a7 * v7 + a8 * v8;
-        zb[q] = bb + c0 * v0 + c1 * v1 + c2 * v2 + c3 * v3 + c4 * v4 + c5 * v5 + c6 * v6 +
-                c7 * v7 + c8 * v8;
+    for (int q = 0; q < n; q += REG_FLOATS) {
+        RegVec v[9];
+        for (int t = 0; t < 9; t++)
+            v[t] = REGVEC_AT(s[t] + q);
+        for (int c = 0; c < nc; c++) {
+            const float *wc = w + 9 * c;
+            RegVec acc = b[c] + wc[0] * v[0];
+            for (int t = 1; t < 9; t++)
+                acc += wc[t] * v[t];
+            REGVEC_AT(z[c] + q) = acc;
+        }
     }
 }
 
-void conv_phase_conv(float *z0, float *z1, const float *xq, const float *w, const float *b, int H,
-                int W)
+void conv_phase_conv(float *const z[], int nc, const float *xq, const float *w, const float *b,
+                     int H, int W)
 {
     const int n = (H / 2) * CONV_PHASE_Q;
 
     (void)W;
+    assert(nc >= 1 && nc <= CONV_PHASE_CONV_CH);
     for (int k = 0; k < 4; k++) {
         const float *s[9];
+        float *zk[CONV_PHASE_CONV_CH];
         phase_sources(s, xq, H, k);
-        if (z1)
-            phase_taps2(z0 + (size_t)k * n, z1 + (size_t)k * n, s[0], s[1], s[2], s[3], s[4],
-                        s[5], s[6], s[7], s[8], w, b[0], b[1], n);
-        else
-            phase_taps(z0 + (size_t)k * n, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8],
-                       w, b[0], n);
+        for (int c = 0; c < nc; c++)
+            zk[c] = z[c] + (size_t)k * n;
+        phase_taps(zk, nc, s, w, b, n);
     }
 }
 
@@ -145,12 +136,10 @@ void conv_phase_conv(float *z0, float *z1, const float *xq, const float *w, cons
  */
 #define DW_LANES REG_FLOATS
 #define DW_CH (REG_FLOATS == 16 ? 2 : 1) /* AVX-512's 32 registers hold two channels */
-_Static_assert(CONV_PHASE_Q % DW_LANES == 0, "a phase row is whole vectors");
 
-typedef float DwVec __attribute__((vector_size(4 * DW_LANES)));
-typedef float DwVecAt __attribute__((vector_size(4 * DW_LANES), aligned(4), may_alias));
+typedef RegVec DwVec;
 typedef int32_t DwIdx __attribute__((vector_size(4 * DW_LANES)));
-#define DWVEC_AT(p) (*(DwVecAt *)(p))
+#define DWVEC_AT(p) REGVEC_AT(p)
 
 /*
  * The sums below keep one float partial sum per column (lane l adds

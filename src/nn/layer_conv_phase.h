@@ -43,11 +43,14 @@ size_t conv_phase_output_floats(int H, int W);
 /* xq <- the four phase planes of x (H x W) zero-padded by one. */
 void conv_phase_split(float *xq, const float *x, int H, int W);
 
-/* z0 (4, H/2, CONV_PHASE_Q) <- conv(x, w[0..9) (3x3)) + b[0] for one output
- * channel and, when z1 is not NULL, z1 likewise from w[9..18) and b[1]
- * for the next (both as one channel alone would give them). */
-void conv_phase_conv(float *z0, float *z1, const float *xq, const float *w, const float *b, int H,
-                int W);
+/* Output channels conv_phase_conv makes from one pass over the input. */
+#define CONV_PHASE_CONV_CH 4
+
+/* z[c] (4, H/2, CONV_PHASE_Q) <- conv(x, w[9c..9c+9) (3x3)) + b[c] for nc
+ * output channels, 1 <= nc <= CONV_PHASE_CONV_CH (each as one channel
+ * alone would give it, whatever nc). */
+void conv_phase_conv(float *const z[], int nc, const float *xq, const float *w, const float *b,
+                     int H, int W);
 
 /* dw (9) and *db += the valid lanes of one channel's lanes
  * (CONV_PHASE_DW_LANES, as conv_phase_dw_routed2 sums them).  Folding

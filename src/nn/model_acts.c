@@ -13,7 +13,7 @@ static size_t phase_scratch_floats(void)
 {
     const ConvSpec *cs = &model_conv_specs[0];
     return PHASE_IMAGES * conv_phase_input_floats(cs->H, cs->W) +
-           2 * conv_phase_output_floats(cs->H, cs->W) +
+           CONV_PHASE_CONV_CH * conv_phase_output_floats(cs->H, cs->W) +
            6 * model_phase_n() + model_phase_n() / sizeof(float) + 32 +
            (size_t)cs->OC * CONV_PHASE_DW_LANES;
 }

@@ -101,11 +101,12 @@ static void job_phase_pool(void *jp, int c, int tid)
     model_block_chunk_range(0, j->N, c, &n0, &n1);
     for (int nb = n0; nb < n1; nb += PHASE_IMAGES) {
         const int nn = model_phase_split(&pb, a, nb, n1);
-        for (int oc0 = 0; oc0 < cs->OC; oc0 += 2)
+        for (int oc0 = 0; oc0 < cs->OC; oc0 += CONV_PHASE_CONV_CH)
             for (int k = 0; k < nn; k++) {
-                conv_phase_conv(pb.z[0], pb.z[1], pb.xq + k * xqn, w + oc0 * 9, b + oc0, cs->H,
-                                cs->W);
-                for (int e = 0, oc = oc0; e < 2; e++, oc++) {
+                const int nc = cs->OC - oc0 < CONV_PHASE_CONV_CH ? cs->OC - oc0
+                                                                 : CONV_PHASE_CONV_CH;
+                conv_phase_conv(pb.z, nc, pb.xq + k * xqn, w + oc0 * 9, b + oc0, cs->H, cs->W);
+                for (int e = 0, oc = oc0; e < nc; e++, oc++) {
                     size_t po = ((size_t)oc * j->N + nb + k) * PHW;
                     maxpool_forward_phases(pb.o, j->train ? pb.ix : NULL,
                                            j->train ? pb.ym : NULL, pb.z[e],

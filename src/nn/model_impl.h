@@ -181,7 +181,7 @@ static inline size_t model_wino_thread_floats(const ConvSpec *cs, int group)
 
 typedef struct PhaseBufs {
     float *xq;  /* the split inputs of PHASE_IMAGES images, conv_phase_input_floats apart */
-    float *z[2]; /* two output channels in phases (4, PH, Q) each */
+    float *z[CONV_PHASE_CONV_CH]; /* output channels in phases (4, PH, Q) each */
     float *o, *ym;     /* (PH, Q): pooled output, y at the maximum */
     float *g[2], *kf[2]; /* (PH, Q): two channels' pool gradients and indices */
     uint8_t *ix;       /* (PH, Q): pool index */
@@ -218,14 +218,14 @@ static inline PhaseBufs model_phase_bufs(const Acts *a, int tid)
     float *p = a->scratch[tid];
     PhaseBufs b;
 
-    assert(cs->OC % 2 == 0); /* the passes make channels two at a time */
+    assert(cs->OC % 2 == 0); /* the backward makes channels two at a time */
 
     b.xq = p;
     p += PHASE_IMAGES * conv_phase_input_floats(cs->H, cs->W);
-    b.z[0] = p;
-    p += conv_phase_output_floats(cs->H, cs->W);
-    b.z[1] = p;
-    p += conv_phase_output_floats(cs->H, cs->W);
+    for (int c = 0; c < CONV_PHASE_CONV_CH; c++) {
+        b.z[c] = p;
+        p += conv_phase_output_floats(cs->H, cs->W);
+    }
     b.o = p;
     b.ym = p + n;
     for (int e = 0; e < 2; e++) {

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "nn/layer_conv_phase.h"
@@ -24,7 +25,7 @@
 /* One shape: inputs, BN constants, pool gradient, the double references. */
 typedef struct Phase {
     int OC, N, H, W;
-    float *x, *w, *b, *xq, *z[2];
+    float *x, *w, *b, *xq, *z[CONV_PHASE_CONV_CH + 1];
     float *gamma, *mean, *invstd, *mdz, *mdzx; /* (OC) */
     float *g, *kf;          /* (OC, N, PH, PW) pool gradient, window phase 0..4 */
     double *yd, *mag;       /* (OC, N, H, W) double conv output, its size */
@@ -64,8 +65,8 @@ static Phase phase_make(int OC, int N, int H, int W)
     p.w = fvec(nw);
     p.b = fvec(OC);
     p.xq = fvec(conv_phase_input_floats(H, W));
-    p.z[0] = fvec(conv_phase_output_floats(H, W));
-    p.z[1] = fvec(conv_phase_output_floats(H, W));
+    for (int k = 0; k <= CONV_PHASE_CONV_CH; k++)
+        p.z[k] = fvec(conv_phase_output_floats(H, W));
     p.g = fvec(np);
     p.kf = fvec(np);
     p.yd = dvec(ny);
@@ -95,7 +96,9 @@ static Phase phase_make(int OC, int N, int H, int W)
 
 static void phase_free(Phase *p)
 {
-    free(p->x); free(p->w); free(p->b); free(p->xq); free(p->z[0]); free(p->z[1]);
+    free(p->x); free(p->w); free(p->b); free(p->xq);
+    for (int c = 0; c <= CONV_PHASE_CONV_CH; c++)
+        free(p->z[c]);
     free(p->gamma); free(p->mean); free(p->invstd); free(p->mdz); free(p->mdzx);
     free(p->g); free(p->kf);
     free(p->yd); free(p->mag); free(p->dwr); free(p->dbr); free(p->dwb); free(p->dbb);
@@ -120,19 +123,28 @@ static long phase_values_bad(const Phase *p, const float *z, int n, int oc)
 
 static void test_conv_values(const Phase *p)
 {
-    long bad = 0;
+    long bad = 0, same = 0, runs = 0;
 
     for (int n = 0; n < p->N; n++) {
         conv_phase_split(p->xq, p->x + (size_t)n * p->H * p->W, p->H, p->W);
-        for (int oc = 0; oc < p->OC; oc++) {
-            /* Channels two at a time, and an odd OC's last alone. */
-            if (oc % 2 == 0)
-                conv_phase_conv(p->z[0], oc + 1 < p->OC ? p->z[1] : NULL, p->xq, p->w + oc * 9,
-                                p->b + oc, p->H, p->W);
-            bad += phase_values_bad(p, p->z[oc % 2], n, oc);
+        /* Channels CONV_PHASE_CONV_CH at a time and, for the last ones,
+         * fewer (OC = 6 gives 4 + 2); each pass's last channel made
+         * alone gives the same bits as in the pass. */
+        for (int oc = 0; oc < p->OC; oc += CONV_PHASE_CONV_CH) {
+            const int nc = p->OC - oc < CONV_PHASE_CONV_CH ? p->OC - oc : CONV_PHASE_CONV_CH;
+            conv_phase_conv(p->z, nc, p->xq, p->w + oc * 9, p->b + oc, p->H, p->W);
+            for (int c = 0; c < nc; c++)
+                bad += phase_values_bad(p, p->z[c], n, oc + c);
+            float *alone[1] = {p->z[CONV_PHASE_CONV_CH]};
+            conv_phase_conv(alone, 1, p->xq, p->w + (oc + nc - 1) * 9, p->b + oc + nc - 1, p->H,
+                            p->W);
+            same += memcmp(alone[0], p->z[nc - 1], conv_phase_output_floats(p->H, p->W) *
+                                                      sizeof(float)) == 0;
+            runs++;
         }
     }
     CHECK_INT(bad, ==, 0);
+    CHECK_INT(same, ==, runs);
 }
 
 /* The moments in double from the padded input directly. */
@@ -247,6 +259,7 @@ static void test_conv_phase(int OC, int N, int H, int W)
 int main(void)
 {
     test_conv_phase(4, 2, 8, 8);
+    test_conv_phase(6, 2, 12, 12); /* a pass of 4 channels and one of 2 */
     test_conv_phase(32, 3, 28, 28); /* the model's first block */
     return check_report();
 }

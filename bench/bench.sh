@@ -6,8 +6,9 @@
 # images, default 20000; 60000 for a whole epoch), cnntop and PyTorch with
 # its default threads and with both cores, and each against the machine's
 # FP32 FMA peak as `cnntop calibrate --recalibrate` measures it in the same
-# run: MFU (46.2 MFLOP a training image, as PyTorch counts it, over the
-# peak) and, for cnntop, the executed share (the 12.6 MFLOP it really
+# run, before each section's runs and again after them (both printed: the
+# peak itself moves here): MFU (46.2 MFLOP a training image, as PyTorch
+# counts it, over the peak) and, for cnntop, the executed share (the 12.6 MFLOP it really
 # computes: its Winograd convolutions' products and transforms, and block
 # 1's input moments).
 # The first section runs everything as a user gets it: the environment as
@@ -111,8 +112,10 @@ section() {
     # PyTorch counts it) over the FMA peak; "exec %": the FLOPs cnntop really
     # computes per second (12.6 MFLOP a training image) over it.
     printf '%-6s %-16s %9s %9s %9s %7s %9s %7s %7s\n' batch who "wall s" "img/s" "RSS MiB" "acc %" "vs torch" "MFU %" "exec %"
+    rates=""
     for b in $BATCHES; do
         set -- $(best_of cnntop_fig "$b"); cw=$1 ci=$2 cr=$3 ca=$4 cm=$5 ce=$6
+        rates="$rates $b:$ci"
         set -- $(best_of torch_fig "$b" default); tw=$1 ti=$2 tr=$3 ta=$4
         set -- $(best_of torch_fig "$b" "$(nproc)"); t2w=$1 t2i=$2 t2r=$3 t2a=$4
         printf '%-6s %-16s %9s %9s %9s %7s %9s %7s %7s\n' "$b" cnntop "$cw" "$ci" "$cr" "$ca" "-" "$cm" "$ce"
@@ -127,6 +130,17 @@ section() {
                 "$(echo "$ci $tii" | awk '{printf "%.2fx", $1 / $2}')" "$(mfu_of "$tii" "$peak")"
         fi
     done
+    # The yardstick again, after the runs: on a shared machine the peak
+    # moved by 20% between two sections of one bench (272.8 and 218.6
+    # GFLOP/s, cnntop at the same img/s in both; bench/RESULTS.md, session
+    # 30), and MFU with it.  Both readings bound what the runs had.
+    cal=$("$CNNTOP" calibrate --recalibrate 2>/dev/null)
+    peak2=$(echo "$cal" | sed -n 's/^ *\([0-9.]*\) GFLOP\/s (\([^)]*\)) is the yardstick.*/\1/p')
+    line="FMA peak again after the runs: ${peak2:-unknown} GFLOP/s; cnntop's MFU against it:"
+    for r in $rates; do
+        line="$line batch ${r%%:*} $(mfu_of "${r#*:}" "${peak2:-0}")%"
+    done
+    echo "$line"
 }
 
 section "default environment, as a user gets it"

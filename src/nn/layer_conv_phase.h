@@ -7,8 +7,8 @@
  * (32 channels of 28x28: 51 MB at batch 512) is far larger than L2, so
  * storing it and reading it back for the statistics, the pool and the
  * backward pass costs more than computing it.  This layer instead makes
- * two output channels of one image at a time (3.5 KB each, in L1), once a
- * step, for the pool.  The BN statistics and the backward pass need no
+ * up to four output channels of one image at a time (3.5 KB each, in L1),
+ * once a step, for the pool.  The BN statistics and the backward pass need no
  * conv output at all: with one input channel they follow from the input's
  * moments (below) and the pool gradient.  A 3x3 convolution of one channel
  * is 9 multiply-adds per output.

@@ -8,9 +8,9 @@
 # FP32 FMA peak as `cnntop calibrate --recalibrate` measures it in the same
 # run, before each section's runs and again after them (both printed: the
 # peak itself moves here): MFU (46.2 MFLOP a training image, as PyTorch
-# counts it, over the peak) and, for cnntop, the executed share (the 12.6 MFLOP it really
-# computes: its Winograd convolutions' products and transforms, and block
-# 1's input moments).
+# counts it, over the peak) and, for cnntop, the executed share (the 12.6
+# MFLOP it really computes: its Winograd convolutions' products and
+# transforms, and block 1's input moments).
 # The first section runs everything as a user gets it: the environment as
 # it is, nothing set or unset (so cnntop's own choice of OpenBLAS kernel
 # applies).  The second forces a narrow kernel for comparison
@@ -80,6 +80,10 @@ onednn_isa() {
     esac
 }
 
+yardstick() {    # calibrate's output -> the FMA peak it names as MFU's yardstick (GFLOP/s)
+    echo "$1" | sed -n 's/^ *\([0-9.]*\) GFLOP\/s (\([^)]*\)) is the yardstick.*/\1/p'
+}
+
 mfu_of() {       # img/s peak -> MFU % (46.2 MFLOP a training image over the FMA peak)
     echo "$1 $FLOP_PER_IMAGE $2" | awk '{ if ($3 > 0) printf "%.1f", 100 * $1 * $2 / 1e9 / $3; else print "-" }'
 }
@@ -92,7 +96,7 @@ section() {
     # 20-30% over hours (memory bandwidth most: 31 and 55 GB/s the same day).
     cal=$("$CNNTOP" calibrate --recalibrate 2>/dev/null)
     echo "$cal" | grep -E '^(OpenBLAS|note|warning|FMA peak) ' || true
-    peak=$(echo "$cal" | sed -n 's/^ *\([0-9.]*\) GFLOP\/s (\([^)]*\)) is the yardstick.*/\1/p')
+    peak=$(yardstick "$cal")
     isa=$(echo "$cal" | sed -n 's/^ *[0-9.]* GFLOP\/s (\([^)]*\)) is the yardstick.*/\1/p')
     # The kernel cnntop runs (its own choice, where OpenBLAS's is narrower:
     # the calibration's OpenBLAS line says which), so that the SGEMM figure
@@ -135,7 +139,7 @@ section() {
     # GFLOP/s, cnntop at the same img/s in both; bench/RESULTS.md, session
     # 30), and MFU with it.  Both readings bound what the runs had.
     cal=$("$CNNTOP" calibrate --recalibrate 2>/dev/null)
-    peak2=$(echo "$cal" | sed -n 's/^ *\([0-9.]*\) GFLOP\/s (\([^)]*\)) is the yardstick.*/\1/p')
+    peak2=$(yardstick "$cal")
     line="FMA peak again after the runs: ${peak2:-unknown} GFLOP/s; cnntop's MFU against it:"
     for r in $rates; do
         line="$line batch ${r%%:*} $(mfu_of "${r#*:}" "${peak2:-0}")%"

@@ -2,13 +2,14 @@
  * layer_dropout.c: fused ReLU + inverted dropout.
  *
  * The keep bits are random, so a branch on them mispredicts half the
- * time: written with `keep ? v * scale : 0`, the forward took about 5 ns
- * an element and the backward was no better (gcc keeps a conditional
- * float multiply as a branch under the default trapping-math rules, so
- * neither loop vectorised).  Both now compute every product and select
- * by bit masks, with no branch and no conditional float operation, and
- * vectorise: 0.5-0.6 ns an element, the same bits (bench/RESULTS.md,
- * session 30).
+ * time.  Written with `keep ? v * scale : 0`, gcc kept the conditional
+ * float multiply as a branch (the default trapping-math rules forbid
+ * making it unconditional): the forward took 5-7 ns an element, and the
+ * backward's `mask ? dh * scale : 0` 3 ns on AVX2 (AVX-512's masked
+ * multiply had vectorised that one).  Both now compute every product and
+ * select by bit masks, with no branch and no conditional float
+ * operation, and vectorise on every width: 0.3-0.6 ns an element, the
+ * same bits (bench/RESULTS.md, session 30).
  */
 #include <stddef.h>
 #include <string.h>

@@ -51,6 +51,8 @@ need() { # need PATTERN SECONDS WHAT: or fail, show the screen and stop
 # evaluation; one loader worker, so that the loader's rate is there.
 cfg="--limit 640 --test-limit 200 --epochs 1 --batch 64 --workers 1 --seed 3 --threads 1"
 env="env -i PATH=/usr/bin:/bin HOME=$tmp XDG_CONFIG_HOME=$tmp/cfg XDG_CACHE_HOME=$tmp/cache"
+# The caller's OPENBLAS_CORETYPE stays: the test does not pick the kernels.
+[ -n "${OPENBLAS_CORETYPE+set}" ] && env="$env OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE"
 
 # A first run calibrates into the shared cache (for --threads 1), so that
 # both records read the same peak from it: a measurement fresh in memory

@@ -22,9 +22,14 @@ T() { tmux -L "$SOCK" -f /dev/null "$@"; }
 trap 'T kill-server >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 fails=0
 checks=0
-# The sanitizers' settings, passed through env -i; harmless in a release build.
 LSAN_SUPP=$(cd "$(dirname "$0")" && pwd)/lsan.supp
-SAN_ENV="ASAN_OPTIONS=${ASAN_OPTIONS:-}:log_path=$tmp/asan UBSAN_OPTIONS=print_stacktrace=1:log_path=$tmp/ubsan LSAN_OPTIONS=suppressions=$LSAN_SUPP:print_suppressions=0"
+# The caller's OPENBLAS_CORETYPE, kept through env -i: it picks the BLAS
+# kernels and so the calibration a run caches, and a test compares the
+# dashboard against a plain run in the caller's environment.
+BLAS_ENV=
+[ -n "${OPENBLAS_CORETYPE+set}" ] && BLAS_ENV="OPENBLAS_CORETYPE='$OPENBLAS_CORETYPE'"
+# The sanitizers' settings, passed through env -i; harmless in a release build.
+SAN_ENV="$BLAS_ENV ASAN_OPTIONS=${ASAN_OPTIONS:-}:log_path=$tmp/asan UBSAN_OPTIONS=print_stacktrace=1:log_path=$tmp/ubsan LSAN_OPTIONS=suppressions=$LSAN_SUPP:print_suppressions=0"
 
 cap() { T capture-pane -p -t t; }
 # wait_for PATTERN SECONDS: polls the screen every 0.2 s into $tmp/screen.

@@ -10,7 +10,7 @@ CNNTOP=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 . "$(dirname "$0")/lib.sh"
 # The signals here are sent on purpose: a sanitizer must let them through
 # to cnntop's handler instead of reporting them.
-SAN_ENV="ASAN_OPTIONS=${ASAN_OPTIONS:-}:handle_segv=0:handle_sigbus=0:handle_abort=0:log_path=$tmp/asan UBSAN_OPTIONS=print_stacktrace=1:log_path=$tmp/ubsan LSAN_OPTIONS=suppressions=$LSAN_SUPP:print_suppressions=0"
+SAN_ENV="$BLAS_ENV ASAN_OPTIONS=${ASAN_OPTIONS:-}:handle_segv=0:handle_sigbus=0:handle_abort=0:log_path=$tmp/asan UBSAN_OPTIONS=print_stacktrace=1:log_path=$tmp/ubsan LSAN_OPTIONS=suppressions=$LSAN_SUPP:print_suppressions=0"
 
 tui_shell 80 24
 T send-keys -t t "clear; env -u TERM $CNNTOP; echo \"cnntop exit \$?\"" Enter

@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/tui/screens.sh CNNTOP [SCREENSHOT]: the dashboard as a person meets it,
 # driven through a private tmux server (keys in, capture-pane out).
-# 80x24: panels, a run that progresses, a live worker change, stop, the
+# 80x24: panels, a run that progresses, a live worker change (its lines
+# kept at 80x20), stop, the
 # history row, an export that parses, help, resize to 60x20 and back, a
 # clean quit.  200x50: --autostart, the wide layout, quit while running.
 # Polls with timeouts rather than sleeping; exits 77 without tmux or data.
@@ -30,7 +31,7 @@ start() { # start COLS LINES ARGS...: a fresh session, then cnntop
 }
 
 # --- 80x24 ----------------------------------------------------------------
-start 80 24 --epochs 50 --workers 0
+start 80 24 --epochs 500 --workers 0
 check "dashboard starts" "idle: press s" 20 || { echo "test_tui: the dashboard did not start" >&2; exit 1; }
 for p in "images/s" "loader queue" "loss" "IPC" "figures" "settings" "main  layers  history"; do
     check "panel $p" "$p" 2
@@ -47,8 +48,9 @@ check "run progresses" "run 1 running" 5
 cp "$tmp/screen" "$tmp/b"
 a=$(step_of "$tmp/a") b=$(step_of "$tmp/b")
 checks=$((checks + 1))
-if [ -z "$a" ] || [ -z "$b" ] || [ "$b" -le "$a" ] ||
-    [ "$(grep 'images/s now' "$tmp/a")" = "$(grep 'images/s now' "$tmp/b")" ]; then
+# (The step, not the rate: a steady machine shows the same rounded
+# images/s 1.5 s apart.)
+if [ -z "$a" ] || [ -z "$b" ] || [ "$b" -le "$a" ]; then
     echo "FAIL: no progress between captures (step '$a' -> '$b')" >&2
     cat "$tmp/a" "$tmp/b" >&2
     fails=$((fails + 1))
@@ -58,6 +60,13 @@ check "W applies workers live" "workers 1: applied live" 5
 check "the running column shows 1 worker" "workers  *1  *1 live" 5
 check "a second segment starts" "segment  2 " 10
 figures_whole "during the run, with a loader worker"
+# A shorter screen (or a warning above, or the oversubscription advice):
+# the lines that answer the change keep their rows, and those above them
+# give way (at 80x20 with a two-row OpenBLAS warning, the rates leave two).
+T resize-window -t t -x 80 -y 20
+check "80x20: the segment line stays" "^segment  2 " 10
+check "80x20: the before line stays" "^before   1 " 5
+T resize-window -t t -x 80 -y 24
 if [ -n "$SHOT" ]; then # a screenshot once the change has a figure
     wait_for "change   x" 20
     cap >"$SHOT"
@@ -100,7 +109,7 @@ SOCK=cnntop$$w # a fresh server: the first one may still be exiting
 trap 'T kill-server >/dev/null 2>&1; tmux -L "cnntop$$" kill-server >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 
 # --- 200x50 ---------------------------------------------------------------
-start 200 50 --epochs 50 --autostart
+start 200 50 --epochs 500 --autostart
 check "--autostart starts a run" "run 2 running\|run 1 running" 30
 check "the settings file was read (workers 1)" "workers  *1  *1 live" 10
 check "history from the file" "stopped" 5

@@ -186,11 +186,14 @@ static void verdict_lines(Tui *t, Lines *l, attr_t a, double share, int workers)
     if (!v.oversubscribed || l->y >= l->r.y + l->r.h)
         return;
     /* The figure and what to try, whole: the brief form over two rows
-     * where one cannot hold it. */
+     * where one cannot hold it, and nothing where two are not left (a
+     * cut advice reads as another). */
     attr_t w = A_BOLD | draw_pair(t, PAIR_WARN);
+    int one = l->r.w - 10 >= fmt_cols(v.oversub);
+    if (!one && l->r.y + l->r.h - l->y < 2)
+        return;
     draw_put(l->y, l->r.x, 9, A_BOLD, "%s", "oversub");
-    l->y += l->r.w - 10 >= fmt_cols(v.oversub)
-                ? draw_wrapped(l->y, l->r.x + 9, l->r.w - 10, 1, w, v.oversub)
+    l->y += one ? draw_wrapped(l->y, l->r.x + 9, l->r.w - 10, 1, w, v.oversub)
                 : draw_wrapped(l->y, l->r.x + 9, l->r.w - 10, 2, w, v.brief);
 }
 
@@ -329,6 +332,10 @@ static void segment_table(Tui *t, Lines *l)
     }
 }
 
+/* Rows of images/s and the step split (rate_lines) that the segment lines
+ * never take. */
+enum { FIGURES_RATE_ROWS = 3 };
+
 static void figures_draw(Tui *t, Rect r)
 {
     Lines l = {r, r.y + 1};
@@ -338,6 +345,16 @@ static void figures_draw(Tui *t, Rect r)
     if (r.h < 2)
         return;
     draw_title(t, r, "figures", running ? "(live)" : t->rv.have_st ? "(last run)" : "");
+    /* Once a live change (w/W b/B) has made a second segment, its three
+     * lines (segment, before, change) answer it: where the panel is short
+     * (80 x 24 with a warning above and the oversubscription advice), the
+     * rows above them give way first, as many as the title and the rates
+     * leave. */
+    int keep = t->nsegs >= 2 ? 3 : 0, spare = r.h - 1 - FIGURES_RATE_ROWS;
+    if (keep > spare)
+        keep = spare;
+    if (keep > 0)
+        l.r.h = r.h - keep;
     int job = t->rv.ranks > 1 && t->rv.have_dlive;
     if (job)
         job_lines(t, &l);
@@ -347,6 +364,7 @@ static void figures_draw(Tui *t, Rect r)
               running || (t->rv.have_st && st->steps > 0));
     cpu_line(t, &l, running);
     loader_lines(t, &l, running);
+    l.r.h = r.h;
     segment_lines(t, &l);
     counter_lines(t, &l, running ? &t->ctr : t->rv.seq ? &t->ctr_run : &t->ctr);
     segment_table(t, &l);

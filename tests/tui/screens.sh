@@ -2,9 +2,9 @@
 # tests/tui/screens.sh CNNTOP [SCREENSHOT]: the dashboard as a person meets it,
 # driven through a private tmux server (keys in, capture-pane out).
 # 80x24: panels, a run that progresses, a live worker change (its lines
-# kept at 80x20), stop, the
-# history row, an export that parses, help, resize to 60x20 and back, a
-# clean quit.  200x50: --autostart, the wide layout, quit while running.
+# kept at 80x20), stop, the history row, an export that parses, help,
+# resize to 60x20 and back, a clean quit.  200x50: --autostart, the wide
+# layout, quit while running.
 # Polls with timeouts rather than sleeping; exits 77 without tmux or data.
 # With SCREENSHOT, the mid-run 80x24 capture is written there.
 NAME=test_tui

@@ -21,10 +21,11 @@ descriptor named by CNNTOP_HOOK_FD:
                             (init_process_group returned); every later
                             line of it carries "rank": R and "coll": s in
                             collectives so far (the synchronous calls of
-                            torch.distributed, and DDP's gradient
-                            all-reduce through a communication hook that
-                            calls torch's default one, timed from its
-                            launch to its completion, overlaps merged)
+                            torch.distributed, and the gradient
+                            all-reduce of a DDP model on the CPU through a
+                            communication hook that calls torch's default
+                            one, timed from its launch to its completion,
+                            overlaps merged)
   {"ev": "error", "pid": 127, "type": "AttributeError",
    "at": "torch/distributed/elastic/multiprocessing/api.py:to_map"}
                             an uncaught exception ends the process (a
@@ -233,40 +234,72 @@ def _patch_c10d(module, feed):
             setattr(module, name, _timed(fn, feed))
 
 
-class _Pending:
-    """The timed all-reduce's Python callbacks still alive.  torch 1.13
-    runs a future's then() callback on gloo's worker thread and drops it
-    there afterwards, taking the GIL, after the future the reducer waits
-    on is complete; a DDP model freed in that moment joins that thread in
-    ~ProcessGroupGloo holding the GIL, and both wait for good.  So the
-    model's end waits, the GIL let go, until every callback is gone."""
+class _Waiter:
+    """DDP's all-reduce futures, each waited for on a thread of the hook's
+    own, which times it and completes the future handed back to DDP.
+
+    A DDP model freed runs ~ProcessGroupGloo with the GIL held, and that
+    joins gloo's worker threads; a worker that needs the GIL then waits for
+    good, and so does the model's end (the rank's TCPStore thread
+    meanwhile spins at 100% once rank 0 has gone).  A Python comm hook
+    gives gloo's workers two such needs that DDP's own C++ all-reduce does
+    not: torch 1.13 runs a future's then() callback on the worker, taking
+    the GIL to run it and to drop it; and the bucket's tensor, which
+    bucket.buffer() showed to Python, takes the GIL when its last reference
+    goes, which a worker may hold last, in the all-reduce's work.  So no
+    Python of the hook runs on gloo's threads: the all-reduce's future has
+    no callback, and this thread, a Python thread that gloo never joins,
+    waits for it (the GIL let go), notes when it completed and completes
+    DDP's future with its tensor, or its error; and each bucket's last
+    tensor is held past the model's end (_HELD), so that no worker drops
+    it last."""
 
     def __init__(self):
-        self.n = 0
+        self.queue = None
+        self.pid = None
 
-    def token(self):
-        """An object for a callback's closure: counted until it dies."""
-        pending = self
+    def handed(self, fut, t0, feed):
+        """The future for DDP: fut's tensor once fut completes."""
+        import torch
+        if self.pid != os.getpid():  # the first call, or a forked process
+            import queue
+            import threading
+            self.queue, self.pid = queue.SimpleQueue(), os.getpid()
+            threading.Thread(target=_Waiter._run, args=(self.queue,), daemon=True,
+                             name="cnntop-allreduce").start()
+        out = torch.futures.Future()
+        self.queue.put((fut, out, t0, feed))
+        return out
 
-        class Token:
-            def __del__(self):
-                pending.n -= 1
-        self.n += 1
-        return Token()
+    @staticmethod
+    def _run(q):
+        while True:
+            fut, out, t0, feed = q.get()
+            try:
+                value = fut.wait()[0]
+            except Exception as e:  # DDP's backward raises it, as without the hook
+                out.set_exception(e)
+            else:
+                feed.timed(t0, time.monotonic())
+                out.set_result(value)
+            fut = out = value = None  # DDP's to hold, not this thread's
 
-    def settle(self, cap=10.0):
-        """Sleeps (the GIL let go) until no callback is alive, at most cap s."""
-        end = time.monotonic() + cap
-        while self.n > 0 and time.monotonic() < end:
-            time.sleep(0.001)
+
+_WAITER = _Waiter()
+# [a weak reference to a DDP model, {bucket index: its last tensor}], held
+# till a later model's first forward finds the model gone (its workers long
+# done with them) or the program's end.
+_HELD = []
 
 
-def _allreduce_timed(feed, pending):
+def _allreduce_timed(feed, model):
     """DDP's default gradient all-reduce (default_hooks.allreduce_hook, the
-    same result), timed from its launch to its completion; one Python
-    callback (allreduce_hook's own then() would be a second), counted in
-    pending while it lives."""
+    same result), timed from its launch to its completion (_Waiter)."""
+    import weakref
     import torch.distributed as dist
+    held = {}
+    _HELD[:] = [h for h in _HELD if h[0]() is not None]
+    _HELD.append([weakref.ref(model), held])
 
     def hook(group, bucket):
         t0 = time.monotonic()
@@ -277,21 +310,16 @@ def _allreduce_timed(feed, pending):
             fut = dist.all_reduce(tensor, group=group, async_op=True).get_future()
         finally:
             feed.depth -= 1
-        token = pending.token()
-
-        def done(f, token=token):
-            feed.timed(t0, time.monotonic())
-            return f.value()[0]
-        del token
-        return fut.then(done)
+        held[bucket.index()] = tensor
+        return _WAITER.handed(fut, t0, feed)
     return hook
 
 
 def _patch_ddp(module, feed):
     """At a DDP model's first forward, unless the program registered a
-    communication hook of its own, the timed default one; the model's end
-    waits for its callbacks (see _Pending)."""
-    import weakref
+    communication hook of its own, the timed default one; on a model whose
+    parameters are all on the CPU only (the futures of another device's
+    tensors carry its streams, which a plain future does not)."""
     cls = module.DistributedDataParallel
     orig_register = cls.register_comm_hook
     orig_forward = cls.forward
@@ -304,10 +332,8 @@ def _patch_ddp(module, feed):
         if not getattr(self, "_cnntop_hooked", False):
             self._cnntop_hooked = True
             try:
-                pending = _Pending()
-                orig_register(self, self.process_group, _allreduce_timed(feed, pending))
-                # Runs before the model's reducer (its process group) is freed.
-                weakref.finalize(self, pending.settle)
+                if all(p.device.type == "cpu" for p in self.module.parameters()):
+                    orig_register(self, self.process_group, _allreduce_timed(feed, self))
             except Exception:
                 pass
         return orig_forward(self, *args, **kwargs)

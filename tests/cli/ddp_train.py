@@ -12,11 +12,13 @@ the time from that batch's arrival to the loader's end, and a checksum of
 its weights after training:
   rank R: N images in T s: X images/s
   rank R: weights 0x1.8p+3
+  rank R: python threads MainThread cnntop-allreduce
 """
 import argparse
 import datetime
 import os
 import sys
+import threading
 import time
 
 import torch
@@ -64,6 +66,9 @@ def train(rank, world, args):
     # timed all-reduce as with DDP's own.
     total = sum(float(p.double().sum()) for p in model.parameters())
     say("rank %d: weights %s" % (rank, total.hex()))
+    # The Python threads it has (cnntop's hook waits for DDP's all-reduce
+    # on one of its own, so that no Python runs on gloo's).
+    say("rank %d: python threads %s" % (rank, " ".join(sorted(t.name for t in threading.enumerate()))))
     dist.destroy_process_group()
 
 

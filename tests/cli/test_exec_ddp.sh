@@ -9,11 +9,12 @@
 # ranks, within 10% of the sum of the script's own counts (which time
 # what the hook times, so only rounding and the hook's own cost differ);
 # each rank's time in collectives is there (DDP's all-reduce, timed by a
-# communication hook) and leaves the weights bit for bit as DDP's own
-# (--no-hook); the verdict counts ranks x (compute threads + loader
-# workers) against the cores; report of the export prints the same
-# summary; a multi-process script that never joins torch.distributed keeps
-# today's roles.  Skips (77) without PYTHON, torch or gloo.
+# communication hook whose waits run on a thread of the hook's own) and
+# leaves the weights bit for bit as DDP's own (--no-hook); the verdict
+# counts ranks x (compute threads + loader workers) against the cores;
+# report of the export prints the same summary; a multi-process script
+# that never joins torch.distributed keeps today's roles.  Skips (77)
+# without PYTHON, torch or gloo.
 set -u
 CNNTOP=$1
 PY=${2:-}
@@ -44,13 +45,28 @@ job() {
     checks=$((checks + 1))
     # A job that hangs fails named within the test's time.  (A hang of 2
     # runs in about 10 was the hook's all-reduce callback and a freed DDP
-    # model deadlocking in torch 1.13; see _Pending in sitecustomize.py.)
-    rm -f "$tmp/$name.json"
+    # model deadlocking in torch 1.13; see _Completions in sitecustomize.py.)
+    # Before it is stopped, what its processes are doing (proc_stacks.sh).
+    rm -f "$tmp/$name.json" "$tmp/$name.stacks"
     timeout -s TERM 150 "$CNNTOP" exec --export "$tmp/$name.json" "$@" >"$tmp/$name.out" \
-        2>"$tmp/$name.err"
+        2>"$tmp/$name.err" &
+    pid=$!
+    (
+        trap 'kill "$s" 2>/dev/null; exit 0' TERM
+        sleep 140 &
+        s=$!
+        wait "$s"
+        sh "$HERE/proc_stacks.sh" "$pid" 2>"$tmp/$name.stacks"
+    ) >/dev/null 2>&1 &
+    dog=$!
+    wait "$pid"
     rc=$?
+    kill "$dog" 2>/dev/null
+    wait "$dog" 2>/dev/null
     [ "$rc" -eq 0 ] ||
         { fail "$name: exec exited $rc"; sed 's/^/  /' "$tmp/$name.out" "$tmp/$name.err" >&2; }
+    [ -s "$tmp/$name.stacks" ] &&
+        { echo "$name: still running after 140 s:" >&2; cat "$tmp/$name.stacks" >&2; }
 }
 
 # has NAME PATTERN: the output of job NAME has a line matching PATTERN.
@@ -124,6 +140,16 @@ grep "^rank [01]: weights " "$tmp/plain.out" | sort >"$tmp/unhooked"
 checks=$((checks + 1))
 [ -s "$tmp/hooked" ] && cmp -s "$tmp/hooked" "$tmp/unhooked" ||
     fail "the weights differ with the hook: $(cat "$tmp/hooked" "$tmp/unhooked")"
+# The hook's all-reduce is waited for on a Python thread of its own: no
+# Python of the hook runs on gloo's threads, where a callback waiting for
+# the GIL deadlocked a freed model's ~ProcessGroupGloo (torch 1.13); none
+# without the hook.
+for r in 0 1; do
+    has spawn0 "^rank $r: python threads .*cnntop-allreduce"
+    checks=$((checks + 1))
+    ! grep -q "^rank $r: python threads .*cnntop-allreduce" "$tmp/plain.out" ||
+        fail "plain: rank $r has the hook's thread without the hook"
+done
 
 # Not distributed: spawned children that never call init_process_group
 # stay other children, and no line speaks of ranks.

@@ -22,7 +22,11 @@ port=$("$PY" -c "import socket; s=socket.socket(); s.bind(('127.0.0.1', 0)); pri
 tui_shell 180 50
 tui_run "exec -- $PY $SCRIPT --workers 0 --images 512 --port $port"
 check "the dashboard starts" "^cnntop exec: " 30 || { tui_end; exit 1; }
-check "the job ends (the dashboard stays)" "exited 0" 150
+check "the job ends (the dashboard stays)" "exited 0" 150 || {
+    # What the job's processes are doing (the command's pid is on screen).
+    cmd=$(sed -n 's/^pid \([0-9][0-9]*\) .*/\1/p' "$tmp/screen" | head -n 1)
+    [ -n "$cmd" ] && sh "$(dirname "$0")/../cli/proc_stacks.sh" "$cmd"
+}
 check "the roles table's ranks row: 2 processes" "^ranks  *2  *0 " 5
 check "the process table's RANK column" "^     PID  ROLE   RANK COMMAND " 5
 check "rank 0's row" "^ *[0-9]*  rank  *0 " 5

@@ -320,9 +320,9 @@ def _allreduce_timed(feed, model):
 
 def _patch_ddp(module, feed):
     """At a DDP model's first forward, unless the program registered a
-    communication hook of its own, the timed default one; on a model whose
-    parameters are all on the CPU only (the futures of another device's
-    tensors carry its streams, which a plain future does not)."""
+    communication hook of its own, the timed default one, if the model's
+    parameters are all on the CPU (the futures of another device's tensors
+    carry its streams, which a plain future does not)."""
     cls = module.DistributedDataParallel
     orig_register = cls.register_comm_hook
     orig_forward = cls.forward

@@ -45,7 +45,7 @@ job() {
     checks=$((checks + 1))
     # A job that hangs fails named within the test's time.  (A hang of 2
     # runs in about 10 was the hook's all-reduce callback and a freed DDP
-    # model deadlocking in torch 1.13; see _Completions in sitecustomize.py.)
+    # model deadlocking in torch 1.13; see _Waiter in sitecustomize.py.)
     # Before it is stopped, what its processes are doing (proc_stacks.sh).
     rm -f "$tmp/$name.json" "$tmp/$name.stacks"
     timeout -s TERM 150 "$CNNTOP" exec --export "$tmp/$name.json" "$@" >"$tmp/$name.out" \

@@ -15,6 +15,7 @@
 #include "util/arena.h"
 #include "data/augment.h"
 #include "data/loader.h"
+#include "nn/workpool.h"
 #include "util/rng.h"
 #include "prof/threadreg.h"
 #include "prof/profile.h"
@@ -121,7 +122,8 @@ struct Loader {
     int nslots;
     Worker w[CN_MAX_WORKERS];
     LoaderStats st;
-    AugParams *inline_aug;      /* the trainer's scratch */
+    AugParams *inline_aug;      /* the inline fill's scratch, one per pool thread */
+    Workpool *pool;             /* the trainer's compute pool, or NULL (loader_set_pool) */
     Trace *trace;               /* or NULL; read and set under mu */
 };
 
@@ -213,22 +215,65 @@ static int ticket_claim(Loader *l)
     return i;
 }
 
-/* Prepares a claimed slot; runs without the lock. */
-static void slot_fill(const Loader *l, Slot *s, AugParams *ap)
+/* Images [i0, i1) of a claimed slot; runs without the lock. */
+static void slot_fill_range(const Loader *l, Slot *s, AugParams *ap, int i0, int i1)
 {
     const LoaderSrc *src = &l->src;
 
     if (!src->augment) {
-        loader_fill(s->x, s->labels, src->images, src->labels, s->idx, s->n, l->npix, l->lut);
+        loader_fill(s->x + (size_t)i0 * l->npix, s->labels + i0, src->images, src->labels,
+                    s->idx + i0, i1 - i0, l->npix, l->lut);
         return;
     }
-    for (int i = 0; i < s->n; i++) {
+    for (int i = i0; i < i1; i++) {
         uint32_t k = s->idx[i];
         augment_draw(ap, src->augment, src->rows, src->cols, src->seed, s->epoch, k);
         augment_apply(s->x + (size_t)i * l->npix, src->images + (size_t)k * l->npix, src->rows,
                       src->cols, ap);
         s->labels[i] = src->labels[k];
     }
+}
+
+/* Prepares a claimed slot; runs without the lock. */
+static void slot_fill(const Loader *l, Slot *s, AugParams *ap)
+{
+    slot_fill_range(l, s, ap, 0, s->n);
+}
+
+/*
+ * The inline fill over the compute pool: pieces of FILL_PIECE images,
+ * taken by whichever thread is free, each image's draw its own (keyed by
+ * seed, epoch and sample), so the batch is the same bytes as one thread's.
+ * One thread filled a batch of 64 in 0.14 ms while the other compute
+ * thread waited (1.4-2.9% of a step, the part of the step that did not
+ * scale with the threads: bench/RESULTS.md, session 33).  Pieces rather
+ * than one per thread, so that a faster core takes more of them.
+ */
+#define FILL_PIECE 8
+
+typedef struct FillJob {
+    const Loader *l;
+    Slot *s;
+} FillJob;
+
+static void job_fill(void *ctx, int item, int tid)
+{
+    const FillJob *j = ctx;
+    int i0 = item * FILL_PIECE, i1 = i0 + FILL_PIECE < j->s->n ? i0 + FILL_PIECE : j->s->n;
+
+    slot_fill_range(j->l, j->s, &j->l->inline_aug[tid], i0, i1);
+}
+
+static void slot_fill_inline(const Loader *l, Slot *s)
+{
+    int pieces = (s->n + FILL_PIECE - 1) / FILL_PIECE;
+
+    if (!l->pool || workpool_threads(l->pool) < 2 || pieces < 2) {
+        slot_fill(l, s, l->inline_aug);
+        return;
+    }
+    FillJob j = {.l = l, .s = s};
+    workpool_run(l->pool, pieces, job_fill, &j);
 }
 
 /* Marks a filled slot ready, or frees it if a flush made it stale; under mu. */
@@ -396,6 +441,19 @@ int loader_new(Loader **out, const LoaderSrc *src, int batch, int workers, int p
     return 0;
 }
 
+int loader_set_pool(Loader *l, Workpool *pool)
+{
+    int n = pool ? workpool_threads(pool) : 1;
+    AugParams *aug = malloc((size_t)n * sizeof *aug);
+
+    if (!aug)
+        return -CN_ENOMEM;
+    free(l->inline_aug);
+    l->inline_aug = aug;
+    l->pool = pool;
+    return 0;
+}
+
 void loader_free(Loader *l)
 {
     if (!l)
@@ -456,7 +514,7 @@ int loader_next(Loader *l, Batch *b, const atomic_int *stop)
                 Slot *s = &l->slots[i];
                 pthread_mutex_unlock(&l->mu);
                 double t0 = timer_now();
-                slot_fill(l, s, l->inline_aug);
+                slot_fill_inline(l, s);
                 double t1 = timer_now(), dt = t1 - t0;
                 pthread_mutex_lock(&l->mu);
                 if (l->trace)

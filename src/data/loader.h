@@ -20,7 +20,9 @@
  * after their current batch.  A change of batch size flushes: tickets not
  * yet taken are discarded (a slot still being prepared is dropped when its
  * thread finishes, recognised by its generation) and issuing restarts at
- * the trainer's position.  Nothing is lost or repeated.
+ * the trainer's position.  Nothing is lost or repeated.  With W = 0 and the
+ * trainer's compute pool lent (loader_set_pool), the inline fill runs over
+ * the pool's threads, in pieces of a few images.
  *
  * Everything below `mu` in struct Loader is guarded by it; the data set is
  * read-only and shared by every thread.  Slot memory grows on demand and is
@@ -94,6 +96,15 @@ typedef struct Loader Loader;
  * means 2 per worker.  Threads enter `reg` (may be NULL). */
 int loader_new(Loader **out, const LoaderSrc *src, int batch, int workers, int prefetch,
                long epoch, long pos, ThreadReg *reg);
+
+/* Lends the loader the trainer's compute pool for its inline fills (W =
+ * 0): the trainer, which calls loader_next(), also drives `pool`, and the
+ * pool is idle while it waits for a batch.  Call it before the first
+ * batch, on the thread that calls loader_next(); NULL takes it back.  The
+ * pool must outlive the loader or be taken back first.  Returns 0 or
+ * -CN_ENOMEM. */
+typedef struct Workpool Workpool;
+int loader_set_pool(Loader *l, Workpool *pool);
 
 /* Stops and joins every thread, frees everything.  NULL is fine. */
 void loader_free(Loader *l);

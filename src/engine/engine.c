@@ -91,6 +91,10 @@ static int engine_alloc(Engine *e, char *err, size_t errlen)
                    &e->reg) != 0)
         return cn_fail(err, errlen, -CN_ENOMEM, "cannot start %d loader threads",
                        e->cfg.workers);
+    /* With no loader threads the trainer fills each batch over its own
+     * compute threads (loader.h); the loader is freed before the pool. */
+    if (loader_set_pool(e->loader, e->pool) != 0)
+        return cn_fail(err, errlen, -CN_ENOMEM, "out of memory");
     return 0;
 }
 

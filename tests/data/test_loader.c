@@ -3,10 +3,12 @@
  *
  * - exactly once: for W in {0,1,2,3,8} and prefetch 1 and 4, each epoch's
  *   samples are the data set, once each, and the batch sequence (places,
- *   indices and pixel contents, augmented) is the same for every W;
+ *   indices and pixel contents, augmented) is the same for every W, and
+ *   for W = 0 filling inline over a compute pool of 2 and of 3 threads;
  * - live changes: W changed at random hundreds of times from another thread
  *   and the batch size changed several times give the same sequence as an
- *   undisturbed run with the same batch schedule, within a time bound;
+ *   undisturbed run with the same batch schedule, within a time bound, with
+ *   and without a compute pool lent for the inline fills;
  * - clean stop: freeing while workers block on a full queue, and stopping a
  *   trainer waiting on an empty one, return promptly;
  * - augmentation: identity at zero parameters, value range kept, and a few
@@ -28,6 +30,7 @@
 #include "cnntop/counters.h"
 #include "cnntop/engine.h"
 #include "data/loader.h"
+#include "nn/workpool.h"
 #include "util/rng.h"
 #include "prof/profile.h"
 #include "prof/trace.h"
@@ -135,6 +138,36 @@ static void test_exactly_once(const LoaderSrc *src)
             fprintf(stderr, "  exactly once: W=%d prefetch %d: %d steps, hash %016llx\n", ws[wi],
                     pfs[pi], c.steps, (unsigned long long)h);
         }
+    /* W = 0 with the trainer's compute pool lent: the same batches, filled
+     * in pieces by 2 or 3 threads (batch 50: pieces of 8 and a last of 2),
+     * augmented and plain. */
+    for (int plain = 0; plain <= 1; plain++)
+        for (int threads = 1; threads <= 3; threads++) {
+            LoaderSrc s = *src;
+            Workpool *pool = NULL;
+            Loader *l;
+            int bad = 0;
+            if (plain)
+                s.augment = 0;
+            CHECK_INT(loader_new(&l, &s, 50, 0, 1, 0, 0, NULL), ==, 0);
+            if (threads > 1) {
+                CHECK_INT(workpool_new(&pool, threads, NULL), ==, 0);
+                CHECK_INT(loader_set_pool(l, pool), ==, 0);
+            }
+            uint64_t h = consume(l, &c, &bad);
+            loader_free(l);
+            workpool_free(pool);
+            CHECK_INT(bad, ==, 0);
+            if (threads == 1) /* no pool: the reference */
+                ref = h;
+            CHECK(h == ref);
+            fprintf(stderr, "  exactly once: W=0%s, %s: %d steps, hash %016llx\n",
+                    plain ? ", not augmented" : "",
+                    threads > 1 ? (threads == 2 ? "over a pool of 2 threads"
+                                                : "over a pool of 3 threads")
+                                : "no pool",
+                    c.steps, (unsigned long long)h);
+        }
 }
 
 typedef struct Churn {
@@ -171,11 +204,16 @@ static void test_live_changes(const LoaderSrc *src)
     loader_free(l);
     CHECK_INT(bad, ==, 0);
 
-    for (int round = 0; round < (quick ? 1 : 3); round++) {
+    for (int round = 0; round < (quick ? 2 : 4); round++) {
         Churn ch = {.changes = 0};
         pthread_t th;
+        Workpool *pool = NULL;
         double t0 = timer_now();
         CHECK_INT(loader_new(&l, src, 50, 2, 0, 0, 0, NULL), ==, 0);
+        if (round % 2 == 1) { /* the inline fills (W = 0 at times) over a pool */
+            CHECK_INT(workpool_new(&pool, 2, NULL), ==, 0);
+            CHECK_INT(loader_set_pool(l, pool), ==, 0);
+        }
         ch.l = l;
         atomic_init(&ch.done, 0);
         pthread_create(&th, NULL, churn_main, &ch);
@@ -184,12 +222,14 @@ static void test_live_changes(const LoaderSrc *src)
         atomic_store(&ch.done, 1);
         pthread_join(th, NULL);
         loader_free(l);
+        workpool_free(pool);
         CHECK_INT(bad, ==, 0);
         CHECK(h == ref);
         CHECK(timer_now() - t0 < 60.0);
-        fprintf(stderr, "  live changes: %d worker/prefetch changes, 5 batch changes, "
+        fprintf(stderr, "  live changes%s: %d worker/prefetch changes, 5 batch changes, "
                         "%d steps in %.2f s, same sequence: %s\n",
-                ch.changes, c.steps, timer_now() - t0, h == ref ? "yes" : "NO");
+                pool ? " (inline fills over a pool)" : "", ch.changes, c.steps, timer_now() - t0,
+                h == ref ? "yes" : "NO");
         CHECK(ch.changes > (quick ? 10 : 100));
     }
 }

@@ -19,18 +19,7 @@ one() {    # binary tag run
     # shellcheck disable=SC2086
     "$1" run --batch "$BATCH" --limit "$LIMIT" ${AB_DATA:+--data "$AB_DATA"} ${AB_ARGS:-} \
         >"$TMP/out" 2>&1 || { cat "$TMP/out" >&2; exit 1; }
-    awk -v tag="$2" '
-        /Training wall time/ { wall = $4 }
-        /Steps, images/      { steps = $3 }
-        /^  Layer /          { on = 1; next }
-        on && NF == 0        { on = 0 }
-        on && /^  \(/       { on = 0 }
-        on {    # the name, then ms/step: the first field that is a number
-            name = $1
-            for (i = 2; i <= NF && $i !~ /^[0-9]+[.][0-9]+$/; i++) name = name "_" $i
-            if (i <= NF) print tag, name, $i
-        }
-        END { print tag, "STEP", wall * 1000 / steps }' "$TMP/out" >>"$TMP/all"
+    awk -v tag="$2" -f "$(dirname "$0")/layer_rows.awk" "$TMP/out" >>"$TMP/all"
 }
 
 r=0

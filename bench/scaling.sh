@@ -27,19 +27,7 @@ trap 'rm -rf "$TMP"' EXIT
 one() {    # threads
     "$CNNTOP" run --batch "$BATCH" --limit "$LIMIT" --seed 1 --threads "$1" \
         ${SCALING_DATA:+--data "$SCALING_DATA"} >"$TMP/out" 2>&1 || { cat "$TMP/out" >&2; exit 1; }
-    awk -v t="$1" '
-        /Training wall time/ { wall = $4 }
-        /Steps, images/      { steps = $3 }
-        /Against the peak:/  { for (i = 1; i <= NF; i++) if ($i == "MFU") mfu = $(i + 1) }
-        /^  Layer /          { on = 1; next }
-        on && (NF == 0 || /^  \(/) { on = 0 }
-        on {    # the name, then ms/step: the first field that is a number
-            name = $1
-            for (i = 2; i <= NF && $i !~ /^[0-9]+[.][0-9]+$/; i++) name = name "_" $i
-            if (i <= NF) print t, name, $i
-        }
-        END { print t, "STEP", wall * 1000 / steps; sub(/%/, "", mfu); print t, "MFU", mfu }' \
-        "$TMP/out" >>"$TMP/all"
+    awk -v tag="$1" -v mfu=1 -f "$(dirname "$0")/layer_rows.awk" "$TMP/out" >>"$TMP/all"
 }
 
 r=0
@@ -52,12 +40,12 @@ echo "batch $BATCH, $LIMIT images, medians of $RUNS runs alternated: 1 thread ag
 # Rows "name one n speed-up loss" (spaces in names as _), then the step and
 # the MFU.
 awk -v n="$N" '
-    function med(s,   k, x, i, j, tmp) {
+    function med(s,   k, x, i, j, tmp) {    # the middle one, or the mean of the middle two
         k = split(s, x, " ")
         for (i = 1; i <= k; i++)
             for (j = i + 1; j <= k; j++)
                 if (x[j] + 0 < x[i] + 0) { tmp = x[i]; x[i] = x[j]; x[j] = tmp }
-        return x[int((k + 1) / 2)] + 0
+        return k % 2 ? x[(k + 1) / 2] + 0 : (x[k / 2] + x[k / 2 + 1]) / 2
     }
     { k = $1 == 1 ? 1 : 2; v[$2, k] = v[$2, k] " " $3; names[$2] = 1 }
     END {
